@@ -1,0 +1,58 @@
+# cython: language_level=3
+"""C-level interface of the native core, for other .pyx modules to cimport.
+
+A card set (a hand, or the cards of a move) is two 64-bit words:
+``one`` has bit ``f`` set when face ``f`` is present at least once and
+``two`` when it is present twice. Face ``f = rank*4 + suit`` for ranks
+2..A (0..12) and suits S H C D (0..3); 52 is the small joker, 53 the big one.
+
+A move is 16 bytes, the same two words with a tag in bits 56..63:
+``lo = one | type << 56`` and ``hi = two | key << 56`` (see ``_core.pyx``).
+"""
+
+from libc.stdint cimport uint8_t, uint64_t, int64_t
+
+cdef enum:
+    T_PASS = 0
+    T_SINGLE = 1
+    T_PAIR = 2
+    T_TRIPS = 3
+    T_THREE_PAIR = 4
+    T_THREE_WITH_TWO = 5
+    T_TWO_TRIPS = 6
+    T_STRAIGHT = 7
+    T_STRAIGHT_FLUSH = 8
+    T_BOMB = 9
+    T_JOKER_BOMB = 10
+    T_TRIBUTE = 11
+    T_BACK = 12
+
+cdef enum:
+    F_PATTERN = 1         # suit-merged pattern mode
+    F_NO_WILD_SF = 2      # variant: a wild may not complete a straight flush
+
+cdef enum:
+    TAG_SHIFT = 56        # type (in lo) and key (in hi) live in bits 56..63
+
+ctypedef struct MoveBuf:
+    uint64_t* data      # 2 words per move: lo, hi
+    Py_ssize_t n
+    Py_ssize_t cap
+
+cdef int buf_reserve(MoveBuf* b, Py_ssize_t extra) noexcept nogil
+cdef void buf_free(MoveBuf* b) noexcept nogil
+
+cdef int generate(uint64_t one, uint64_t two, int level,
+                  uint64_t last_lo, uint64_t last_hi, int flags,
+                  MoveBuf* out) noexcept nogil
+cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
+                       MoveBuf* out) noexcept nogil
+cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
+                int level) noexcept nogil
+cdef int move_size(uint64_t lo, uint64_t hi) noexcept nogil
+cdef int card_count(uint64_t one, uint64_t two) noexcept nogil
+cdef int rank_strength(int rank, int level) noexcept nogil
+
+cdef class Hand:
+    cdef uint64_t one
+    cdef uint64_t two

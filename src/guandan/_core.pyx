@@ -1,0 +1,1397 @@
+# cython: language_level=3
+"""Native core: the bitboard card set, move generation, classification and
+comparison of Guandan plays.
+
+Card sets
+---------
+Two 64-bit words per card set: ``one`` (faces held at least once) and ``two``
+(faces held twice). Face ``f = rank*4 + suit``, ranks 2..A = 0..12 in natural
+order, suits S H C D = 0..3; 52 = small joker (SB), 53 = big joker (HR).
+A rank's four suits are one nibble, so everything about one rank is an 8-bit
+*state* ``one_nibble | two_nibble << 4`` (256 states).
+
+Moves
+-----
+A move is 16 bytes: ``lo = one | type << 56`` and ``hi = two | key << 56``,
+where ``one``/``two`` are the move's cards (wild cards under their real face,
+the heart of the level rank) and ``key`` is
+
+* a rank index 0..12 (2..A), 13 (small joker) or 14 (big joker) for singles,
+  pairs, triples, full houses (the triple) and bombs; 15 for the joker bomb;
+* the position of the lowest card in natural order for sequences (straight,
+  straight flush, tube, plate): 0 = ace-low, 1 = 2, ..., 12 = K.
+
+Generation never looks at suits in its inner loops: per rank and count it
+walks a table of the distinct sub-multisets of that rank's state (``SUB_*``),
+and wild cards are a count (0..2) added as bits at emission.
+"""
+
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset, memcpy
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+
+cimport cython
+cimport numpy as cnp
+import numpy as np
+
+from .errors import (
+    UnknownCardError, TooManyCopiesError, CardError, LevelError,
+)
+
+cnp.import_array()
+
+# ---------------------------------------------------------------------------
+# Constants and tables
+# ---------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    static inline int gd_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+    """
+    int gd_ctz64(unsigned long long x) noexcept nogil
+    int gd_popcount64(unsigned long long x) noexcept nogil
+
+cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+cdef uint64_t TAG_MASK = ~FACE_MASK
+cdef int SB_FACE = 52
+cdef int HR_FACE = 53
+cdef int KEY_JOKER_BOMB = 15
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "SHCD"
+TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo",
+              "TwoTrips", "Straight", "StraightFlush", "Bomb", "Bomb",
+              "tribute", "back")
+
+# Card strings of the 54 faces, and the reverse map.
+FACE_STR = tuple([s + r for r in RANK_CHARS for s in SUIT_CHARS] + ["SB", "HR"])
+cdef dict FACE_INDEX = {c: i for i, c in enumerate(FACE_STR)}
+
+# Sub-multisets of a rank state: for state s and size k, entries
+# SUB_OFF[s][k] .. SUB_OFF[s][k] + SUB_CNT[s][k] - 1 of SUB_ONE / SUB_TWO.
+# Order: count vectors (cS, cH, cC, cD) in descending lexicographic order,
+# i.e. the sorted suit sequences in lexicographic order (SS, SH, SC, SD, HH..).
+DEF SUB_TOTAL = 20736
+cdef uint8_t SUB_ONE[SUB_TOTAL]
+cdef uint8_t SUB_TWO[SUB_TOTAL]
+cdef uint16_t SUB_OFF[256][9]
+cdef uint8_t SUB_CNT[256][9]
+cdef uint8_t NIB_CNT[16]
+
+
+cdef void _build_tables() noexcept:
+    cdef int s, k, o, t, cS, cH, cC, cD, idx, avail0, avail1, avail2, avail3
+    cdef int n = 0
+    cdef int[4] avail
+    cdef int[4] c
+    for s in range(16):
+        NIB_CNT[s] = (s & 1) + ((s >> 1) & 1) + ((s >> 2) & 1) + ((s >> 3) & 1)
+    for s in range(256):
+        o = s & 15
+        t = s >> 4
+        for k in range(9):
+            SUB_OFF[s][k] = n
+            SUB_CNT[s][k] = 0
+            if (t & ~o) != 0:
+                continue        # invalid state: two copies without one
+            for idx in range(4):
+                avail[idx] = ((o >> idx) & 1) + ((t >> idx) & 1)
+            for cS in range(avail[0], -1, -1):
+                for cH in range(avail[1], -1, -1):
+                    for cC in range(avail[2], -1, -1):
+                        cD = k - cS - cH - cC
+                        if cD < 0 or cD > avail[3]:
+                            continue
+                        c[0] = cS; c[1] = cH; c[2] = cC; c[3] = cD
+                        SUB_ONE[n] = 0
+                        SUB_TWO[n] = 0
+                        for idx in range(4):
+                            if c[idx] >= 1:
+                                SUB_ONE[n] |= (1 << idx)
+                            if c[idx] == 2:
+                                SUB_TWO[n] |= (1 << idx)
+                        n += 1
+                        SUB_CNT[s][k] += 1
+
+_build_tables()
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+cdef inline int card_count(uint64_t one, uint64_t two) noexcept nogil:
+    return gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK)
+
+
+cdef inline int move_size(uint64_t lo, uint64_t hi) noexcept nogil:
+    return card_count(lo, hi)
+
+
+cdef inline int rank_strength(int rank, int level) noexcept nogil:
+    """Level order of a rank-keyed key: 2..A, level rank above A, SB, HR."""
+    if rank == level:
+        return 13
+    if rank >= 13:
+        return rank + 1
+    return rank
+
+
+cdef int SEQ_RANK[16]
+cdef int _q
+for _q in range(16):
+    SEQ_RANK[_q] = (_q + 12) % 13
+# REV5[v]: the 5-bit value v with its bits reversed (slot 0 <-> most significant)
+cdef uint8_t REV5[32]
+cdef uint8_t POP5[32]
+for _q in range(32):
+    REV5[_q] = (((_q >> 4) & 1) | (((_q >> 3) & 1) << 1) | (((_q >> 2) & 1) << 2)
+                | (((_q >> 1) & 1) << 3) | ((_q & 1) << 4))
+    POP5[_q] = (_q & 1) + ((_q >> 1) & 1) + ((_q >> 2) & 1) + ((_q >> 3) & 1) + ((_q >> 4) & 1)
+
+
+cdef inline int seq_rank(int pos) noexcept nogil:
+    """Rank index of natural position pos (0 = ace-low, 13 = ace-high)."""
+    return SEQ_RANK[pos]
+
+
+cdef inline bint is_bomb_type(int t) noexcept nogil:
+    return t == T_BOMB or t == T_STRAIGHT_FLUSH or t == T_JOKER_BOMB
+
+
+cdef inline bint is_seq_type(int t) noexcept nogil:
+    return t == T_STRAIGHT or t == T_STRAIGHT_FLUSH or t == T_THREE_PAIR or t == T_TWO_TRIPS
+
+
+cdef inline int bomb_value(int t, int key, int size, int level) noexcept nogil:
+    """Total order of bombs: 4 < 5 < straight flush < 6 < ... < 10 < jokers."""
+    if t == T_JOKER_BOMB:
+        return 8 * 16
+    if t == T_STRAIGHT_FLUSH:
+        return 2 * 16 + key
+    if size == 4:
+        return rank_strength(key, level)
+    if size == 5:
+        return 16 + rank_strength(key, level)
+    return (size - 3) * 16 + rank_strength(key, level)
+
+
+cdef inline int key_strength(int t, int key, int level) noexcept nogil:
+    if is_seq_type(t):
+        return key
+    return rank_strength(key, level)
+
+
+cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
+                int level) noexcept nogil:
+    cdef int ta = (a_lo >> TAG_SHIFT) & 15
+    cdef int tb = (b_lo >> TAG_SHIFT) & 15
+    cdef int ka = (a_hi >> TAG_SHIFT) & 31
+    cdef int kb = (b_hi >> TAG_SHIFT) & 31
+    if ta == T_PASS or ta > T_JOKER_BOMB:
+        return False
+    if tb == T_PASS:
+        return True
+    if is_bomb_type(ta):
+        if not is_bomb_type(tb):
+            return True
+        return (bomb_value(ta, ka, move_size(a_lo, a_hi), level)
+                > bomb_value(tb, kb, move_size(b_lo, b_hi), level))
+    if ta != tb:
+        return False
+    return key_strength(ta, ka, level) > key_strength(tb, kb, level)
+
+# ---------------------------------------------------------------------------
+# Output buffer
+# ---------------------------------------------------------------------------
+
+cdef int buf_reserve(MoveBuf* b, Py_ssize_t extra) noexcept nogil:
+    cdef Py_ssize_t need = b.n + extra
+    cdef Py_ssize_t cap
+    cdef uint64_t* p
+    if need <= b.cap:
+        return 0
+    cap = b.cap * 2 if b.cap > 0 else 1024
+    while cap < need:
+        cap *= 2
+    p = <uint64_t*>realloc(b.data, <size_t>cap * 2 * sizeof(uint64_t))
+    if p == NULL:
+        return -1
+    b.data = p
+    b.cap = cap
+    return 0
+
+
+cdef void buf_free(MoveBuf* b) noexcept nogil:
+    free(b.data)
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+
+# ---------------------------------------------------------------------------
+# Generator state
+# ---------------------------------------------------------------------------
+
+DEF OPTMAX = 32
+
+ctypedef struct Gen:
+    uint64_t hone, htwo          # the whole hand, wilds included
+    uint8_t nat[13]              # natural state per rank (level hearts removed)
+    uint8_t ncnt[13]             # natural card count per rank
+    int L, w, nsb, nhr
+    int pattern, wild_sf
+    uint32_t types               # bit t set: generate type t
+    int minkey                   # non-bombs: key strength must exceed this
+    int bombmin                  # bombs: bomb value must exceed this
+    int bombsize                 # 0, or the only bomb size wanted (classify)
+    uint64_t wone[3]
+    uint64_t wtwo[3]
+    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
+    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
+    # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
+    uint8_t optdone[4][13]
+    uint8_t optn[4][13]
+    uint64_t optone[4][13][OPTMAX]
+    uint64_t opttwo[4][13][OPTMAX]
+    uint8_t optnw[4][13][OPTMAX]
+    uint8_t optss[13][8]         # k = 1: suit bit of the natural option, 0 for the wild
+    MoveBuf* out
+
+
+cdef inline uint64_t tag_lo(int t) noexcept nogil:
+    return (<uint64_t>t) << TAG_SHIFT
+
+
+cdef inline uint64_t tag_hi(int key) noexcept nogil:
+    return (<uint64_t>key) << TAG_SHIFT
+
+
+cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
+    cdef int r, o, t, s
+    cdef int hb = 4 * L + 1
+    g.hone = one
+    g.htwo = two
+    g.L = L
+    g.w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
+    g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
+    for r in range(13):
+        o = <int>((one >> (4 * r)) & 15)
+        t = <int>((two >> (4 * r)) & 15)
+        if r == L:
+            o &= ~2
+            t &= ~2
+        g.nat[r] = <uint8_t>(o | (t << 4))
+        g.ncnt[r] = NIB_CNT[o] + NIB_CNT[t]
+    g.natpos = 0
+    for s in range(4):
+        g.suitpos[s] = 0
+    for r in range(13):
+        o = g.nat[r] & 15
+        if o:
+            g.natpos |= (<uint32_t>1) << (r + 1)
+            if r == 12:
+                g.natpos |= 1
+        for s in range(4):
+            if (o >> s) & 1:
+                g.suitpos[s] |= (<uint32_t>1) << (r + 1)
+                if r == 12:
+                    g.suitpos[s] |= 1
+    g.wone[0] = 0
+    g.wtwo[0] = 0
+    g.wone[1] = (<uint64_t>1) << hb
+    g.wtwo[1] = 0
+    g.wone[2] = (<uint64_t>1) << hb
+    g.wtwo[2] = (<uint64_t>1) << hb
+    g.pattern = 1 if (flags & F_PATTERN) else 0
+    g.wild_sf = 0 if (flags & F_NO_WILD_SF) else 1
+    g.types = 0xFFFFFFFF
+    g.minkey = -1
+    g.bombmin = -1
+    g.bombsize = 0
+    memset(g.optdone, 0, sizeof(g.optdone))
+
+
+cdef void build_opts(Gen* g, int k, int r) noexcept nogil:
+    """Slot options for k cards of rank r: j = 0..min(w, k) wilds and k - j
+    naturals, j ascending, naturals in SUB order. The all-wild option
+    (k = 2, j = 2) is included last; callers that must not use it skip it.
+    k = 1 options are never pattern-filtered (straights need them whole)."""
+    cdef int j, nk, i, n = 0, off, cnt, sh = 4 * r
+    cdef int st = g.nat[r]
+    cdef int jmax = g.w if g.w < k else k
+    for j in range(jmax + 1):
+        nk = k - j
+        if nk > g.ncnt[r]:
+            continue
+        if nk == 0:
+            g.optone[k][r][n] = 0
+            g.opttwo[k][r][n] = 0
+            g.optnw[k][r][n] = j
+            if k == 1:
+                g.optss[r][n] = 0
+            n += 1
+            continue
+        off = SUB_OFF[st][nk]
+        cnt = SUB_CNT[st][nk]
+        if g.pattern and k > 1 and cnt > 1:
+            cnt = 1
+        for i in range(cnt):
+            g.optone[k][r][n] = (<uint64_t>SUB_ONE[off + i]) << sh
+            g.opttwo[k][r][n] = (<uint64_t>SUB_TWO[off + i]) << sh
+            g.optnw[k][r][n] = j
+            if k == 1:
+                g.optss[r][n] = SUB_ONE[off + i]
+            n += 1
+    g.optn[k][r] = n
+    g.optdone[k][r] = 1
+
+
+cdef inline void ensure_opts(Gen* g, int k, int r) noexcept nogil:
+    if not g.optdone[k][r]:
+        build_opts(g, k, r)
+
+# ---------------------------------------------------------------------------
+# Rank-keyed types: singles, pairs, triples, bombs
+# ---------------------------------------------------------------------------
+
+cdef int gen_singles(Gen* g) noexcept nogil:
+    cdef uint64_t m = g.hone & FACE_MASK
+    cdef int f, r, key, s
+    cdef uint32_t seen_nat = 0
+    cdef uint64_t* p
+    if buf_reserve(g.out, 54) < 0:
+        return -1
+    p = g.out.data + 2 * g.out.n
+    while m:
+        f = gd_ctz64(m)
+        m &= m - 1
+        key = f >> 2 if f < 52 else f - 39      # 52 -> 13, 53 -> 14
+        if rank_strength(key, g.L) <= g.minkey:
+            continue
+        if g.pattern and f < 52:
+            # one natural single per rank, plus the wild (level heart) apart
+            if not (key == g.L and (f & 3) == 1):
+                if (seen_nat >> key) & 1:
+                    continue
+                seen_nat |= (<uint32_t>1) << key
+        p[0] = ((<uint64_t>1) << f) | tag_lo(T_SINGLE)
+        p[1] = tag_hi(key)
+        p += 2
+    g.out.n = (p - g.out.data) >> 1
+    return 0
+
+
+cdef int gen_nkind(Gen* g, int t, int k) noexcept nogil:
+    """Pairs (k=2) and triples (k=3) of every rank, then joker pairs."""
+    cdef int r, i, n, key
+    cdef uint64_t* p
+    cdef uint64_t lt = tag_lo(t)
+    if buf_reserve(g.out, 13 * OPTMAX + 2) < 0:
+        return -1
+    p = g.out.data + 2 * g.out.n
+    for r in range(13):
+        if rank_strength(r, g.L) <= g.minkey:
+            continue
+        ensure_opts(g, k, r)
+        n = g.optn[k][r]
+        for i in range(n):
+            if g.optone[k][r][i] == 0 and r != g.L:
+                continue        # two wilds alone are only the level pair
+            p[0] = g.optone[k][r][i] | g.wone[g.optnw[k][r][i]] | lt
+            p[1] = g.opttwo[k][r][i] | g.wtwo[g.optnw[k][r][i]] | tag_hi(r)
+            p += 2
+    if k == 2:
+        if g.nsb == 2 and rank_strength(13, g.L) > g.minkey:
+            p[0] = ((<uint64_t>1) << SB_FACE) | lt
+            p[1] = ((<uint64_t>1) << SB_FACE) | tag_hi(13)
+            p += 2
+        if g.nhr == 2 and rank_strength(14, g.L) > g.minkey:
+            p[0] = ((<uint64_t>1) << HR_FACE) | lt
+            p[1] = ((<uint64_t>1) << HR_FACE) | tag_hi(14)
+            p += 2
+    g.out.n = (p - g.out.data) >> 1
+    return 0
+
+
+cdef int gen_bombs(Gen* g, int size) noexcept nogil:
+    """Bombs of exactly `size` cards (4..10), every rank, natural order."""
+    cdef int r, j, nk, i, off, cnt, sh, jmax
+    cdef uint64_t* p
+    cdef uint64_t lt = tag_lo(T_BOMB)
+    if g.bombsize and g.bombsize != size:
+        return 0
+    if buf_reserve(g.out, 13 * 60) < 0:
+        return -1
+    p = g.out.data + 2 * g.out.n
+    jmax = g.w
+    for r in range(13):
+        if g.ncnt[r] + g.w < size:
+            continue
+        if bomb_value(T_BOMB, r, size, g.L) <= g.bombmin:
+            continue
+        sh = 4 * r
+        for j in range(jmax + 1):
+            nk = size - j
+            if nk > g.ncnt[r] or nk > 8:
+                continue
+            off = SUB_OFF[g.nat[r]][nk]
+            cnt = SUB_CNT[g.nat[r]][nk]
+            if g.pattern and cnt > 1:
+                cnt = 1
+            for i in range(cnt):
+                p[0] = ((<uint64_t>SUB_ONE[off + i]) << sh) | g.wone[j] | lt
+                p[1] = ((<uint64_t>SUB_TWO[off + i]) << sh) | g.wtwo[j] | tag_hi(r)
+                p += 2
+    g.out.n = (p - g.out.data) >> 1
+    return 0
+
+
+cdef int gen_joker_bomb(Gen* g) noexcept nogil:
+    cdef uint64_t jj = ((<uint64_t>1) << SB_FACE) | ((<uint64_t>1) << HR_FACE)
+    if g.bombsize and g.bombsize != 4:
+        return 0
+    if g.nsb == 2 and g.nhr == 2 and bomb_value(T_JOKER_BOMB, 0, 4, g.L) > g.bombmin:
+        if buf_reserve(g.out, 1) < 0:
+            return -1
+        g.out.data[2 * g.out.n] = jj | tag_lo(T_JOKER_BOMB)
+        g.out.data[2 * g.out.n + 1] = jj | tag_hi(KEY_JOKER_BOMB)
+        g.out.n += 1
+    return 0
+
+# ---------------------------------------------------------------------------
+# Full houses: triple options x pair list (pairs of other ranks, joker pairs,
+# and the pair of two wilds, which is one move whatever rank it stands for)
+# ---------------------------------------------------------------------------
+
+cdef int gen_full_houses(Gen* g) noexcept nogil:
+    cdef uint64_t p0one[160]
+    cdef uint64_t p0two[160]
+    cdef uint64_t p1one[64]
+    cdef uint64_t p1two[64]
+    cdef int p0s[16]
+    cdef int p0e[16]
+    cdef int p1s[16]
+    cdef int p1e[16]
+    cdef int n0 = 0, n1 = 0, r, i, t, nw, rem, a, cnt
+    cdef uint64_t lo, hi, bl, bh
+    cdef uint64_t* p
+    cdef uint64_t lt = tag_lo(T_THREE_WITH_TWO)
+    # pair lists, grouped by wilds used (0 or 1), ranks in natural order
+    for r in range(13):
+        ensure_opts(g, 2, r)
+        p0s[r] = n0
+        p1s[r] = n1
+        for i in range(g.optn[2][r]):
+            nw = g.optnw[2][r][i]
+            if nw == 0:
+                p0one[n0] = g.optone[2][r][i]
+                p0two[n0] = g.opttwo[2][r][i]
+                n0 += 1
+            elif nw == 1:
+                p1one[n1] = g.optone[2][r][i]
+                p1two[n1] = g.opttwo[2][r][i]
+                n1 += 1
+        p0e[r] = n0
+        p1e[r] = n1
+    if g.nsb == 2:
+        p0one[n0] = (<uint64_t>1) << SB_FACE
+        p0two[n0] = (<uint64_t>1) << SB_FACE
+        n0 += 1
+    if g.nhr == 2:
+        p0one[n0] = (<uint64_t>1) << HR_FACE
+        p0two[n0] = (<uint64_t>1) << HR_FACE
+        n0 += 1
+    for t in range(13):
+        if g.ncnt[t] == 0 or g.ncnt[t] + g.w < 3:
+            continue
+        if rank_strength(t, g.L) <= g.minkey:
+            continue
+        ensure_opts(g, 3, t)
+        for a in range(g.optn[3][t]):
+            nw = g.optnw[3][t][a]
+            rem = g.w - nw
+            cnt = n0 - (p0e[t] - p0s[t])
+            if rem >= 1:
+                cnt += n1 - (p1e[t] - p1s[t])
+            if rem >= 2:
+                cnt += 1
+            if buf_reserve(g.out, cnt) < 0:
+                return -1
+            p = g.out.data + 2 * g.out.n
+            bl = g.optone[3][t][a] | lt
+            bh = g.opttwo[3][t][a] | tag_hi(t)
+            lo = bl | g.wone[nw]
+            hi = bh | g.wtwo[nw]
+            for i in range(p0s[t]):
+                p[0] = lo | p0one[i]
+                p[1] = hi | p0two[i]
+                p += 2
+            for i in range(p0e[t], n0):
+                p[0] = lo | p0one[i]
+                p[1] = hi | p0two[i]
+                p += 2
+            if rem >= 1:
+                lo = bl | g.wone[nw + 1]
+                hi = bh | g.wtwo[nw + 1]
+                for i in range(p1s[t]):
+                    p[0] = lo | p1one[i]
+                    p[1] = hi | p1two[i]
+                    p += 2
+                for i in range(p1e[t], n1):
+                    p[0] = lo | p1one[i]
+                    p[1] = hi | p1two[i]
+                    p += 2
+            if rem >= 2:
+                p[0] = bl | g.wone[2]
+                p[1] = bh | g.wtwo[2]
+                p += 2
+            g.out.n = (p - g.out.data) >> 1
+    return 0
+
+# ---------------------------------------------------------------------------
+# Sequences
+# ---------------------------------------------------------------------------
+
+cdef int seq_window(Gen* g, int k, int pos, int nslots, int t) noexcept nogil:
+    """Every fill of one tube (k=2, 3 slots) or plate (k=3, 2 slots) window,
+    at most w wilds in all. A tube slot may be both wilds (the k = 2 options
+    include that); distinct slots are distinct ranks, so fills never repeat."""
+    cdef int r0 = seq_rank(pos), r1 = seq_rank(pos + 1), r2 = seq_rank(pos + nslots - 1)
+    cdef int n0 = g.optn[k][r0], n1 = g.optn[k][r1], n2 = g.optn[k][r2]
+    cdef int a, b, c, nw1, nw2, w = g.w
+    cdef uint64_t lo1, hi1
+    cdef uint64_t lt = tag_lo(t)
+    cdef uint64_t ht = tag_hi(pos)
+    cdef uint64_t* p
+    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1)) < 0:
+        return -1
+    p = g.out.data + 2 * g.out.n
+    for a in range(n0):
+        for b in range(n1):
+            nw1 = g.optnw[k][r0][a] + g.optnw[k][r1][b]
+            if nw1 > w:
+                break
+            lo1 = g.optone[k][r0][a] | g.optone[k][r1][b] | lt
+            hi1 = g.opttwo[k][r0][a] | g.opttwo[k][r1][b] | ht
+            if nslots == 2:
+                p[0] = lo1 | g.wone[nw1]
+                p[1] = hi1 | g.wtwo[nw1]
+                p += 2
+                continue
+            for c in range(n2):
+                nw2 = nw1 + g.optnw[k][r2][c]
+                if nw2 > w:
+                    break
+                p[0] = lo1 | g.optone[k][r2][c] | g.wone[nw2]
+                p[1] = hi1 | g.opttwo[k][r2][c] | g.wtwo[nw2]
+                p += 2
+    g.out.n = (p - g.out.data) >> 1
+    return 0
+
+
+cdef int gen_seq(Gen* g, int t, int k, int nslots) noexcept nogil:
+    """Tubes (k=2, 3 slots) and plates (k=3, 2 slots)."""
+    cdef int pos, s, r, missing, npos = 15 - nslots
+    for pos in range(npos):
+        if pos <= g.minkey:
+            continue
+        missing = 0
+        for s in range(nslots):
+            r = seq_rank(pos + s)
+            if g.ncnt[r] < k:
+                missing += k - g.ncnt[r]
+        if missing > g.w:
+            continue
+        for s in range(nslots):
+            ensure_opts(g, k, seq_rank(pos + s))
+        if seq_window(g, k, pos, nslots, t) < 0:
+            return -1
+    return 0
+
+
+cdef int gen_straights(Gen* g) noexcept nogil:
+    """Straights, window by window (low position 0 = ace-low .. 9 = ten)."""
+    cdef int pos, need
+    for pos in range(10):
+        if pos <= g.minkey:
+            continue
+        need = (~(g.natpos >> pos)) & 31          # slots with no natural card
+        if POP5[need] > g.w:
+            continue
+        if g.pattern:
+            if straight_patterns(g, pos, need) < 0:
+                return -1
+        elif straight_window(g, pos) < 0:
+            return -1
+    return 0
+
+
+cdef int straight_window(Gen* g, int pos) noexcept nogil:
+    """Every fill of one straight window: per slot a natural face of that rank
+    or a wild; wild-free fills of one suit are skipped (straight flushes)."""
+    cdef uint64_t O0[8], O1[8], O2[8], O3[8], O4[8]
+    cdef uint8_t W0[8], W1[8], W2[8], W3[8], W4[8]
+    cdef uint8_t S0[8], S1[8], S2[8], S3[8], S4[8]
+    cdef int n0, n1, n2, n3, n4, i0, i1, i2, i3, i4, w1, w2, w3, w4, s1, s2, s3, s4
+    cdef int w = g.w
+    cdef uint64_t m1, m2, m3
+    cdef uint64_t lt = tag_lo(T_STRAIGHT)
+    cdef uint64_t ht = tag_hi(pos)
+    cdef uint64_t* p
+    n0 = _slot1(g, seq_rank(pos), O0, W0, S0)
+    n1 = _slot1(g, seq_rank(pos + 1), O1, W1, S1)
+    n2 = _slot1(g, seq_rank(pos + 2), O2, W2, S2)
+    n3 = _slot1(g, seq_rank(pos + 3), O3, W3, S3)
+    n4 = _slot1(g, seq_rank(pos + 4), O4, W4, S4)
+    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * n2 * n3 * n4) < 0:
+        return -1
+    p = g.out.data + 2 * g.out.n
+    for i0 in range(n0):
+        for i1 in range(n1):
+            w1 = W0[i0] + W1[i1]
+            if w1 > w:
+                break
+            m1 = O0[i0] | O1[i1]
+            s1 = S0[i0] | S1[i1]
+            for i2 in range(n2):
+                w2 = w1 + W2[i2]
+                if w2 > w:
+                    break
+                m2 = m1 | O2[i2]
+                s2 = s1 | S2[i2]
+                for i3 in range(n3):
+                    w3 = w2 + W3[i3]
+                    if w3 > w:
+                        break
+                    m3 = m2 | O3[i3]
+                    s3 = s2 | S3[i3]
+                    for i4 in range(n4):
+                        w4 = w3 + W4[i4]
+                        if w4 > w:
+                            break
+                        s4 = s3 | S4[i4]
+                        if w4 == 0 and (s4 & (s4 - 1)) == 0:
+                            continue
+                        p[0] = m3 | O4[i4] | g.wone[w4] | lt
+                        p[1] = g.wtwo[w4] | ht
+                        p += 2
+    g.out.n = (p - g.out.data) >> 1
+    return 0
+
+
+cdef inline int _slot1(Gen* g, int r, uint64_t* O, uint8_t* W, uint8_t* S) noexcept nogil:
+    """One straight slot's options into local arrays: naturals, then the wild."""
+    cdef int i, n
+    ensure_opts(g, 1, r)
+    n = g.optn[1][r]
+    for i in range(n):
+        O[i] = g.optone[1][r][i]
+        W[i] = g.optnw[1][r][i]
+        S[i] = g.optss[r][i]
+    return n
+
+
+cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
+    """Pattern mode straights: one move per set of wild slots. Representative:
+    the first natural (lowest suit) in every other slot, except that a
+    wild-free choice that is one suit takes the second option of the last
+    slot that has one (the first non-flush fill in full-mode order)."""
+    cdef int v, m, s, r, nw, last2, ss
+    cdef uint64_t one
+    cdef uint64_t lt = tag_lo(T_STRAIGHT)
+    cdef uint64_t ht = tag_hi(pos)
+    if buf_reserve(g.out, 32) < 0:
+        return -1
+    for s in range(5):
+        ensure_opts(g, 1, seq_rank(pos + s))
+    for v in range(32):          # full-mode order: slot 0 most significant
+        m = REV5[v]              # slot s = bit s of m
+        if (m & need) != need:
+            continue
+        nw = POP5[m]
+        if nw > g.w:
+            continue
+        one = 0
+        ss = 0
+        last2 = -1
+        for s in range(5):
+            if (m >> s) & 1:
+                continue
+            r = seq_rank(pos + s)
+            one |= g.optone[1][r][0]
+            ss |= g.optss[r][0]
+            if g.optn[1][r] > 1 and g.optnw[1][r][1] == 0:
+                last2 = s
+        if nw == 0 and (ss & (ss - 1)) == 0:
+            if last2 < 0:
+                continue
+            r = seq_rank(pos + last2)
+            one = (one & ~g.optone[1][r][0]) | g.optone[1][r][1]
+        g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
+        g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
+        g.out.n += 1
+        if g.w == 0:
+            break
+    return 0
+
+
+cdef int gen_straight_flushes(Gen* g) noexcept nogil:
+    """Per window and suit: naturals of that suit, wilds for the missing ranks
+    and, as separate moves, in place of present ones (wild-free runs only
+    when the rule set forbids wild straight flushes). Order: window, suit,
+    then the set of wild slots as in full-mode straights."""
+    cdef int pos, suit, s, present, need, v, m, nw
+    cdef uint64_t one
+    cdef uint64_t lt = tag_lo(T_STRAIGHT_FLUSH)
+    if g.bombsize and g.bombsize != 5:
+        return 0
+    if buf_reserve(g.out, 10 * 4 * 16) < 0:
+        return -1
+    for pos in range(10):
+        if bomb_value(T_STRAIGHT_FLUSH, pos, 5, g.L) <= g.bombmin:
+            continue
+        for suit in range(4):
+            present = (g.suitpos[suit] >> pos) & 31
+            need = (~present) & 31
+            if POP5[need] > g.w or (need and not g.wild_sf):
+                continue
+            for v in range(32):
+                m = REV5[v]
+                if (m & need) != need:
+                    continue
+                nw = POP5[m]
+                if nw > g.w:
+                    continue
+                one = 0
+                for s in range(5):
+                    if not ((m >> s) & 1):
+                        one |= (<uint64_t>1) << (4 * seq_rank(pos + s) + suit)
+                g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
+                g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | tag_hi(pos)
+                g.out.n += 1
+                if g.w == 0 or not g.wild_sf:
+                    break
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Top level
+# ---------------------------------------------------------------------------
+
+cdef int run_gen(Gen* g) noexcept nogil:
+    """All wanted types in the platform's actionList order."""
+    cdef uint32_t ty = g.types
+    cdef int size
+    if (ty >> T_SINGLE) & 1 and gen_singles(g) < 0:
+        return -1
+    if (ty >> T_PAIR) & 1 and gen_nkind(g, T_PAIR, 2) < 0:
+        return -1
+    if (ty >> T_TRIPS) & 1 and gen_nkind(g, T_TRIPS, 3) < 0:
+        return -1
+    if (ty >> T_THREE_PAIR) & 1 and gen_seq(g, T_THREE_PAIR, 2, 3) < 0:
+        return -1
+    if (ty >> T_THREE_WITH_TWO) & 1 and gen_full_houses(g) < 0:
+        return -1
+    if (ty >> T_TWO_TRIPS) & 1 and gen_seq(g, T_TWO_TRIPS, 3, 2) < 0:
+        return -1
+    if (ty >> T_STRAIGHT) & 1 and gen_straights(g) < 0:
+        return -1
+    if (ty >> T_BOMB) & 1:
+        if gen_bombs(g, 4) < 0 or gen_bombs(g, 5) < 0:
+            return -1
+    if (ty >> T_STRAIGHT_FLUSH) & 1 and gen_straight_flushes(g) < 0:
+        return -1
+    if (ty >> T_BOMB) & 1:
+        for size in range(6, 11):
+            if gen_bombs(g, size) < 0:
+                return -1
+    if (ty >> T_JOKER_BOMB) & 1 and gen_joker_bomb(g) < 0:
+        return -1
+    return 0
+
+
+cdef uint32_t BOMB_TYPES = (1 << T_BOMB) | (1 << T_STRAIGHT_FLUSH) | (1 << T_JOKER_BOMB)
+
+
+cdef int generate(uint64_t one, uint64_t two, int level,
+                  uint64_t last_lo, uint64_t last_hi, int flags,
+                  MoveBuf* out) noexcept nogil:
+    """Append the legal moves of hand (one, two) at `level` to `out`.
+
+    last_lo == 0 (type PASS): leading, every move. Otherwise the pass, then
+    every move that beats (last_lo, last_hi). Returns 0, or -1 when out of
+    memory."""
+    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    cdef int lt, lk, rc
+    if g == NULL:
+        return -1
+    gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
+    g.out = out
+    lt = (last_lo >> TAG_SHIFT) & 15
+    if lt != T_PASS:
+        if buf_reserve(out, 1) < 0:
+            free(g)
+            return -1
+        out.data[2 * out.n] = 0
+        out.data[2 * out.n + 1] = 0
+        out.n += 1
+        lk = (last_hi >> TAG_SHIFT) & 31
+        if is_bomb_type(lt):
+            g.types = BOMB_TYPES
+            g.bombmin = bomb_value(lt, lk, move_size(last_lo, last_hi), level)
+        elif lt <= T_STRAIGHT:
+            g.types = BOMB_TYPES | (1u << lt)
+            g.minkey = key_strength(lt, lk, level)
+        else:
+            g.types = 0         # tribute/back: nothing beats them
+    rc = run_gen(g)
+    free(g)
+    return rc
+
+
+cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
+                       MoveBuf* out) noexcept nogil:
+    """Append every reading of exactly the cards (one, two), highest first."""
+    cdef Gen* g
+    cdef int n = card_count(one, two), rc, i, j
+    cdef Py_ssize_t start = out.n, k, m
+    cdef uint64_t tl, th
+    cdef int64_t vi, vj
+    one &= FACE_MASK
+    two &= FACE_MASK
+    if n < 1 or n > 10:
+        return 0
+    g = <Gen*>malloc(sizeof(Gen))
+    if g == NULL:
+        return -1
+    gen_init(g, one, two, level, flags & ~F_PATTERN)
+    g.out = out
+    if n == 1:
+        g.types = 1 << T_SINGLE
+    elif n == 2:
+        g.types = 1 << T_PAIR
+    elif n == 3:
+        g.types = 1 << T_TRIPS
+    elif n == 4:
+        g.types = (1 << T_BOMB) | (1 << T_JOKER_BOMB)
+    elif n == 5:
+        g.types = (1 << T_THREE_WITH_TWO) | (1 << T_STRAIGHT) | (1 << T_STRAIGHT_FLUSH) | (1 << T_BOMB)
+    elif n == 6:
+        g.types = (1 << T_THREE_PAIR) | (1 << T_TWO_TRIPS) | (1 << T_BOMB)
+    else:
+        g.types = 1 << T_BOMB
+    g.bombsize = n
+    rc = run_gen(g)
+    free(g)
+    if rc < 0:
+        return -1
+    # keep the moves that use every card
+    m = start
+    for k in range(start, out.n):
+        if (out.data[2 * k] & FACE_MASK) == one and (out.data[2 * k + 1] & FACE_MASK) == two:
+            out.data[2 * m] = out.data[2 * k]
+            out.data[2 * m + 1] = out.data[2 * k + 1]
+            m += 1
+    out.n = m
+    # highest first (insertion sort; a card set has only a few readings)
+    for i in range(<int>(start + 1), <int>m):
+        tl = out.data[2 * i]
+        th = out.data[2 * i + 1]
+        vi = reading_order(tl, th, level)
+        j = i - 1
+        while j >= start and reading_order(out.data[2 * j], out.data[2 * j + 1], level) < vi:
+            out.data[2 * j + 2] = out.data[2 * j]
+            out.data[2 * j + 3] = out.data[2 * j + 1]
+            j -= 1
+        out.data[2 * j + 2] = tl
+        out.data[2 * j + 3] = th
+    return 0
+
+
+cdef int64_t reading_order(uint64_t lo, uint64_t hi, int level) noexcept nogil:
+    """Sort key of readings: bombs by bomb order above everything else, then
+    by type (reverse platform order), then key strength."""
+    cdef int t = (lo >> TAG_SHIFT) & 15
+    cdef int k = (hi >> TAG_SHIFT) & 31
+    if is_bomb_type(t):
+        return 100000 + bomb_value(t, k, move_size(lo, hi), level)
+    return t * 100 + key_strength(t, k, level)
+
+# ---------------------------------------------------------------------------
+# Python-facing: levels, cards, hands
+# ---------------------------------------------------------------------------
+
+cdef dict _LEVEL_STR = {c: i for i, c in enumerate(RANK_CHARS)}
+_LEVEL_STR["10"] = 8
+
+
+cpdef int level_index(object level) except -1:
+    """Rank index 0..12 of a level given as a rank letter ``'2'``..``'A'``
+    (``'10'`` accepted for ``'T'``) or an integer 2..14.
+
+    >>> level_index('2'), level_index('T'), level_index(14)
+    (0, 8, 12)
+    """
+    cdef object r
+    if isinstance(level, str):
+        r = _LEVEL_STR.get(level.upper() if len(level) == 1 else level)
+        if r is not None:
+            return r
+    elif isinstance(level, (int, np.integer)) and not isinstance(level, bool):
+        if 2 <= level <= 14:
+            return level - 2
+    raise LevelError(f"level must be a rank 2..A (a letter 2-9, T, J, Q, K, A or an "
+                     f"integer 2..14), got {level!r}")
+
+
+cpdef int face_index(object card) except -1:
+    """Face index 0..53 of a card string (``'S2'`` .. ``'DA'``, ``'SB'``, ``'HR'``)."""
+    cdef object f = FACE_INDEX.get(card) if isinstance(card, str) else None
+    if f is None:
+        raise UnknownCardError(
+            f"unknown card {card!r}: a card is a suit letter S/H/C/D followed by a rank "
+            f"2-9/T/J/Q/K/A (e.g. 'S2', 'HT', 'DA'), or 'SB' (small joker) / 'HR' (big joker)")
+    return f
+
+
+cdef inline int _face_sort_key(int f, int level) noexcept:
+    """Game order of faces: ranks 2..A with the level rank after A, then SB, HR;
+    suits S, H, C, D within a rank. level < 0: natural order."""
+    cdef int r
+    if f >= 52:
+        return f * 4 + 100
+    r = f >> 2
+    if r == level:
+        return 13 * 4 + (f & 3)
+    return f
+
+
+def _masks_from_cards(cards):
+    cdef uint64_t one = 0, two = 0, bit
+    cdef int f
+    if isinstance(cards, str):
+        cards = cards.split()
+    elif isinstance(cards, Hand):
+        return (<Hand>cards).one, (<Hand>cards).two
+    try:
+        it = iter(cards)
+    except TypeError:
+        raise CardError(f"cards must be a string or an iterable of card strings, "
+                        f"got {type(cards).__name__}") from None
+    for c in it:
+        f = face_index(c)
+        bit = (<uint64_t>1) << f
+        if two & bit:
+            raise TooManyCopiesError(f"3 copies of {FACE_STR[f]} (at most 2: two decks)")
+        if one & bit:
+            two |= bit
+        else:
+            one |= bit
+    return one, two
+
+
+cdef list _faces_of(uint64_t one, uint64_t two):
+    cdef list out = []
+    cdef uint64_t m = one & FACE_MASK
+    cdef int f
+    while m:
+        f = gd_ctz64(m)
+        m &= m - 1
+        out.append(f)
+        if (two >> f) & 1:
+            out.append(f)
+    return out
+
+
+cdef class Hand:
+    """A multiset of cards (at most two copies of each of the 54 faces),
+    stored as a bitboard.
+
+    Accepts card strings in platform notation, as one space-separated string
+    or an iterable; ``str()`` lists the cards in natural order and ``repr()``
+    round-trips.
+
+    >>> h = Hand("S2 H2 SB HR HR")
+    >>> len(h), h.count("HR"), "S2" in h
+    (5, 2, True)
+    >>> h
+    Hand('S2 H2 SB HR HR')
+    >>> Hand(["DA", "S3"]).cards(level="3")
+    ['DA', 'S3']
+    """
+
+    def __cinit__(self):
+        self.one = 0
+        self.two = 0
+
+    def __init__(self, cards=()):
+        self.one, self.two = _masks_from_cards(cards)
+
+    @staticmethod
+    def from_counts(counts):
+        """A hand from 54 counts (0..2) indexed by face ``rank*4 + suit``
+        (ranks 2..A, suits S H C D), 52 = SB, 53 = HR.
+
+        >>> Hand.from_counts([1] + [0] * 52 + [2])
+        Hand('S2 HR HR')
+        """
+        cdef Hand h = Hand.__new__(Hand)
+        cdef int f, c
+        counts = list(counts)
+        if len(counts) != 54:
+            raise CardError(f"counts must have 54 entries (one per face), got {len(counts)}")
+        for f in range(54):
+            c = int(counts[f])
+            if c < 0:
+                raise CardError(f"negative count {c} for {FACE_STR[f]}")
+            if c > 2:
+                raise TooManyCopiesError(f"{c} copies of {FACE_STR[f]} (at most 2: two decks)")
+            if c >= 1:
+                h.one |= (<uint64_t>1) << f
+            if c == 2:
+                h.two |= (<uint64_t>1) << f
+        return h
+
+    @staticmethod
+    def from_masks(uint64_t one, uint64_t two):
+        """A hand from its two bitboard words (see :attr:`masks`)."""
+        cdef Hand h = Hand.__new__(Hand)
+        if (one | two) & ~FACE_MASK or two & ~one:
+            raise CardError("invalid masks: bits above 53 set, or a face in `two` missing from `one`")
+        h.one = one
+        h.two = two
+        return h
+
+    @property
+    def masks(self):
+        """``(one, two)``: faces held at least once, faces held twice (bit = face index)."""
+        return (self.one, self.two)
+
+    def counts(self):
+        """The 54 counts as a ``numpy.uint8`` array (see :meth:`from_counts`)."""
+        cdef cnp.ndarray[cnp.uint8_t, ndim=1] a = np.zeros(54, dtype=np.uint8)
+        cdef int f
+        for f in range(54):
+            a[f] = ((self.one >> f) & 1) + ((self.two >> f) & 1)
+        return a
+
+    def __len__(self):
+        return card_count(self.one, self.two)
+
+    def __iter__(self):
+        for f in _faces_of(self.one, self.two):
+            yield FACE_STR[f]
+
+    def __contains__(self, card):
+        f = FACE_INDEX.get(card) if isinstance(card, str) else None
+        return f is not None and bool((self.one >> <int>f) & 1)
+
+    def count(self, card):
+        """How many copies of ``card`` the hand holds (0, 1 or 2)."""
+        cdef int f = face_index(card)
+        return <int>((self.one >> f) & 1) + <int>((self.two >> f) & 1)
+
+    def cards(self, level=None):
+        """The cards as a list of strings, in game order for ``level`` (the level
+        rank after A, then SB, HR; suits S H C D), natural order if no level."""
+        cdef int lv = -1 if level is None else level_index(level)
+        faces = _faces_of(self.one, self.two)
+        if lv >= 0:
+            faces.sort(key=lambda f: _face_sort_key(f, lv))
+        return [FACE_STR[f] for f in faces]
+
+    def wilds(self, level):
+        """Number of wild cards (hearts of the level rank) in the hand."""
+        cdef int hb = 4 * level_index(level) + 1
+        return <int>((self.one >> hb) & 1) + <int>((self.two >> hb) & 1)
+
+    def __add__(self, other):
+        cdef uint64_t o1, o2, one, two
+        o1, o2 = _masks_from_cards(other)
+        if self.two & o1 or o2 & self.one:
+            raise TooManyCopiesError("adding these cards would give more than 2 copies of a face")
+        return Hand.from_masks(self.one | o1, self.two | o2 | (self.one & o1))
+
+    def __sub__(self, other):
+        cdef uint64_t o1, o2, one = self.one, two = self.two, bit
+        cdef int f
+        o1, o2 = _masks_from_cards(other)
+        for f in _faces_of(o1, o2):
+            bit = (<uint64_t>1) << f
+            if two & bit:
+                two &= ~bit
+            elif one & bit:
+                one &= ~bit
+            else:
+                raise CardError(f"{FACE_STR[f]} is not in the hand")
+        return Hand.from_masks(one, two)
+
+    def __eq__(self, other):
+        if not isinstance(other, Hand):
+            return NotImplemented
+        return self.one == (<Hand>other).one and self.two == (<Hand>other).two
+
+    def __hash__(self):
+        return hash((self.one, self.two))
+
+    def __reduce__(self):
+        return (Hand.from_masks, (self.one, self.two))
+
+    def __str__(self):
+        return " ".join(self)
+
+    def __repr__(self):
+        return f"Hand({str(self)!r})"
+
+# ---------------------------------------------------------------------------
+# Python-facing: move words, buffers, generation
+# ---------------------------------------------------------------------------
+
+cdef str _rank_letter(int t, int key):
+    if t == T_PASS:
+        return "PASS"
+    if t == T_TRIBUTE:
+        return "tribute"
+    if t == T_BACK:
+        return "back"
+    if t == T_JOKER_BOMB:
+        return "JOKER"
+    if is_seq_type(t):
+        return RANK_CHARS[seq_rank(key)]
+    if key == 13:
+        return "B"
+    if key == 14:
+        return "R"
+    return RANK_CHARS[key]
+
+
+cdef list _group(list faces_of_rank, int r, int level, int nwild):
+    """Cards of one group (an n-of-a-kind or a sequence slot) of rank r:
+    naturals in suit order, then the wilds that fill it; for the level rank
+    the level hearts sit in suit order (they stand for themselves)."""
+    cdef list out = list(faces_of_rank)
+    cdef int hb = 4 * level + 1
+    out.extend([hb] * nwild)
+    if r == level:
+        out.sort()
+    return out
+
+
+def move_faces(uint64_t lo, uint64_t hi, int level):
+    """Face indices of a move's cards in the platform's order: sequences from
+    the lowest rank up, a full house's triple then pair, other types in suit
+    order with wilds last; each wild where it fills."""
+    cdef int t = (lo >> TAG_SHIFT) & 15
+    cdef int key = (hi >> TAG_SHIFT) & 31
+    cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
+    cdef int hb = 4 * level + 1, nw, f, r, s, per, nslots, pos, need
+    cdef list faces = _faces_of(one, two)
+    cdef list nat, out, rest
+    nw = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    nat = [f for f in faces if f != hb]
+    if t in (T_PASS, T_SINGLE, T_JOKER_BOMB, T_TRIBUTE, T_BACK) or key >= 13:
+        return faces
+    if t in (T_PAIR, T_TRIPS, T_BOMB):
+        return _group(nat, key, level, nw)
+    if t == T_THREE_WITH_TWO:
+        trip = [f for f in nat if f >> 2 == key]
+        rest = [f for f in nat if f >> 2 != key]
+        need = 3 - len(trip)
+        out = _group(trip, key, level, need)
+        if rest:
+            out.extend(_group(rest, rest[0] >> 2 if rest[0] < 52 else -1, level, nw - need))
+        else:
+            out.extend([hb] * (nw - need))
+        return out
+    per = 1 if t in (T_STRAIGHT, T_STRAIGHT_FLUSH) else (2 if t == T_THREE_PAIR else 3)
+    nslots = 5 if per == 1 else (3 if per == 2 else 2)
+    out = []
+    for s in range(nslots):
+        r = seq_rank(key + s)
+        grp = [f for f in nat if f >> 2 == r]
+        out.extend(_group(grp, r, level, per - len(grp)))
+    return out
+
+
+def move_info(uint64_t lo, uint64_t hi):
+    """``(type, key, size)`` of a move word pair."""
+    return (<int>((lo >> TAG_SHIFT) & 15), <int>((hi >> TAG_SHIFT) & 31), move_size(lo, hi))
+
+
+def move_rank(uint64_t lo, uint64_t hi):
+    """The platform rank letter of a move."""
+    return _rank_letter((lo >> TAG_SHIFT) & 15, (hi >> TAG_SHIFT) & 31)
+
+
+def move_platform(uint64_t lo, uint64_t hi, int level):
+    """``[type, rank, [cards]]`` exactly as the contest platform writes it."""
+    cdef int t = (lo >> TAG_SHIFT) & 15
+    if t == T_PASS:
+        return ["PASS", "PASS", "PASS"]
+    return [TYPE_NAMES[t], _rank_letter(t, (hi >> TAG_SHIFT) & 31),
+            [FACE_STR[f] for f in move_faces(lo, hi, level)]]
+
+
+def move_beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi, int level):
+    return beats(a_lo, a_hi, b_lo, b_hi, level)
+
+
+def move_sort_key(uint64_t lo, uint64_t hi, int level):
+    """Strength of a play for ordering readings (higher is stronger)."""
+    return reading_order(lo, hi, level)
+
+
+@cython.final
+cdef class MoveBuffer:
+    """An owned array of 16-byte moves produced by the native generator."""
+    cdef MoveBuf buf
+    cdef readonly int level
+
+    def __cinit__(self):
+        self.buf.data = NULL
+        self.buf.n = 0
+        self.buf.cap = 0
+        self.level = 0
+
+    def __dealloc__(self):
+        buf_free(&self.buf)
+
+    def __len__(self):
+        return self.buf.n
+
+    cpdef tuple raw(self, Py_ssize_t i):
+        if i < 0:
+            i += self.buf.n
+        if i < 0 or i >= self.buf.n:
+            raise IndexError("move index out of range")
+        return (self.buf.data[2 * i], self.buf.data[2 * i + 1])
+
+    def find(self, uint64_t lo, uint64_t hi):
+        """Index of the move (lo, hi), or -1."""
+        cdef Py_ssize_t i
+        for i in range(self.buf.n):
+            if self.buf.data[2 * i] == lo and self.buf.data[2 * i + 1] == hi:
+                return i
+        return -1
+
+    def to_numpy(self):
+        """The moves as a ``(n, 2)`` ``uint64`` array of (lo, hi) words (a copy)."""
+        cdef cnp.ndarray a = np.empty((self.buf.n, 2), dtype=np.uint64)
+        if self.buf.n:
+            memcpy(cnp.PyArray_DATA(a), self.buf.data, self.buf.n * 16)
+        return a
+
+    def to_platform(self):
+        """Every move as a platform triple ``[type, rank, [cards]]``."""
+        cdef Py_ssize_t i
+        return [move_platform(self.buf.data[2 * i], self.buf.data[2 * i + 1], self.level)
+                for i in range(self.buf.n)]
+
+
+cdef inline int _flags(bint pattern, bint wild_sf) noexcept nogil:
+    return (F_PATTERN if pattern else 0) | (0 if wild_sf else F_NO_WILD_SF)
+
+
+def generate_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
+                   bint pattern=False, bint wild_sf=True):
+    """Native generation into a new :class:`MoveBuffer` (no validation of
+    ``last``: callers pass words of a classified move)."""
+    cdef MoveBuffer b = MoveBuffer.__new__(MoveBuffer)
+    cdef int rc
+    cdef int flags = _flags(pattern, wild_sf)
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    b.level = level
+    with nogil:
+        rc = generate(hand.one, hand.two, level, last_lo, last_hi, flags, &b.buf)
+    if rc < 0:
+        raise MemoryError("move buffer allocation failed")
+    return b
+
+
+def count_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
+                bint pattern=False, bint wild_sf=True):
+    """Number of legal moves (generates them into a scratch buffer)."""
+    cdef MoveBuf buf
+    cdef int rc
+    cdef int flags = _flags(pattern, wild_sf)
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    with nogil:
+        rc = generate(hand.one, hand.two, level, last_lo, last_hi, flags, &buf)
+    n = buf.n
+    buf_free(&buf)
+    if rc < 0:
+        raise MemoryError("move buffer allocation failed")
+    return n
+
+
+def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
+    """Every reading of exactly these cards as ``[(lo, hi), ...]``, highest first."""
+    cdef MoveBuf buf
+    cdef int rc
+    cdef Py_ssize_t i
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    with nogil:
+        rc = classify_into(one, two, level, _flags(False, wild_sf), &buf)
+    try:
+        if rc < 0:
+            raise MemoryError("move buffer allocation failed")
+        return [(buf.data[2 * i], buf.data[2 * i + 1]) for i in range(buf.n)]
+    finally:
+        buf_free(&buf)
+
+# ---------------------------------------------------------------------------
+# Batch entry point
+# ---------------------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
+                   const cnp.uint64_t[:, ::1] last, bint pattern=False, bint wild_sf=True):
+    """Native loop over many hands (validated by the caller). Returns
+    ``(offsets int64[n+1], moves uint64[m, 2])``."""
+    cdef Py_ssize_t n = counts.shape[0], i, f
+    cdef MoveBuf buf
+    cdef uint64_t one, two
+    cdef int rc = 0, flags = _flags(pattern, wild_sf)
+    cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
+    cdef bint has_last = last.shape[0] > 0
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    with nogil:
+        for i in range(n):
+            one = 0
+            two = 0
+            for f in range(54):
+                if counts[i, f] >= 1:
+                    one |= (<uint64_t>1) << f
+                if counts[i, f] >= 2:
+                    two |= (<uint64_t>1) << f
+            if has_last:
+                rc = generate(one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+            else:
+                rc = generate(one, two, <int>levels[i], 0, 0, flags, &buf)
+            if rc < 0:
+                break
+            off[i + 1] = buf.n
+    try:
+        if rc < 0:
+            raise MemoryError("move buffer allocation failed")
+        moves = np.empty((buf.n, 2), dtype=np.uint64)
+        if buf.n:
+            memcpy(cnp.PyArray_DATA(moves), buf.data, buf.n * 16)
+        return offsets, moves
+    finally:
+        buf_free(&buf)
