@@ -10,7 +10,7 @@ A move is 16 bytes, the same two words with a tag in bits 56..63:
 ``lo = one | type << 56`` and ``hi = two | key << 56`` (see ``_core.pyx``).
 """
 
-from libc.stdint cimport uint8_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 
 cdef enum:
     T_PASS = 0
@@ -39,12 +39,42 @@ ctypedef struct MoveBuf:
     Py_ssize_t n
     Py_ssize_t cap
 
+cdef enum:
+    OPTMAX = 32           # slot options per (k, rank): at most 16 + 10 + 4 for triples
+
+ctypedef struct Gen:
+    uint64_t hone, htwo          # the whole hand, wilds included
+    uint8_t nat[13]              # natural state per rank (level hearts removed)
+    uint8_t ncnt[13]             # natural card count per rank
+    int L, w, nsb, nhr
+    int pattern, wild_sf
+    uint32_t types               # bit t set: generate type t
+    int minkey                   # non-bombs: key strength must exceed this
+    int bombmin                  # bombs: bomb value must exceed this
+    int bombsize                 # 0, or the only bomb size wanted (classify)
+    uint64_t wone[3]
+    uint64_t wtwo[3]
+    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
+    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
+    # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
+    uint8_t optdone[4][13]
+    uint8_t optn[4][13]
+    uint64_t optone[4][13][OPTMAX]
+    uint64_t opttwo[4][13][OPTMAX]
+    uint8_t optnw[4][13][OPTMAX]
+    uint8_t optss[13][8]         # k = 1: suit bit of the natural option, 0 for the wild
+    MoveBuf* out
+
+
 cdef int buf_reserve(MoveBuf* b, Py_ssize_t extra) noexcept nogil
 cdef void buf_free(MoveBuf* b) noexcept nogil
 
 cdef int generate(uint64_t one, uint64_t two, int level,
                   uint64_t last_lo, uint64_t last_hi, int flags,
                   MoveBuf* out) noexcept nogil
+cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
+                       uint64_t last_lo, uint64_t last_hi, int flags,
+                       MoveBuf* out) noexcept nogil
 cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,

@@ -233,32 +233,6 @@ cdef void buf_free(MoveBuf* b) noexcept nogil:
 # Generator state
 # ---------------------------------------------------------------------------
 
-DEF OPTMAX = 32
-
-ctypedef struct Gen:
-    uint64_t hone, htwo          # the whole hand, wilds included
-    uint8_t nat[13]              # natural state per rank (level hearts removed)
-    uint8_t ncnt[13]             # natural card count per rank
-    int L, w, nsb, nhr
-    int pattern, wild_sf
-    uint32_t types               # bit t set: generate type t
-    int minkey                   # non-bombs: key strength must exceed this
-    int bombmin                  # bombs: bomb value must exceed this
-    int bombsize                 # 0, or the only bomb size wanted (classify)
-    uint64_t wone[3]
-    uint64_t wtwo[3]
-    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
-    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
-    # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
-    uint8_t optdone[4][13]
-    uint8_t optn[4][13]
-    uint64_t optone[4][13][OPTMAX]
-    uint64_t opttwo[4][13][OPTMAX]
-    uint8_t optnw[4][13][OPTMAX]
-    uint8_t optss[13][8]         # k = 1: suit bit of the natural option, 0 for the wild
-    MoveBuf* out
-
-
 cdef inline uint64_t tag_lo(int t) noexcept nogil:
     return (<uint64_t>t) << TAG_SHIFT
 
@@ -824,15 +798,25 @@ cdef int generate(uint64_t one, uint64_t two, int level,
     every move that beats (last_lo, last_hi). Returns 0, or -1 when out of
     memory."""
     cdef Gen* g = <Gen*>malloc(sizeof(Gen))
-    cdef int lt, lk, rc
+    cdef int rc
     if g == NULL:
         return -1
+    rc = generate_with(g, one, two, level, last_lo, last_hi, flags, out)
+    free(g)
+    return rc
+
+
+cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
+                       uint64_t last_lo, uint64_t last_hi, int flags,
+                       MoveBuf* out) noexcept nogil:
+    """:func:`generate` with caller-provided scratch space (a loop over many
+    hands allocates it once)."""
+    cdef int lt, lk
     gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
     g.out = out
     lt = (last_lo >> TAG_SHIFT) & 15
     if lt != T_PASS:
         if buf_reserve(out, 1) < 0:
-            free(g)
             return -1
         out.data[2 * out.n] = 0
         out.data[2 * out.n + 1] = 0
@@ -846,9 +830,7 @@ cdef int generate(uint64_t one, uint64_t two, int level,
             g.minkey = key_strength(lt, lk, level)
         else:
             g.types = 0         # tribute/back: nothing beats them
-    rc = run_gen(g)
-    free(g)
-    return rc
+    return run_gen(g)
 
 
 cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
@@ -1277,11 +1259,17 @@ cdef class MoveBuffer:
         return -1
 
     def to_numpy(self):
-        """The moves as a ``(n, 2)`` ``uint64`` array of (lo, hi) words (a copy)."""
-        cdef cnp.ndarray a = np.empty((self.buf.n, 2), dtype=np.uint64)
-        if self.buf.n:
-            memcpy(cnp.PyArray_DATA(a), self.buf.data, self.buf.n * 16)
-        return a
+        """The moves as a read-only ``(n, 2)`` ``uint64`` array of (lo, hi)
+        words, viewing this buffer (no copy)."""
+        cdef cnp.npy_intp dims[2]
+        if self.buf.n == 0:
+            return np.empty((0, 2), dtype=np.uint64)
+        dims[0] = self.buf.n
+        dims[1] = 2
+        arr = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64, self.buf.data)
+        cnp.set_array_base(arr, self)
+        arr.flags.writeable = False
+        return arr
 
     def to_platform(self):
         """Every move as a platform triple ``[type, rank, [cards]]``."""
@@ -1354,12 +1342,31 @@ def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
 # Batch entry point
 # ---------------------------------------------------------------------------
 
+cdef object _owned_array(MoveBuf* buf, int level):
+    """A (n, 2) uint64 array viewing `buf`'s data, which moves into a
+    MoveBuffer kept alive as the array's base (no copy)."""
+    cdef MoveBuffer owner = MoveBuffer.__new__(MoveBuffer)
+    cdef cnp.npy_intp dims[2]
+    owner.buf = buf[0]
+    owner.level = level
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if owner.buf.data == NULL:
+        return np.empty((0, 2), dtype=np.uint64)
+    dims[0] = owner.buf.n
+    dims[1] = 2
+    arr = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64, owner.buf.data)
+    cnp.set_array_base(arr, owner)
+    return arr
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
                    const cnp.uint64_t[:, ::1] last, bint pattern=False, bint wild_sf=True):
     """Native loop over many hands (validated by the caller). Returns
-    ``(offsets int64[n+1], moves uint64[m, 2])``."""
+    ``(offsets int64[n+1], moves uint64[m, 2])``; the GIL is released."""
     cdef Py_ssize_t n = counts.shape[0], i, f
     cdef MoveBuf buf
     cdef uint64_t one, two
@@ -1367,11 +1374,17 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
     cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
     cdef bint has_last = last.shape[0] > 0
+    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    if g == NULL:
+        raise MemoryError("generator scratch allocation failed")
     buf.data = NULL
     buf.n = 0
     buf.cap = 0
     with nogil:
+        rc = buf_reserve(&buf, n * (64 if pattern else 256) + 16)
         for i in range(n):
+            if rc < 0:
+                break
             one = 0
             two = 0
             for f in range(54):
@@ -1380,18 +1393,12 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
                 if counts[i, f] >= 2:
                     two |= (<uint64_t>1) << f
             if has_last:
-                rc = generate(one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+                rc = generate_with(g, one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
             else:
-                rc = generate(one, two, <int>levels[i], 0, 0, flags, &buf)
-            if rc < 0:
-                break
+                rc = generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
             off[i + 1] = buf.n
-    try:
-        if rc < 0:
-            raise MemoryError("move buffer allocation failed")
-        moves = np.empty((buf.n, 2), dtype=np.uint64)
-        if buf.n:
-            memcpy(cnp.PyArray_DATA(moves), buf.data, buf.n * 16)
-        return offsets, moves
-    finally:
+    free(g)
+    if rc < 0:
         buf_free(&buf)
+        raise MemoryError("move buffer allocation failed")
+    return offsets, _owned_array(&buf, 0)
