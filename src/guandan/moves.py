@@ -1,0 +1,537 @@
+"""Plays: :class:`Move`, :class:`MoveType`, the lazy :class:`MoveList`, and
+the public entry points :func:`legal_moves`, :func:`classify` and
+:func:`legal_moves_batch`.
+
+A move is the triple (type, key rank, card multiset) of RULES.md. Internally
+it is 16 bytes (two 64-bit words, see ``_core.pyx``); :class:`Move` is a thin
+view over them, built only when asked for.
+
+>>> from guandan import legal_moves
+>>> moves = legal_moves("S5 D5 H2 C6", "2")
+>>> len(moves), str(moves[0])
+(7, 'Single 2 H2')
+>>> [str(m) for m in moves if m.type == MoveType.PAIR]
+['Pair 5 S5 D5', 'Pair 5 S5 H2', 'Pair 5 D5 H2', 'Pair 6 C6 H2']
+>>> follow = legal_moves("S5 D5 H2 C6", "2", last=["Pair", "4", ["S4", "C4"]])
+>>> [str(m) for m in follow]
+['PASS', 'Pair 5 S5 D5', 'Pair 5 S5 H2', 'Pair 5 D5 H2', 'Pair 6 C6 H2']
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+
+from . import _core
+from ._core import Hand
+from .errors import CardError, GuandanError, InvalidMoveError, TooManyCopiesError
+from .rules import Rules
+
+__all__ = [
+    "MoveType", "Move", "MoveList", "MoveBatch",
+    "legal_moves", "classify", "legal_moves_batch", "parse_move",
+]
+
+_TAG = 56
+_FACE_MASK = (1 << 54) - 1
+
+
+class MoveType(enum.IntEnum):
+    """Combination types, valued in the platform's ``actionList`` order."""
+
+    PASS = 0
+    SINGLE = 1
+    PAIR = 2
+    TRIPS = 3
+    THREE_PAIR = 4        # tube: three consecutive pairs
+    THREE_WITH_TWO = 5    # full house
+    TWO_TRIPS = 6         # plate: two consecutive triples
+    STRAIGHT = 7
+    STRAIGHT_FLUSH = 8
+    BOMB = 9
+    JOKER_BOMB = 10
+    TRIBUTE = 11          # tribute card (game engine)
+    BACK = 12             # return card (game engine)
+
+    @property
+    def platform(self) -> str:
+        """The contest platform's type name (``"Single"``, ``"ThreeWithTwo"`` ...)."""
+        return _core.TYPE_NAMES[self.value]
+
+    @property
+    def is_bomb(self) -> bool:
+        """Bombs, straight flushes and the joker bomb beat any non-bomb."""
+        return self in (MoveType.BOMB, MoveType.STRAIGHT_FLUSH, MoveType.JOKER_BOMB)
+
+
+_TYPE_BY_NAME = {
+    "Single": MoveType.SINGLE, "Pair": MoveType.PAIR, "Trips": MoveType.TRIPS,
+    "ThreePair": MoveType.THREE_PAIR, "ThreeWithTwo": MoveType.THREE_WITH_TWO,
+    "TwoTrips": MoveType.TWO_TRIPS, "Straight": MoveType.STRAIGHT,
+    "StraightFlush": MoveType.STRAIGHT_FLUSH, "Bomb": MoveType.BOMB,
+    "PASS": MoveType.PASS, "tribute": MoveType.TRIBUTE, "back": MoveType.BACK,
+}
+_RANK_LETTERS = set("23456789TJQKABR") | {"JOKER"}
+
+
+def _wild_sf(rules: Optional[Rules]) -> bool:
+    if rules is None:
+        return True
+    if not isinstance(rules, Rules):
+        raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
+    return rules.wild_straight_flush
+
+
+class Move:
+    """One play: ``(type, rank, cards)``, at a given level.
+
+    Build one with :meth:`from_platform` or :meth:`from_cards`, or take it
+    from :func:`legal_moves`. Two moves are equal when type, rank and card
+    multiset are equal.
+
+    >>> m = Move.from_platform(["ThreeWithTwo", "4", ["H4", "C4", "H2", "S6", "D6"]], "2")
+    >>> m.type, m.rank, m.cards
+    (<MoveType.THREE_WITH_TWO: 5>, '4', ('H4', 'C4', 'H2', 'S6', 'D6'))
+    >>> m.beats(Move.from_cards("S3 H3 D3 D9 S9", "2"))
+    True
+    >>> Move.from_platform(m.to_platform(), "2") == m
+    True
+    """
+
+    __slots__ = ("_lo", "_hi", "_level")
+
+    def __init__(self, lo: int, hi: int, level: int = 0) -> None:
+        # Low-level constructor from the native words; use from_platform/from_cards.
+        self._lo = lo
+        self._hi = hi
+        self._level = level
+
+    # -- constructors ---------------------------------------------------
+    @classmethod
+    def pass_move(cls) -> "Move":
+        """The pass ``["PASS", "PASS", "PASS"]``."""
+        return cls(0, 0, 0)
+
+    @classmethod
+    def from_platform(cls, triple: Any, level: Any, *, rules: Optional[Rules] = None) -> "Move":
+        """Validate a platform triple ``[type, rank, cards]`` at ``level``.
+
+        Raises :class:`InvalidMoveError` when the type is unknown or the cards
+        do not form that type and rank (wild cards included), and
+        :class:`UnknownCardError` / :class:`TooManyCopiesError` for bad cards.
+
+        >>> Move.from_platform(["Straight", "5", ["H2", "S6", "S7", "S8", "D9"]], "2").rank
+        '5'
+        >>> Move.from_platform(["Pair", "5", ["S5", "S6"]], "2")
+        Traceback (most recent call last):
+        ...
+        guandan.errors.InvalidMoveError: ['S5', 'S6'] do not form Pair 5 at level 2 (they form: nothing)
+        """
+        lv = _core.level_index(level)
+        if isinstance(triple, Move):
+            triple = triple.to_platform()
+        if isinstance(triple, str):
+            try:
+                triple = json.loads(triple)
+            except ValueError:
+                raise InvalidMoveError(f"not a JSON triple: {triple!r}") from None
+        if not isinstance(triple, (list, tuple)) or len(triple) != 3:
+            raise InvalidMoveError(f"a move is [type, rank, cards], got {triple!r}")
+        tname, rank, cards = triple
+        if tname not in _TYPE_BY_NAME:
+            raise InvalidMoveError(
+                f"unknown move type {tname!r}; known: {', '.join(_TYPE_BY_NAME)}")
+        t = _TYPE_BY_NAME[tname]
+        if t == MoveType.PASS:
+            if rank != "PASS" or cards not in ("PASS", None, [], ()):
+                raise InvalidMoveError(f"a pass is ['PASS', 'PASS', 'PASS'], got {triple!r}")
+            return cls.pass_move()
+        if not isinstance(rank, str) or rank not in _RANK_LETTERS | {"tribute", "back"}:
+            raise InvalidMoveError(f"unknown rank {rank!r} in {triple!r}")
+        if isinstance(cards, str) or not isinstance(cards, (list, tuple)):
+            raise InvalidMoveError(f"the cards of a move are a list of card strings, got {cards!r}")
+        one, two = _core._masks_from_cards(cards)
+        if t in (MoveType.TRIBUTE, MoveType.BACK):
+            if rank != tname or len(cards) != 1:
+                raise InvalidMoveError(f"a {tname} is [{tname!r}, {tname!r}, [card]], got {triple!r}")
+            return cls(one | (int(t) << _TAG), two, lv)
+        if t == MoveType.BOMB and rank == "JOKER":
+            t = MoveType.JOKER_BOMB
+        readings = _core.classify_masks(one, two, lv, _wild_sf(rules))
+        for lo, hi in readings:
+            if (lo >> _TAG) & 15 == t and _core.move_rank(lo, hi) == rank:
+                return cls(lo, hi, lv)
+        found = ", ".join(str(cls(lo, hi, lv)) for lo, hi in readings) or "nothing"
+        raise InvalidMoveError(
+            f"{list(cards)} do not form {tname} {rank} at level {_core.RANK_CHARS[lv]} "
+            f"(they form: {found})")
+
+    @classmethod
+    def from_cards(cls, cards: Any, level: Any, *, rules: Optional[Rules] = None) -> "Move":
+        """The default (highest) reading of exactly these cards.
+
+        >>> str(Move.from_cards("SK DK H5 S2 D2", "5"))
+        'ThreeWithTwo K SK DK H5 S2 D2'
+        """
+        readings = classify(cards, level, rules=rules)
+        if not readings:
+            raise InvalidMoveError(f"{_as_list(cards)} do not form any play at level {level}")
+        return readings[0]
+
+    # -- attributes -------------------------------------------------------
+    @property
+    def type(self) -> MoveType:
+        return MoveType((self._lo >> _TAG) & 15)
+
+    @property
+    def rank(self) -> str:
+        """The platform rank letter (sequences: the lowest card, ``A`` = ace-low)."""
+        return _core.move_rank(self._lo, self._hi)
+
+    @property
+    def cards(self) -> Tuple[str, ...]:
+        """The cards in the platform's order (sequences from the lowest rank up,
+        a full house's triple then pair, wild cards where they fill)."""
+        return tuple(_core.FACE_STR[f] for f in _core.move_faces(self._lo, self._hi, self._level))
+
+    @property
+    def level(self) -> str:
+        """The level this move was read at (rank letter)."""
+        return _core.RANK_CHARS[self._level]
+
+    @property
+    def words(self) -> Tuple[int, int]:
+        """The two native 64-bit words ``(lo, hi)`` (see :class:`MoveBatch`)."""
+        return (self._lo, self._hi)
+
+    @property
+    def is_pass(self) -> bool:
+        return self._lo == 0
+
+    @property
+    def is_bomb(self) -> bool:
+        return self.type.is_bomb
+
+    def __len__(self) -> int:
+        return _core.move_info(self._lo, self._hi)[2]
+
+    def to_platform(self) -> List[Any]:
+        """``[type, rank, [cards]]`` exactly as the platform writes it.
+
+        >>> Move.pass_move().to_platform()
+        ['PASS', 'PASS', 'PASS']
+        >>> Move.from_cards("SB SB HR HR", "2").to_platform()
+        ['Bomb', 'JOKER', ['SB', 'SB', 'HR', 'HR']]
+        """
+        return _core.move_platform(self._lo, self._hi, self._level)
+
+    def hand(self) -> Hand:
+        """The cards as a :class:`Hand`."""
+        return Hand.from_masks(self._lo & _FACE_MASK, self._hi & _FACE_MASK)
+
+    def beats(self, other: Union["Move", Sequence[Any], None]) -> bool:
+        """Whether this play may follow ``other`` (``None`` or a pass: anything
+        but a pass may lead). Compared at this move's level.
+
+        >>> lv = "7"
+        >>> Move.from_cards("S7 S7", lv).beats(Move.from_cards("SA DA", lv))
+        True
+        """
+        if other is None:
+            return not self.is_pass
+        if not isinstance(other, Move):
+            other = Move.from_platform(other, self._level + 2)
+        return bool(_core.move_beats(self._lo, self._hi, other._lo, other._hi, self._level))
+
+    # -- protocol -------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return self._lo == other._lo and self._hi == other._hi
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._lo, self._hi))
+
+    def __str__(self) -> str:
+        if self.is_pass:
+            return "PASS"
+        t, r, cards = self.to_platform()
+        return f"{t} {r} {' '.join(cards)}"
+
+    def __repr__(self) -> str:
+        return f"Move({self.to_platform()!r}, level={self.level!r})"
+
+    def __reduce__(self):
+        return (Move, (self._lo, self._hi, self._level))
+
+
+def _as_list(cards: Any) -> List[str]:
+    return cards.split() if isinstance(cards, str) else list(cards)
+
+
+def parse_move(text: Any, level: Any, *, rules: Optional[Rules] = None) -> Move:
+    """A move from text: a JSON triple, ``"PASS"``, ``"TYPE RANK CARD..."`` as
+    :class:`Move` prints, or bare cards (their default reading).
+
+    >>> str(parse_move("Pair 5 S5 D5", "2")), str(parse_move("S5 D5", "2"))
+    ('Pair 5 S5 D5', 'Pair 5 S5 D5')
+    >>> parse_move('["Single","A",["DA"]]', "2").cards
+    ('DA',)
+    """
+    if isinstance(text, Move):
+        return text
+    if not isinstance(text, str):
+        return Move.from_platform(text, level, rules=rules)
+    s = text.strip()
+    if s.startswith("["):
+        return Move.from_platform(s, level, rules=rules)
+    parts = s.split()
+    if parts == ["PASS"] or not parts:
+        return Move.pass_move()
+    if parts[0] in _TYPE_BY_NAME:
+        if len(parts) < 3:
+            raise InvalidMoveError(f"expected 'TYPE RANK CARD...', got {text!r}")
+        return Move.from_platform([parts[0], parts[1], parts[2:]], level, rules=rules)
+    return Move.from_cards(parts, level, rules=rules)
+
+
+class MoveList(Sequence[Move]):
+    """The legal moves of one position: a lazy, indexable sequence.
+
+    Moves live in a native buffer; a :class:`Move` is built only when an
+    element is read. Order: the contest platform's ``actionList`` order
+    (pass first when following; then Single, Pair, Trips, ThreePair,
+    ThreeWithTwo, TwoTrips, Straight, 4-card bombs, 5-card bombs,
+    StraightFlush, 6..10-card bombs, joker bomb).
+    """
+
+    __slots__ = ("_buf", "_level")
+
+    def __init__(self, buf: "_core.MoveBuffer", level: int) -> None:
+        self._buf = buf
+        self._level = level
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    @overload
+    def __getitem__(self, i: int) -> Move: ...
+    @overload
+    def __getitem__(self, i: slice) -> List[Move]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._buf)))]
+        lo, hi = self._buf.raw(i)
+        return Move(lo, hi, self._level)
+
+    def __iter__(self) -> Iterator[Move]:
+        raw = self._buf.raw
+        lv = self._level
+        for i in range(len(self._buf)):
+            lo, hi = raw(i)
+            yield Move(lo, hi, lv)
+
+    def __contains__(self, move: object) -> bool:
+        return self.index_of(move) >= 0
+
+    def index_of(self, move: Any) -> int:
+        """Index of ``move`` (a :class:`Move` or platform triple), or -1."""
+        if not isinstance(move, Move):
+            try:
+                move = Move.from_platform(move, self._level + 2)
+            except GuandanError:
+                return -1
+        return self._buf.find(move._lo, move._hi)
+
+    def index(self, move: Any, start: int = 0, stop: Optional[int] = None) -> int:  # type: ignore[override]
+        i = self.index_of(move)
+        if i < 0:
+            raise ValueError(f"{move} is not in the list")
+        return i
+
+    def to_platform(self) -> List[List[Any]]:
+        """All moves as platform triples: the ``actionList`` of an ``act`` message."""
+        return self._buf.to_platform()
+
+    def to_numpy(self) -> np.ndarray:
+        """The raw ``(n, 2)`` uint64 words (read-only view; see :class:`MoveBatch`)."""
+        return self._buf.to_numpy()
+
+    def __repr__(self) -> str:
+        return f"<MoveList of {len(self)} moves at level {_core.RANK_CHARS[self._level]}>"
+
+
+def _last_words(last: Any, lv: int, rules: Optional[Rules]) -> Tuple[int, int]:
+    if last is None:
+        return 0, 0
+    if isinstance(last, Move):
+        if last._level != lv and not last.is_pass and last.type not in (MoveType.TRIBUTE, MoveType.BACK):
+            last = Move.from_platform(last.to_platform(), lv + 2, rules=rules)
+        return last._lo, last._hi
+    m = Move.from_platform(last, lv + 2, rules=rules)
+    return m._lo, m._hi
+
+
+def legal_moves(hand: Any, level: Any, last: Any = None, *, mode: str = "full",
+                rules: Optional[Rules] = None) -> MoveList:
+    """Every legal play of ``hand`` at ``level``.
+
+    Args:
+        hand: a :class:`Hand` or anything ``Hand()`` accepts.
+        level: the round level, ``"2"`` .. ``"A"`` (or 2..14).
+        last: ``None`` when leading; otherwise the play to beat, a
+            :class:`Move` or a platform triple (validated). A pass counts as
+            leading.
+        mode: ``"full"``: every distinct (type, rank, card multiset);
+            ``"pattern"``: one representative per suit-merged pattern (type,
+            rank, natural cards per rank, number of wilds, suit of a straight
+            flush) - the first move of that pattern in full-mode order.
+        rules: a :class:`Rules` (only ``wild_straight_flush`` matters here).
+
+    Leading: every legal play, no pass. Following: the pass first, then every
+    play that beats ``last``.
+
+    >>> len(legal_moves("S3 S4 S5 S6 S7", "2"))   # 5 singles + 1 straight flush
+    6
+    >>> len(legal_moves("S3 S4 S5 S6 S7", "2", mode="pattern"))
+    6
+    """
+    if type(hand) is not Hand:
+        hand = Hand(hand)
+    lv = _core.level_index(level)
+    if mode == "full":
+        pattern = False
+    elif mode == "pattern":
+        pattern = True
+    else:
+        raise GuandanError(f"mode must be 'full' or 'pattern', got {mode!r}")
+    lo, hi = _last_words(last, lv, rules)
+    return MoveList(_core.generate_moves(hand, lv, lo, hi, pattern, _wild_sf(rules)), lv)
+
+
+def classify(cards: Any, level: Any, *, rules: Optional[Rules] = None) -> List[Move]:
+    """Every reading of exactly these cards as one play, highest first (empty
+    if none). The first reading is the default one. Order: bombs (strongest
+    first), then other types (plate before tube), higher key first.
+
+    >>> [str(m) for m in classify("SK DK H5 S2 D2", "5")]
+    ['ThreeWithTwo K SK DK H5 S2 D2', 'ThreeWithTwo 2 S2 D2 H5 SK DK']
+    >>> [m.type.name for m in classify("C7 C8 H5 CT CJ", "5")]
+    ['STRAIGHT_FLUSH', 'STRAIGHT']
+    >>> classify("S3 D4", "2")
+    []
+    """
+    lv = _core.level_index(level)
+    one, two = _core._masks_from_cards(cards)
+    return [Move(lo, hi, lv) for lo, hi in _core.classify_masks(one, two, lv, _wild_sf(rules))]
+
+
+class MoveBatch:
+    """Moves of many hands in flat numpy buffers (see :func:`legal_moves_batch`).
+
+    Encoding: ``words`` is a ``(m, 2)`` ``uint64`` array, one row per move:
+
+    * ``words[:, 0]`` bits 0..53: the faces the move uses at least once;
+      bits 56..59: the :class:`MoveType` value;
+    * ``words[:, 1]`` bits 0..53: the faces it uses twice; bits 56..60: the
+      key (a rank index 0..12 = 2..A, 13 = SB, 14 = HR, 15 = joker bomb, for
+      rank-keyed types; the lowest card's natural position for sequences,
+      0 = ace-low .. 12 = K).
+
+    Face ``f = rank*4 + suit`` (ranks 2..A, suits S H C D), 52 = SB, 53 = HR.
+    Moves of hand ``i`` are rows ``offsets[i]:offsets[i+1]``.
+    """
+
+    __slots__ = ("offsets", "words", "levels")
+
+    def __init__(self, offsets: np.ndarray, words: np.ndarray, levels: np.ndarray) -> None:
+        self.offsets = offsets
+        self.words = words
+        self.levels = levels
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def types(self) -> np.ndarray:
+        """``uint8`` :class:`MoveType` value per move."""
+        return ((self.words[:, 0] >> np.uint64(_TAG)) & np.uint64(15)).astype(np.uint8)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """``uint8`` key per move (see the class docstring)."""
+        return ((self.words[:, 1] >> np.uint64(_TAG)) & np.uint64(31)).astype(np.uint8)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Moves per hand."""
+        return np.diff(self.offsets)
+
+    def moves(self, i: int) -> List[Move]:
+        """The moves of hand ``i`` as :class:`Move` objects."""
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        lv = int(self.levels[i])
+        return [Move(int(lo), int(hi), lv) for lo, hi in self.words[a:b].tolist()]
+
+
+def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = "full",
+                      rules: Optional[Rules] = None) -> MoveBatch:
+    """Legal moves of many hands in one native call (GIL released).
+
+    Args:
+        hands: a ``(n, 54)`` array of card counts (0..2, face order as in
+            :class:`MoveBatch`), or a sequence of :class:`Hand` / card lists.
+        levels: one level for all hands, or a sequence of ``n`` levels.
+        last: ``None`` (leading), or a ``(n, 2)`` uint64 array of move words to
+            beat (rows of zeros lead).
+        mode: ``"full"`` or ``"pattern"``.
+
+    >>> b = legal_moves_batch([Hand("S3 S3"), Hand("HR")], "2")
+    >>> b.counts.tolist(), b.types.tolist()
+    ([2, 1], [1, 2, 1])
+    """
+    if isinstance(hands, np.ndarray):
+        arr = hands
+        if arr.ndim != 2 or arr.shape[1] != 54:
+            raise CardError(f"hands must be an (n, 54) array of counts, got shape {arr.shape}")
+        if arr.size and (arr.min() < 0 or arr.max() > 2):
+            raise TooManyCopiesError("card counts must be 0, 1 or 2 (two decks)")
+        counts = np.ascontiguousarray(arr, dtype=np.uint8)
+    else:
+        hs = [h if isinstance(h, Hand) else Hand(h) for h in hands]
+        counts = np.zeros((len(hs), 54), dtype=np.uint8)
+        for i, h in enumerate(hs):
+            counts[i] = h.counts()
+    n = counts.shape[0]
+    if isinstance(levels, (str, int, np.integer)):
+        lv = np.full(n, _core.level_index(levels), dtype=np.int64)
+    else:
+        lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
+        if lv.shape != (n,):
+            raise GuandanError(f"expected {n} levels, got {lv.shape[0]}")
+    if mode not in ("full", "pattern"):
+        raise GuandanError(f"mode must be 'full' or 'pattern', got {mode!r}")
+    if last is None:
+        lw = np.zeros((0, 2), dtype=np.uint64)
+    else:
+        lw = np.ascontiguousarray(last, dtype=np.uint64)
+        if lw.shape != (n, 2):
+            raise GuandanError(f"last must be an ({n}, 2) uint64 array of move words")
+        _check_words(lw, lv, rules)
+    offsets, words = _core.batch_generate(counts, lv, lw, mode == "pattern", _wild_sf(rules))
+    return MoveBatch(offsets, words, lv)
+
+
+def _check_words(lw: np.ndarray, lv: np.ndarray, rules: Optional[Rules]) -> None:
+    """Every non-zero row of `last` must be a valid play at its level."""
+    for i, (lo, hi) in enumerate(lw.tolist()):
+        if lo == 0 and hi == 0:
+            continue
+        t = (lo >> _TAG) & 15
+        readings = _core.classify_masks(lo & _FACE_MASK, hi & _FACE_MASK, int(lv[i]), _wild_sf(rules))
+        if (lo, hi) not in readings and t not in (MoveType.TRIBUTE, MoveType.BACK):
+            raise InvalidMoveError(f"row {i} of last is not a valid play at its level")

@@ -1,0 +1,47 @@
+"""Shared test helpers: seeded random hands and conversion to the reference's format."""
+
+import json
+import os
+import random
+
+from guandan import Move
+
+RANKS = "23456789TJQKA"
+SUITS = "SHCD"
+DECK = [s + r for r in RANKS for s in SUITS] * 2 + ["SB", "SB", "HR", "HR"]
+LEVELS = list(RANKS)
+
+ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
+                           "anchor_hands_1000.jsonl")
+LOCAL_ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "data", "anchor_hands_1000.jsonl")
+
+
+def anchor_hands():
+    """The 1,000 anchor hands (../shared/data; a copy ships in tests/data)."""
+    path = ANCHOR_PATH if os.path.exists(ANCHOR_PATH) else LOCAL_ANCHOR_PATH
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+def random_hand(rng, n=None, wild_bias=0.35, level=None):
+    """A random hand of n (1..27) cards from two decks; with probability
+    wild_bias the level hearts are dealt first, to exercise wild cards."""
+    if n is None:
+        n = rng.randint(1, 27)
+    deck = DECK[:]
+    rng.shuffle(deck)
+    if level is not None and rng.random() < wild_bias:
+        wild = "H" + level
+        k = rng.choice((1, 2, 2))
+        deck.remove(wild)
+        deck.remove(wild)
+        deck = [wild] * k + deck
+    return deck[:n]
+
+
+def to_ref(m: Move):
+    """A native move in the reference's (type, rank, sorted cards) form."""
+    if m.is_pass:
+        return ("PASS", "PASS", ())
+    t, r, cards = m.to_platform()
+    return (t, r, tuple(sorted(cards)))
