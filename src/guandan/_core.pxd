@@ -47,6 +47,7 @@ ctypedef struct Gen:
     uint8_t nat[13]              # natural state per rank (level hearts removed)
     uint8_t ncnt[13]             # natural card count per rank
     int L, w, nsb, nhr
+    int maxbomb                  # largest bomb size the hand can make
     int pattern, wild_sf
     uint32_t types               # bit t set: generate type t
     int minkey                   # non-bombs: key strength must exceed this

@@ -242,7 +242,7 @@ cdef inline uint64_t tag_hi(int key) noexcept nogil:
 
 
 cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
-    cdef int r, o, t, s
+    cdef int r, o, t
     cdef int hb = 4 * L + 1
     g.hone = one
     g.htwo = two
@@ -250,28 +250,28 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
     g.w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
     g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
     g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
+    cdef uint64_t hbit = (<uint64_t>1) << hb
+    cdef uint64_t n1 = one & ~hbit, n2 = two & ~hbit
+    cdef uint32_t sp0 = 0, sp1 = 0, sp2 = 0, sp3 = 0
+    cdef int maxn = 0
     for r in range(13):
-        o = <int>((one >> (4 * r)) & 15)
-        t = <int>((two >> (4 * r)) & 15)
-        if r == L:
-            o &= ~2
-            t &= ~2
+        o = <int>((n1 >> (4 * r)) & 15)
+        t = <int>((n2 >> (4 * r)) & 15)
         g.nat[r] = <uint8_t>(o | (t << 4))
         g.ncnt[r] = NIB_CNT[o] + NIB_CNT[t]
-    g.natpos = 0
-    for s in range(4):
-        g.suitpos[s] = 0
-    for r in range(13):
-        o = g.nat[r] & 15
-        if o:
-            g.natpos |= (<uint32_t>1) << (r + 1)
-            if r == 12:
-                g.natpos |= 1
-        for s in range(4):
-            if (o >> s) & 1:
-                g.suitpos[s] |= (<uint32_t>1) << (r + 1)
-                if r == 12:
-                    g.suitpos[s] |= 1
+        if g.ncnt[r] > maxn:
+            maxn = g.ncnt[r]
+        sp0 |= <uint32_t>(o & 1) << (r + 1)
+        sp1 |= <uint32_t>((o >> 1) & 1) << (r + 1)
+        sp2 |= <uint32_t>((o >> 2) & 1) << (r + 1)
+        sp3 |= <uint32_t>((o >> 3) & 1) << (r + 1)
+    # the ace also sits at position 0 (ace-low)
+    g.suitpos[0] = sp0 | ((sp0 >> 13) & 1)
+    g.suitpos[1] = sp1 | ((sp1 >> 13) & 1)
+    g.suitpos[2] = sp2 | ((sp2 >> 13) & 1)
+    g.suitpos[3] = sp3 | ((sp3 >> 13) & 1)
+    g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
+    g.maxbomb = maxn + g.w
     g.wone[0] = 0
     g.wtwo[0] = 0
     g.wone[1] = (<uint64_t>1) << hb
@@ -394,7 +394,7 @@ cdef int gen_bombs(Gen* g, int size) noexcept nogil:
     cdef int r, j, nk, i, off, cnt, sh, jmax
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_BOMB)
-    if g.bombsize and g.bombsize != size:
+    if (g.bombsize and g.bombsize != size) or size > g.maxbomb:
         return 0
     if buf_reserve(g.out, 13 * 60) < 0:
         return -1
@@ -672,14 +672,12 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
     the first natural (lowest suit) in every other slot, except that a
     wild-free choice that is one suit takes the second option of the last
     slot that has one (the first non-flush fill in full-mode order)."""
-    cdef int v, m, s, r, nw, last2, ss
+    cdef int v, m, s, r, nw, last2, ss, o, b
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
     if buf_reserve(g.out, 32) < 0:
         return -1
-    for s in range(5):
-        ensure_opts(g, 1, seq_rank(pos + s))
     for v in range(32):          # full-mode order: slot 0 most significant
         m = REV5[v]              # slot s = bit s of m
         if (m & need) != need:
@@ -694,15 +692,20 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
             if (m >> s) & 1:
                 continue
             r = seq_rank(pos + s)
-            one |= g.optone[1][r][0]
-            ss |= g.optss[r][0]
-            if g.optn[1][r] > 1 and g.optnw[1][r][1] == 0:
+            o = g.nat[r] & 15
+            b = o & (-o)                      # lowest suit held
+            one |= (<uint64_t>b) << (4 * r)
+            ss |= b
+            if o != b:
                 last2 = s
         if nw == 0 and (ss & (ss - 1)) == 0:
             if last2 < 0:
                 continue
             r = seq_rank(pos + last2)
-            one = (one & ~g.optone[1][r][0]) | g.optone[1][r][1]
+            o = g.nat[r] & 15
+            b = o & (-o)
+            o &= o - 1                        # second lowest suit held
+            one = (one & ~((<uint64_t>b) << (4 * r))) | ((<uint64_t>(o & (-o))) << (4 * r))
         g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
         g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
         g.out.n += 1
@@ -719,8 +722,16 @@ cdef int gen_straight_flushes(Gen* g) noexcept nogil:
     cdef int pos, suit, s, present, need, v, m, nw
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT_FLUSH)
+    cdef uint32_t sp, any_run = 0
     if g.bombsize and g.bombsize != 5:
         return 0
+    if g.w == 0:
+        # windows whose five positions all hold that suit
+        for suit in range(4):
+            sp = g.suitpos[suit]
+            any_run |= sp & (sp >> 1) & (sp >> 2) & (sp >> 3) & (sp >> 4)
+        if any_run == 0:
+            return 0
     if buf_reserve(g.out, 10 * 4 * 16) < 0:
         return -1
     for pos in range(10):
@@ -728,9 +739,12 @@ cdef int gen_straight_flushes(Gen* g) noexcept nogil:
             continue
         for suit in range(4):
             present = (g.suitpos[suit] >> pos) & 31
-            need = (~present) & 31
-            if POP5[need] > g.w or (need and not g.wild_sf):
-                continue
+            if present == 31:
+                need = 0
+            else:
+                need = (~present) & 31
+                if POP5[need] > g.w or not g.wild_sf:
+                    continue
             for v in range(32):
                 m = REV5[v]
                 if (m & need) != need:
@@ -1225,17 +1239,58 @@ def move_sort_key(uint64_t lo, uint64_t hi, int level):
     return reading_order(lo, hi, level)
 
 
+# The Python Move class (guandan.moves registers it at import).
+cdef object _MOVE_CLS = None
+
+
+def _register_move_class(cls):
+    global _MOVE_CLS
+    _MOVE_CLS = cls
+
+
+# One cached scratch Gen for calls made with the GIL held (taken and given back
+# under the GIL, so concurrent threads simply allocate their own).
+cdef Gen* _gen_cache = NULL
+
+
+cdef Gen* _take_gen() except NULL:
+    global _gen_cache
+    cdef Gen* g = _gen_cache
+    _gen_cache = NULL
+    if g == NULL:
+        g = <Gen*>malloc(sizeof(Gen))
+        if g == NULL:
+            raise MemoryError("generator scratch allocation failed")
+    return g
+
+
+cdef void _give_gen(Gen* g) noexcept:
+    global _gen_cache
+    if _gen_cache == NULL:
+        _gen_cache = g
+    else:
+        free(g)
+
+
 @cython.final
-cdef class MoveBuffer:
-    """An owned array of 16-byte moves produced by the native generator."""
+cdef class MoveList:
+    """The legal moves of one position: a lazy, indexable sequence of
+    :class:`~guandan.Move`.
+
+    The moves live in a native buffer of 16-byte words; a ``Move`` object is
+    built only when an element is read. Order: the contest platform's
+    ``actionList`` order (the pass first when following; then Single, Pair,
+    Trips, ThreePair, ThreeWithTwo, TwoTrips, Straight, 4-card bombs, 5-card
+    bombs, StraightFlush, 6..10-card bombs, joker bomb).
+    """
     cdef MoveBuf buf
-    cdef readonly int level
+    cdef int _level
 
     def __cinit__(self):
         self.buf.data = NULL
         self.buf.n = 0
         self.buf.cap = 0
-        self.level = 0
+        self._level = 0
 
     def __dealloc__(self):
         buf_free(&self.buf)
@@ -1243,7 +1298,37 @@ cdef class MoveBuffer:
     def __len__(self):
         return self.buf.n
 
+    @property
+    def level(self):
+        """The level (rank letter) the moves were generated at."""
+        return RANK_CHARS[self._level]
+
+    cdef object _move(self, Py_ssize_t i):
+        return _MOVE_CLS(self.buf.data[2 * i], self.buf.data[2 * i + 1], self._level)
+
+    def __getitem__(self, i):
+        cdef Py_ssize_t k
+        if isinstance(i, slice):
+            return [self._move(k) for k in range(*i.indices(self.buf.n))]
+        k = i
+        if k < 0:
+            k += self.buf.n
+        if k < 0 or k >= self.buf.n:
+            raise IndexError("move index out of range")
+        return self._move(k)
+
+    def __iter__(self):
+        cdef Py_ssize_t k
+        for k in range(self.buf.n):
+            yield self._move(k)
+
+    def __reversed__(self):
+        cdef Py_ssize_t k
+        for k in range(self.buf.n - 1, -1, -1):
+            yield self._move(k)
+
     cpdef tuple raw(self, Py_ssize_t i):
+        """The native words ``(lo, hi)`` of move ``i``."""
         if i < 0:
             i += self.buf.n
         if i < 0 or i >= self.buf.n:
@@ -1251,16 +1336,38 @@ cdef class MoveBuffer:
         return (self.buf.data[2 * i], self.buf.data[2 * i + 1])
 
     def find(self, uint64_t lo, uint64_t hi):
-        """Index of the move (lo, hi), or -1."""
+        """Index of the move with words (lo, hi), or -1."""
         cdef Py_ssize_t i
         for i in range(self.buf.n):
             if self.buf.data[2 * i] == lo and self.buf.data[2 * i + 1] == hi:
                 return i
         return -1
 
+    def index_of(self, move):
+        """Index of ``move`` (a Move or a platform triple), or -1."""
+        if not isinstance(move, _MOVE_CLS):
+            try:
+                move = _MOVE_CLS.from_platform(move, self._level + 2)
+            except ValueError:
+                return -1
+        lo, hi = move.words
+        return self.find(lo, hi)
+
+    def index(self, move, start=0, stop=None):
+        cdef Py_ssize_t i = self.index_of(move)
+        if i < 0:
+            raise ValueError(f"{move} is not in the list")
+        return i
+
+    def count(self, move):
+        return 1 if self.index_of(move) >= 0 else 0
+
+    def __contains__(self, move):
+        return self.index_of(move) >= 0
+
     def to_numpy(self):
         """The moves as a read-only ``(n, 2)`` ``uint64`` array of (lo, hi)
-        words, viewing this buffer (no copy)."""
+        words, viewing this buffer (no copy); see :class:`~guandan.MoveBatch`."""
         cdef cnp.npy_intp dims[2]
         if self.buf.n == 0:
             return np.empty((0, 2), dtype=np.uint64)
@@ -1272,10 +1379,14 @@ cdef class MoveBuffer:
         return arr
 
     def to_platform(self):
-        """Every move as a platform triple ``[type, rank, [cards]]``."""
+        """Every move as a platform triple ``[type, rank, [cards]]`` (the
+        ``actionList`` of an ``act`` message)."""
         cdef Py_ssize_t i
-        return [move_platform(self.buf.data[2 * i], self.buf.data[2 * i + 1], self.level)
+        return [move_platform(self.buf.data[2 * i], self.buf.data[2 * i + 1], self._level)
                 for i in range(self.buf.n)]
+
+    def __repr__(self):
+        return f"<MoveList of {self.buf.n} moves at level {RANK_CHARS[self._level]}>"
 
 
 cdef inline int _flags(bint pattern, bint wild_sf) noexcept nogil:
@@ -1284,16 +1395,19 @@ cdef inline int _flags(bint pattern, bint wild_sf) noexcept nogil:
 
 def generate_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
                    bint pattern=False, bint wild_sf=True):
-    """Native generation into a new :class:`MoveBuffer` (no validation of
+    """Native generation into a new :class:`MoveList` (no validation of
     ``last``: callers pass words of a classified move)."""
-    cdef MoveBuffer b = MoveBuffer.__new__(MoveBuffer)
+    cdef MoveList b = MoveList.__new__(MoveList)
     cdef int rc
     cdef int flags = _flags(pattern, wild_sf)
+    cdef Gen* g
     if level < 0 or level > 12:
         raise LevelError(f"level index must be 0..12, got {level}")
-    b.level = level
+    b._level = level
+    g = _take_gen()
     with nogil:
-        rc = generate(hand.one, hand.two, level, last_lo, last_hi, flags, &b.buf)
+        rc = generate_with(g, hand.one, hand.two, level, last_lo, last_hi, flags, &b.buf)
+    _give_gen(g)
     if rc < 0:
         raise MemoryError("move buffer allocation failed")
     return b
@@ -1344,11 +1458,11 @@ def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
 
 cdef object _owned_array(MoveBuf* buf, int level):
     """A (n, 2) uint64 array viewing `buf`'s data, which moves into a
-    MoveBuffer kept alive as the array's base (no copy)."""
-    cdef MoveBuffer owner = MoveBuffer.__new__(MoveBuffer)
+    MoveList kept alive as the array's base (no copy)."""
+    cdef MoveList owner = MoveList.__new__(MoveList)
     cdef cnp.npy_intp dims[2]
     owner.buf = buf[0]
-    owner.level = level
+    owner._level = level
     buf.data = NULL
     buf.n = 0
     buf.cap = 0
@@ -1402,3 +1516,76 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
         buf_free(&buf)
         raise MemoryError("move buffer allocation failed")
     return offsets, _owned_array(&buf, 0)
+
+
+# ---------------------------------------------------------------------------
+# Benchmark support: the generator timed in a native loop
+# ---------------------------------------------------------------------------
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk_id, timespec* tp)
+    enum: CLOCK_MONOTONIC
+
+
+cdef inline int64_t _now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def bench_loop(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
+               const cnp.uint64_t[:, ::1] last, bint pattern=False, int reps=1):
+    """Generate every hand's moves ``reps`` times into one reused buffer, as a
+    game loop would. Only the generator calls are timed; every move word is
+    then folded into a checksum (outside the timed region) so that no work
+    can be skipped. Returns ``(moves generated, checksum, seconds)``."""
+    cdef Py_ssize_t n = counts.shape[0], i, f, k
+    cdef int rep, rc = 0, flags = _flags(pattern, True)
+    cdef int64_t t0, spent = 0, total = 0
+    cdef uint64_t cs = 0
+    cdef bint has_last = last.shape[0] > 0
+    cdef uint64_t* one = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
+    cdef uint64_t* two = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
+    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    cdef MoveBuf buf
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if one == NULL or two == NULL or g == NULL or buf_reserve(&buf, 1 << 15) < 0:
+        free(one); free(two); free(g); buf_free(&buf)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            one[i] = 0
+            two[i] = 0
+            for f in range(54):
+                if counts[i, f] >= 1:
+                    one[i] |= (<uint64_t>1) << f
+                if counts[i, f] >= 2:
+                    two[i] |= (<uint64_t>1) << f
+        for rep in range(reps):
+            for i in range(n):
+                buf.n = 0
+                t0 = _now_ns()
+                if has_last:
+                    rc = generate_with(g, one[i], two[i], <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+                else:
+                    rc = generate_with(g, one[i], two[i], <int>levels[i], 0, 0, flags, &buf)
+                spent += _now_ns() - t0
+                if rc < 0:
+                    break
+                total += buf.n
+                for k in range(2 * buf.n):
+                    cs = (cs ^ buf.data[k]) * <uint64_t>0x100000001B3
+            if rc < 0:
+                break
+    free(one); free(two); free(g); buf_free(&buf)
+    if rc < 0:
+        raise MemoryError()
+    return total, cs, spent / 1e9

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from collections.abc import Sequence as _SequenceABC
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -75,6 +76,7 @@ _TYPE_BY_NAME = {
     "PASS": MoveType.PASS, "tribute": MoveType.TRIBUTE, "back": MoveType.BACK,
 }
 _RANK_LETTERS = set("23456789TJQKABR") | {"JOKER"}
+_LEVEL_INDEX = {c: i for i, c in enumerate(_core.RANK_CHARS)}
 
 
 def _wild_sf(rules: Optional[Rules]) -> bool:
@@ -298,71 +300,9 @@ def parse_move(text: Any, level: Any, *, rules: Optional[Rules] = None) -> Move:
     return Move.from_cards(parts, level, rules=rules)
 
 
-class MoveList(Sequence[Move]):
-    """The legal moves of one position: a lazy, indexable sequence.
-
-    Moves live in a native buffer; a :class:`Move` is built only when an
-    element is read. Order: the contest platform's ``actionList`` order
-    (pass first when following; then Single, Pair, Trips, ThreePair,
-    ThreeWithTwo, TwoTrips, Straight, 4-card bombs, 5-card bombs,
-    StraightFlush, 6..10-card bombs, joker bomb).
-    """
-
-    __slots__ = ("_buf", "_level")
-
-    def __init__(self, buf: "_core.MoveBuffer", level: int) -> None:
-        self._buf = buf
-        self._level = level
-
-    def __len__(self) -> int:
-        return len(self._buf)
-
-    @overload
-    def __getitem__(self, i: int) -> Move: ...
-    @overload
-    def __getitem__(self, i: slice) -> List[Move]: ...
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._buf)))]
-        lo, hi = self._buf.raw(i)
-        return Move(lo, hi, self._level)
-
-    def __iter__(self) -> Iterator[Move]:
-        raw = self._buf.raw
-        lv = self._level
-        for i in range(len(self._buf)):
-            lo, hi = raw(i)
-            yield Move(lo, hi, lv)
-
-    def __contains__(self, move: object) -> bool:
-        return self.index_of(move) >= 0
-
-    def index_of(self, move: Any) -> int:
-        """Index of ``move`` (a :class:`Move` or platform triple), or -1."""
-        if not isinstance(move, Move):
-            try:
-                move = Move.from_platform(move, self._level + 2)
-            except GuandanError:
-                return -1
-        return self._buf.find(move._lo, move._hi)
-
-    def index(self, move: Any, start: int = 0, stop: Optional[int] = None) -> int:  # type: ignore[override]
-        i = self.index_of(move)
-        if i < 0:
-            raise ValueError(f"{move} is not in the list")
-        return i
-
-    def to_platform(self) -> List[List[Any]]:
-        """All moves as platform triples: the ``actionList`` of an ``act`` message."""
-        return self._buf.to_platform()
-
-    def to_numpy(self) -> np.ndarray:
-        """The raw ``(n, 2)`` uint64 words (read-only view; see :class:`MoveBatch`)."""
-        return self._buf.to_numpy()
-
-    def __repr__(self) -> str:
-        return f"<MoveList of {len(self)} moves at level {_core.RANK_CHARS[self._level]}>"
+MoveList = _core.MoveList
+_SequenceABC.register(MoveList)
+_core._register_move_class(Move)
 
 
 def _last_words(last: Any, lv: int, rules: Optional[Rules]) -> Tuple[int, int]:
@@ -402,15 +342,21 @@ def legal_moves(hand: Any, level: Any, last: Any = None, *, mode: str = "full",
     """
     if type(hand) is not Hand:
         hand = Hand(hand)
-    lv = _core.level_index(level)
+    lv = _LEVEL_INDEX.get(level) if type(level) is str else None
+    if lv is None:
+        lv = _core.level_index(level)
     if mode == "full":
         pattern = False
     elif mode == "pattern":
         pattern = True
     else:
         raise GuandanError(f"mode must be 'full' or 'pattern', got {mode!r}")
-    lo, hi = _last_words(last, lv, rules)
-    return MoveList(_core.generate_moves(hand, lv, lo, hi, pattern, _wild_sf(rules)), lv)
+    if last is None:
+        lo = hi = 0
+    else:
+        lo, hi = _last_words(last, lv, rules)
+    return _core.generate_moves(hand, lv, lo, hi, pattern,
+                                True if rules is None else _wild_sf(rules))
 
 
 def classify(cards: Any, level: Any, *, rules: Optional[Rules] = None) -> List[Move]:
