@@ -53,6 +53,7 @@ setup(
         compiler_directives=directives,
         include_path=["src"],
         annotate=os.environ.get("GUANDAN_ANNOTATE", "") not in ("", "0"),
-        force=DEBUG,
+        # generated C per build mode, so a debug build never leaks into a release one
+        build_dir=os.path.join("build", "cython-debug" if DEBUG else "cython-release"),
     ),
 )

@@ -468,10 +468,11 @@ def test_combo_contest_rules_no_wild_straight_flush():
     assert readings("C7 C8 H5 CT CJ", "5", rules=contest) == [("Straight", "7")]
     assert readings("S3 S4 S5 S6 S7", "2", rules=contest) == [("StraightFlush", "3")]
     moves = legal_moves("S3 S4 H2 S6 S7 S8", "2", rules=contest)
-    sfs = of_type(moves, MoveType.STRAIGHT_FLUSH)
-    assert plat(sfs) == [["StraightFlush", "4", ["S4", "H2", "S6", "S7", "S8"]]] or all(
-        "H2" not in m.cards for m in sfs)
-    assert all("H2" not in m.cards for m in sfs)
+    assert of_type(moves, MoveType.STRAIGHT_FLUSH) == []       # no natural 5-run here
+    assert ["Straight", "4", ["S4", "H2", "S6", "S7", "S8"]] in plat(moves)
+    moves = legal_moves("S3 S4 S5 S6 S7 H2", "2", rules=contest)
+    assert plat(of_type(moves, MoveType.STRAIGHT_FLUSH)) == [
+        ["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]]]
     # default rules: the wild-completed straight flushes are there
     default = of_type(legal_moves("S3 S4 H2 S6 S7 S8", "2"), MoveType.STRAIGHT_FLUSH)
     assert any("H2" in m.cards for m in default)
@@ -677,9 +678,8 @@ def test_one_move_two_copies_of_a_face_one_move():
     moves = legal_moves("CA CA", "9")
     assert plat(moves) == [["Single", "A", ["CA"]], ["Pair", "A", ["CA", "CA"]]]
     moves = legal_moves("CA CA D3", "9")
-    assert [m.cards for m in of_type(moves, MoveType.SINGLE)] == [("D3",), ("CA",)] or \
-        sorted(m.cards for m in of_type(moves, MoveType.SINGLE)) == [("CA",), ("D3",)]
-    assert len(of_type(moves, MoveType.SINGLE)) == 2
+    assert sorted(m.cards for m in of_type(moves, MoveType.SINGLE)) == [("CA",), ("D3",)]
+    assert len(Hand("CA CA")) == 2 and Hand("CA CA").count("CA") == 2
 
 
 def test_one_move_wild_where_natural_exists_is_different():
@@ -825,6 +825,24 @@ def test_one_move_follow_with_invalid_last_raises():
         legal_moves("S3 D3", "2", last=["Straight", "4", ["S3", "D4", "S5", "S6", "S7"]])
 
 
+def test_one_move_is_type_rank_multiset():
+    # "A move is the triple (type, key rank, card multiset)."
+    a = P(["Pair", "5", ["S5", "D5"]], "2")
+    b = P(["Pair", "5", ["D5", "S5"]], "2")
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert str(a) == "Pair 5 S5 D5"
+    assert a.type == MoveType.PAIR and a.rank == "5" and a.cards == ("S5", "D5")
+    assert Move.pass_move().to_platform() == ["PASS", "PASS", "PASS"]
+    assert Move.pass_move() == P(["PASS", "PASS", "PASS"], "2")
+    # same cards, different key: different moves
+    k, two = classify("SK DK H5 S2 D2", "5")
+    assert k != two and Counter(k.cards) == Counter(two.cards)
+    # same cards, different type: different moves
+    sf, st = classify("C7 C8 H5 CT CJ", "5")
+    assert sf != st and sf.rank == st.rank
+    assert isinstance(legal_moves("S3", "2"), MoveList)
+
+
 # ===========================================================================
 # Key rank in the platform notation
 # ===========================================================================
@@ -947,23 +965,49 @@ def test_pattern_mode_subset_of_full():
         assert len(pat) == len(set(pat))
 
 
-def test_pattern_mode_first_representative_in_full_order():
+def _dedup_by_pattern(full, lv):
+    seen = set()
+    out = []
+    for m in full:
+        k = pattern_of(m, lv) if not m.is_pass else "PASS"
+        if k not in seen:
+            seen.add(k)
+            out.append(m)
+    return out
+
+
+def test_pattern_mode_first_representative_of_each_pattern():
     # pattern = (type, rank, natural-card count per rank, number of wilds, suit of a
-    # straight flush); the representative is the first move of its pattern in the
-    # full list, kept in full-list order.
+    # straight flush); one representative per pattern of the full list: the first
+    # move of that pattern in full-mode order.
     for rules in (None, Rules.contest()):
         for hand, lv in _pattern_hands():
             for last in (None, ["Pair", "3", ["S3", "C3"]], ["Single", "5", ["S5"]]):
                 full = legal_moves(hand, lv, last, rules=rules)
                 pat = legal_moves(hand, lv, last, mode="pattern", rules=rules)
-                seen = set()
-                expect = []
-                for m in full:
-                    k = pattern_of(m, lv) if not m.is_pass else "PASS"
-                    if k not in seen:
-                        seen.add(k)
-                        expect.append(m)
-                assert list(pat) == expect, f"{hand} @ {lv}, last={last}"
+                expect = _dedup_by_pattern(full, lv)
+                assert len(pat) == len(expect)
+                assert set(pat) == set(expect), f"{hand} @ {lv}, last={last}"
+
+
+def test_pattern_mode_keeps_full_list_order():
+    # representative rule: the pattern list equals the full list deduplicated by
+    # pattern keeping the first occurrence, in order.
+    for rules in (None, Rules.contest()):
+        for hand, lv in _pattern_hands():
+            for last in (None, ["Pair", "3", ["S3", "C3"]], ["Single", "5", ["S5"]]):
+                full = legal_moves(hand, lv, last, rules=rules)
+                pat = legal_moves(hand, lv, last, mode="pattern", rules=rules)
+                assert list(pat) == _dedup_by_pattern(full, lv), f"{hand} @ {lv}, last={last}"
+
+
+def test_pattern_mode_order_minimal_case():
+    # the same rule on a small hand: a natural spade run (a straight flush, not a
+    # straight) next to an off-suit 8 and a wild
+    hand, lv = "S5 S6 S7 S8 D8 S9 H2", "2"
+    full = legal_moves(hand, lv)
+    pat = legal_moves(hand, lv, mode="pattern")
+    assert list(pat) == _dedup_by_pattern(full, lv)
 
 
 # ===========================================================================

@@ -9,7 +9,7 @@ view over them, built only when asked for.
 >>> from guandan import legal_moves
 >>> moves = legal_moves("S5 D5 H2 C6", "2")
 >>> len(moves), str(moves[0])
-(7, 'Single 2 H2')
+(9, 'Single 2 H2')
 >>> [str(m) for m in moves if m.type == MoveType.PAIR]
 ['Pair 5 S5 D5', 'Pair 5 S5 H2', 'Pair 5 D5 H2', 'Pair 6 C6 H2']
 >>> follow = legal_moves("S5 D5 H2 C6", "2", last=["Pair", "4", ["S4", "C4"]])

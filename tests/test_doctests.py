@@ -1,0 +1,16 @@
+"""Every docstring example of the public modules runs (against the installed package)."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["guandan", "guandan._core", "guandan.errors", "guandan.moves", "guandan.rules",
+           "guandan.cli"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    mod = importlib.import_module(name)
+    res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.failed == 0, f"{res.failed} doctest failures in {name}"
