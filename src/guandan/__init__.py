@@ -35,6 +35,8 @@ from .moves import (
     parse_move,
 )
 from .rules import PRESETS, Rules
+from .game import Game, perft
+from .policies import GreedyPolicy, RandomPolicy, get_policy
 
 __version__ = "0.1.0"
 
@@ -46,6 +48,11 @@ __all__ = [
     "MoveType",
     "Rules",
     "PRESETS",
+    "Game",
+    "perft",
+    "RandomPolicy",
+    "GreedyPolicy",
+    "get_policy",
     "classify",
     "legal_moves",
     "legal_moves_batch",

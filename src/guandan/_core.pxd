@@ -83,7 +83,16 @@ cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
 cdef int move_size(uint64_t lo, uint64_t hi) noexcept nogil
 cdef int card_count(uint64_t one, uint64_t two) noexcept nogil
 cdef int rank_strength(int rank, int level) noexcept nogil
+cdef bint is_bomb_type(int t) noexcept nogil
+cdef int bomb_value(int t, int key, int size, int level) noexcept nogil
+cdef int key_strength(int t, int key, int level) noexcept nogil
 
 cdef class Hand:
     cdef uint64_t one
     cdef uint64_t two
+
+cdef class MoveList:
+    cdef MoveBuf buf
+    cdef int _level
+    cdef object _move(self, Py_ssize_t i)
+    cpdef tuple raw(self, Py_ssize_t i)

@@ -1272,7 +1272,6 @@ cdef void _give_gen(Gen* g) noexcept:
         free(g)
 
 
-@cython.final
 cdef class MoveList:
     """The legal moves of one position: a lazy, indexable sequence of
     :class:`~guandan.Move`.
@@ -1283,8 +1282,6 @@ cdef class MoveList:
     Trips, ThreePair, ThreeWithTwo, TwoTrips, Straight, 4-card bombs, 5-card
     bombs, StraightFlush, 6..10-card bombs, joker bomb).
     """
-    cdef MoveBuf buf
-    cdef int _level
 
     def __cinit__(self):
         self.buf.data = NULL

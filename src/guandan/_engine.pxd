@@ -1,0 +1,60 @@
+# cython: language_level=3
+"""The native game state machine (round, trick, tribute, level) as a C struct
+with nogil functions; the Python Game and the bulk simulator drive it."""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from guandan._core cimport Gen, MoveBuf
+
+cdef enum:
+    PH_TRIBUTE = 0
+    PH_BACK = 1
+    PH_PLAY = 2
+    PH_OVER = 3
+
+cdef enum:
+    RF_A_SECOND_ONLY = 1      # A won only with the partner second
+    RF_NO_WILD_SF = 2         # same bit as _core.F_NO_WILD_SF
+    RF_EQUAL_LEAD_BANKER_LEFT = 4
+
+ctypedef struct State:
+    uint64_t one[4]            # hands (bitboard words)
+    uint64_t two[4]
+    uint64_t end_one[4]        # hands when the last round ended
+    uint64_t end_two[4]
+    uint64_t deal_rng[4]       # xoshiro256** for deals and the first leader
+    uint64_t top_lo, top_hi    # the play to beat (0: leading)
+    int8_t level[2]            # team levels, rank index 0..12
+    int8_t rlevel              # round level
+    int8_t owner               # team whose level the round is played at (-1: first round)
+    int8_t phase
+    int8_t to_act
+    int8_t top_seat            # seat of the top play (-1: leading)
+    int8_t passes              # passes since the top play
+    int8_t nfin
+    int8_t fin[4]              # finishing order of this round
+    int8_t last_order[4]       # full order of the last round (-1: none yet)
+    int8_t last_delta          # levels the last round's banker team went up
+    int8_t afail[2]            # failed rounds at own A
+    int8_t winner              # -1: none / not over, 0/1: team
+    int8_t npay                # tribute: number of payers this round (0..2)
+    int8_t payer[2]
+    int8_t paid[2]             # face paid by payer i (-1: not yet)
+    int8_t recv[2]             # receiver of payer i's tribute (-1: not decided)
+    int8_t returned[2]         # face returned to payer i (-1: not yet)
+    int8_t anti                # the paying side refused tribute this round
+    int8_t leader              # leads once tribute and return are done
+    int8_t first_leader        # who led this round's first trick
+    int16_t round_index
+    int16_t max_rounds         # 0: unlimited
+    int8_t a_fail_limit        # 0: unlimited
+    uint8_t rflags
+    int32_t decisions          # actions taken this game
+
+cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
+cdef uint64_t rng_next(uint64_t* s) noexcept nogil
+cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil
+cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit, int max_rounds) noexcept nogil
+cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil
+cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil
+cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
+cdef Py_ssize_t policy_greedy(State* st, MoveBuf* moves) noexcept nogil

@@ -1,0 +1,837 @@
+# cython: language_level=3
+"""Native game state machine: deal, trick play with pass and 接风, finishing
+order, promotion and the A rule, tribute / return / anti-tribute, and the
+built-in greedy policy. One implementation of the rules: the Python ``Game``
+and the bulk simulator both drive these functions.
+
+Seats 0..3 play in order s -> s+1; teams are seats 0 & 2 (team 0) and 1 & 3
+(team 1). Levels are rank indices 0..12 (2..A).
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset, memcpy
+
+cimport cython
+from guandan._core cimport (
+    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with,
+    card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength,
+    T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
+)
+
+from .errors import IllegalMoveError, GuandanError
+
+cdef extern from *:
+    """
+    static inline int _clz(unsigned long long x) { return __builtin_clzll(x); }
+    static inline int _ctz(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int _clz(unsigned long long x) noexcept nogil
+    int _ctz(unsigned long long x) noexcept nogil
+
+
+cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+cdef int HR_FACE = 53
+
+# ---------------------------------------------------------------------------
+# Random numbers: splitmix64 seeding, xoshiro256**
+# ---------------------------------------------------------------------------
+
+cdef inline uint64_t _splitmix(uint64_t* x) noexcept nogil:
+    cdef uint64_t z
+    x[0] += <uint64_t>0x9E3779B97F4A7C15
+    z = x[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil:
+    cdef uint64_t x = seed
+    rng[0] = _splitmix(&x)
+    rng[1] = _splitmix(&x)
+    rng[2] = _splitmix(&x)
+    rng[3] = _splitmix(&x)
+
+
+cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef uint64_t rng_next(uint64_t* s) noexcept nogil:
+    cdef uint64_t result = _rotl(s[1] * 5, 7) * 9
+    cdef uint64_t t = s[1] << 17
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil:
+    """Uniform integer in [0, n) (multiply-shift on the top 32 bits; n < 2**32)."""
+    return ((rng_next(s) >> 32) * n) >> 32
+
+# ---------------------------------------------------------------------------
+# Card helpers
+# ---------------------------------------------------------------------------
+
+cdef inline int face_count(uint64_t one, uint64_t two, int f) noexcept nogil:
+    return <int>((one >> f) & 1) + <int>((two >> f) & 1)
+
+
+cdef inline void add_face(State* st, int seat, int f) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << f
+    if st.one[seat] & bit:
+        st.two[seat] |= bit
+    else:
+        st.one[seat] |= bit
+
+
+cdef inline void remove_face(State* st, int seat, int f) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << f
+    if st.two[seat] & bit:
+        st.two[seat] &= ~bit
+    else:
+        st.one[seat] &= ~bit
+
+
+cdef inline void remove_cards(State* st, int seat, uint64_t mo, uint64_t mt) noexcept nogil:
+    """Hand minus a move's cards (the move is known to be in the hand)."""
+    cdef uint64_t o = st.one[seat], t = st.two[seat]
+    st.one[seat] = (o & ~mo) | (t & mo & ~mt)
+    st.two[seat] = t & ~mo
+
+
+cdef inline int face_strength(int f, int level) noexcept nogil:
+    """Level order of a single card: 2..A, level cards, SB, HR."""
+    if f >= 52:
+        return rank_strength(f - 39, level)
+    return rank_strength(f >> 2, level)
+
+
+cdef inline int hand_size(State* st, int seat) noexcept nogil:
+    return card_count(st.one[seat], st.two[seat])
+
+
+cdef inline bint is_out(State* st, int seat) noexcept nogil:
+    return st.one[seat] == 0
+
+
+cdef inline int next_active(State* st, int seat) noexcept nogil:
+    cdef int i, s
+    for i in range(1, 4):
+        s = (seat + i) & 3
+        if not is_out(st, s):
+            return s
+    return seat
+
+# ---------------------------------------------------------------------------
+# Rounds
+# ---------------------------------------------------------------------------
+
+cdef void st_deal(State* st) noexcept nogil:
+    """Shuffle the 108 cards with the deal RNG and give 27 to each seat."""
+    cdef int8_t deck[108]
+    cdef int i, j, f, k = 0
+    cdef int8_t tmp
+    for f in range(54):
+        deck[k] = f
+        deck[k + 1] = f
+        k += 2
+    for i in range(107, 0, -1):
+        j = <int>rng_below(st.deal_rng, i + 1)
+        tmp = deck[i]
+        deck[i] = deck[j]
+        deck[j] = tmp
+    for i in range(4):
+        st.one[i] = 0
+        st.two[i] = 0
+    for i in range(108):
+        add_face(st, i // 27, deck[i])
+
+
+cdef void st_reset_trick(State* st) noexcept nogil:
+    st.top_lo = 0
+    st.top_hi = 0
+    st.top_seat = -1
+    st.passes = 0
+
+
+cdef void st_start_round(State* st) noexcept nogil:
+    """Deal, then set up tribute (from the second round) or the first lead."""
+    cdef int i, hr = 0, banker
+    st_deal(st)
+    st_reset_trick(st)
+    st.nfin = 0
+    for i in range(4):
+        st.fin[i] = -1
+    st.npay = 0
+    st.anti = 0
+    for i in range(2):
+        st.payer[i] = -1
+        st.paid[i] = -1
+        st.recv[i] = -1
+        st.returned[i] = -1
+    if st.last_order[0] < 0:
+        # first round: the opening leader is drawn at random
+        st.leader = <int8_t>rng_below(st.deal_rng, 4)
+        st.first_leader = st.leader
+        st.phase = PH_PLAY
+        st.to_act = st.leader
+        return
+    banker = st.last_order[0]
+    if (st.last_order[1] & 1) == (banker & 1):
+        st.npay = 2                                # double-down: both losers pay
+        st.payer[0] = st.last_order[2]
+        st.payer[1] = st.last_order[3]
+    else:
+        st.npay = 1
+        st.payer[0] = st.last_order[3]
+    for i in range(st.npay):
+        hr += face_count(st.one[st.payer[i]], st.two[st.payer[i]], HR_FACE)
+    if hr == 2:
+        # anti-tribute: the paying side holds both big jokers
+        st.anti = 1
+        st.leader = banker
+        st.first_leader = banker
+        st.phase = PH_PLAY
+        st.to_act = banker
+        return
+    st.phase = PH_TRIBUTE
+    st.to_act = st.payer[0]
+
+
+cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit,
+                      int max_rounds) noexcept nogil:
+    cdef int i
+    memset(st, 0, sizeof(State))
+    st_seed(st.deal_rng, seed)
+    st.level[0] = 0
+    st.level[1] = 0
+    st.rlevel = 0
+    st.owner = -1
+    st.winner = -1
+    st.rflags = rflags
+    st.a_fail_limit = a_fail_limit
+    st.max_rounds = max_rounds
+    for i in range(4):
+        st.last_order[i] = -1
+    st.last_delta = 0
+    st_start_round(st)
+
+
+cdef bint round_over(State* st) noexcept nogil:
+    if st.nfin >= 3:
+        return True
+    return st.nfin == 2 and (st.fin[0] & 1) == (st.fin[1] & 1)
+
+
+cdef void st_end_round(State* st) noexcept nogil:
+    """Finishing order, promotion, the A rule, failed rounds at A, game end;
+    then the next round is dealt."""
+    cdef int i, s, k, banker, team, ppos = 0, delta, partner
+    cdef int8_t before[2]
+    cdef bint won = False
+    cdef int8_t order[4]
+    for i in range(st.nfin):
+        order[i] = st.fin[i]
+    k = st.nfin
+    for s in range(4):
+        if is_out(st, s):
+            continue
+        order[k] = s
+        k += 1
+    for i in range(4):
+        st.last_order[i] = order[i]
+        st.end_one[i] = st.one[i]
+        st.end_two[i] = st.two[i]
+    banker = order[0]
+    team = banker & 1
+    partner = (banker + 2) & 3
+    for i in range(1, 4):
+        if order[i] == partner:
+            ppos = i
+    delta = 4 - ppos                       # partner 2nd: +3, 3rd: +2, last: +1
+    before[0] = st.level[0]
+    before[1] = st.level[1]
+    if st.level[team] == 12 and st.rlevel == 12:
+        if ppos == 1 or (ppos == 2 and not (st.rflags & RF_A_SECOND_ONLY)):
+            won = True
+            st.winner = team
+    st.last_delta = 0
+    if not won:
+        st.level[team] = st.level[team] + delta if st.level[team] + delta <= 12 else 12
+        st.last_delta = st.level[team] - before[team]
+    if st.owner >= 0 and before[st.owner] == 12 and st.rlevel == 12 and not won:
+        st.afail[st.owner] += 1
+        if st.a_fail_limit and st.afail[st.owner] >= st.a_fail_limit:
+            st.level[st.owner] = 0
+            st.afail[st.owner] = 0
+    st.round_index += 1
+    st_reset_trick(st)
+    if won:
+        st.phase = PH_OVER
+        return
+    if st.max_rounds and st.round_index >= st.max_rounds:
+        st.phase = PH_OVER
+        st.winner = 0 if st.level[0] > st.level[1] else (1 if st.level[1] > st.level[0] else -1)
+        return
+    st.rlevel = st.level[team]
+    st.owner = team
+    st_start_round(st)
+
+# ---------------------------------------------------------------------------
+# Tribute and return
+# ---------------------------------------------------------------------------
+
+cdef int tribute_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
+    """The payer's highest card in level order, never a wild; one choice per
+    face of that strength."""
+    cdef uint64_t m = st.one[seat] & ~((<uint64_t>1) << (4 * st.rlevel + 1))
+    cdef uint64_t mm = m
+    cdef int f, best = -1, s
+    while mm:
+        f = _ctz(mm)
+        mm &= mm - 1
+        s = face_strength(f, st.rlevel)
+        if s > best:
+            best = s
+    if buf_reserve(out, 4) < 0:
+        return -1
+    while m:
+        f = _ctz(m)
+        m &= m - 1
+        if face_strength(f, st.rlevel) == best:
+            out.data[2 * out.n] = ((<uint64_t>1) << f) | ((<uint64_t>T_TRIBUTE) << TAG_SHIFT)
+            out.data[2 * out.n + 1] = 0
+            out.n += 1
+    return 0
+
+
+cdef int back_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
+    """A card of rank 2..10 that is not a level card; if there is none, the
+    lowest card in level order that is not a wild."""
+    cdef uint64_t m = st.one[seat]
+    cdef uint64_t lvl = (<uint64_t>15) << (4 * st.rlevel)
+    cdef uint64_t ok = m & ((<uint64_t>1 << 36) - 1) & ~lvl       # ranks 2..10
+    cdef int f, best = 99, s
+    cdef uint64_t mm
+    if buf_reserve(out, 54) < 0:
+        return -1
+    if ok == 0:
+        ok = m & ~((<uint64_t>1) << (4 * st.rlevel + 1))
+        mm = ok
+        while mm:
+            f = _ctz(mm)
+            mm &= mm - 1
+            s = face_strength(f, st.rlevel)
+            if s < best:
+                best = s
+        mm = ok
+        ok = 0
+        while mm:
+            f = _ctz(mm)
+            mm &= mm - 1
+            if face_strength(f, st.rlevel) == best:
+                ok |= (<uint64_t>1) << f
+    while ok:
+        f = _ctz(ok)
+        ok &= ok - 1
+        out.data[2 * out.n] = ((<uint64_t>1) << f) | ((<uint64_t>T_BACK) << TAG_SHIFT)
+        out.data[2 * out.n + 1] = 0
+        out.n += 1
+    return 0
+
+
+cdef void resolve_tribute(State* st) noexcept nogil:
+    """All tributes paid: decide who receives which, hand the cards over."""
+    cdef int banker = st.last_order[0], follower = st.last_order[1], s0, s1, i
+    if st.npay == 1:
+        st.recv[0] = banker
+        st.leader = st.payer[0]
+    else:
+        s0 = face_strength(st.paid[0], st.rlevel)
+        s1 = face_strength(st.paid[1], st.rlevel)
+        if s0 > s1:
+            st.recv[0] = banker
+            st.recv[1] = follower
+            st.leader = st.payer[0]
+        elif s1 > s0:
+            st.recv[1] = banker
+            st.recv[0] = follower
+            st.leader = st.payer[1]
+        else:
+            # equal tributes: 贡左还右 - each payer gives to the opponent on
+            # their left (上家), receivers return to their right (下家)
+            st.recv[0] = (st.payer[0] + 3) & 3
+            st.recv[1] = (st.payer[1] + 3) & 3
+            if st.rflags & RF_EQUAL_LEAD_BANKER_LEFT:
+                st.leader = (banker + 3) & 3
+            else:
+                st.leader = st.payer[0] if st.recv[0] == banker else st.payer[1]
+    for i in range(st.npay):
+        add_face(st, st.recv[i], st.paid[i])
+    st.first_leader = st.leader
+    st.phase = PH_BACK
+    # the banker returns first
+    st.to_act = banker
+
+# ---------------------------------------------------------------------------
+# Legal actions and applying them
+# ---------------------------------------------------------------------------
+
+cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil:
+    """Append the legal actions of the seat to act (nothing when over)."""
+    cdef int seat = st.to_act
+    if st.phase == PH_PLAY:
+        return generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                             st.rflags & F_NO_WILD_SF, out)
+    if st.phase == PH_TRIBUTE:
+        return tribute_choices(st, seat, out)
+    if st.phase == PH_BACK:
+        return back_choices(st, seat, out)
+    return 0
+
+
+cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil:
+    """1 if (lo, hi) is a legal action now, 0 if not, -1 out of memory."""
+    cdef Py_ssize_t i
+    scratch.n = 0
+    if st_legal(st, g, scratch) < 0:
+        return -1
+    for i in range(scratch.n):
+        if scratch.data[2 * i] == lo and scratch.data[2 * i + 1] == hi:
+            return 1
+    return 0
+
+
+cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Apply a legal action of the seat to act (not checked here)."""
+    cdef int seat = st.to_act, t = (lo >> TAG_SHIFT) & 15, i, f, others, s
+    st.decisions += 1
+    if st.phase == PH_TRIBUTE:
+        f = _ctz(lo & FACE_MASK)
+        remove_face(st, seat, f)
+        for i in range(st.npay):
+            if st.payer[i] == seat and st.paid[i] < 0:
+                st.paid[i] = f
+                break
+        for i in range(st.npay):
+            if st.paid[i] < 0:
+                st.to_act = st.payer[i]
+                return 0
+        resolve_tribute(st)
+        return 0
+    if st.phase == PH_BACK:
+        f = _ctz(lo & FACE_MASK)
+        for i in range(st.npay):
+            if st.recv[i] == seat and st.returned[i] < 0:
+                remove_face(st, seat, f)
+                add_face(st, st.payer[i], f)
+                st.returned[i] = f
+                break
+        for i in range(st.npay):
+            if st.returned[i] < 0:
+                st.to_act = st.recv[i]
+                return 0
+        st.phase = PH_PLAY
+        st.to_act = st.leader
+        return 0
+    if st.phase != PH_PLAY:
+        return -1
+    if t == T_PASS:
+        st.passes += 1
+    else:
+        remove_cards(st, seat, lo & FACE_MASK, hi & FACE_MASK)
+        st.top_lo = lo
+        st.top_hi = hi
+        st.top_seat = seat
+        st.passes = 0
+        if st.one[seat] == 0:
+            st.fin[st.nfin] = seat
+            st.nfin += 1
+            if round_over(st):
+                st_end_round(st)
+                return 1
+    # the trick ends when every other seat still holding cards has passed
+    others = 0
+    for s in range(4):
+        if s != st.top_seat and not is_out(st, s):
+            others += 1
+    if st.passes >= others:
+        s = st.top_seat
+        if is_out(st, s):
+            s = (s + 2) & 3                 # 接风: the partner leads
+        st_reset_trick(st)
+        st.to_act = s
+    else:
+        st.to_act = next_active(st, seat)
+    return 0
+
+# ---------------------------------------------------------------------------
+# Greedy policy
+# ---------------------------------------------------------------------------
+
+cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partner_on_top,
+                            int top_count, int own_count) noexcept nogil:
+    """A sensible rule-based choice among legal play moves (index):
+    leading, the lowest non-bomb (more cards first on ties); following, the
+    lowest non-bomb that beats, never over the partner; a bomb only against
+    an opponent close to going out (10 cards or fewer) or to go out ourselves."""
+    cdef Py_ssize_t i, best = -1, bomb = -1
+    cdef int t, k, sz, v, bestv = 1 << 30, bombv = 1 << 30
+    cdef uint64_t lo, hi
+    if moves.n == 0:
+        return -1
+    if not leading and partner_on_top:
+        return 0
+    for i in range(moves.n):
+        lo = moves.data[2 * i]
+        hi = moves.data[2 * i + 1]
+        t = (lo >> TAG_SHIFT) & 15
+        if t == T_PASS or t > T_BACK:
+            continue
+        k = (hi >> TAG_SHIFT) & 31
+        sz = move_size(lo, hi)
+        if is_bomb_type(t):
+            v = bomb_value(t, k, sz, level)
+            if sz == own_count:
+                v -= 1000                    # a bomb that goes out
+            if v < bombv:
+                bombv = v
+                bomb = i
+            continue
+        v = key_strength(t, k, level) * 64 - sz
+        if sz == own_count:
+            v -= 100000                      # go out when we can
+        if v < bestv:
+            bestv = v
+            best = i
+    if best >= 0:
+        return best
+    if bomb >= 0 and (leading or top_count <= 10 or own_count <= move_size(
+            moves.data[2 * bomb], moves.data[2 * bomb + 1])):
+        return bomb
+    return 0 if not leading else bomb
+
+
+cdef Py_ssize_t policy_greedy(State* st, MoveBuf* moves) noexcept nogil:
+    cdef int seat = st.to_act
+    if st.phase != PH_PLAY:
+        return 0 if moves.n else -1
+    return greedy_pick(moves, st.rlevel, st.top_seat < 0,
+                       st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1),
+                       hand_size(st, st.top_seat) if st.top_seat >= 0 else 27,
+                       hand_size(st, seat))
+
+# ---------------------------------------------------------------------------
+# Perft: count action sequences of a given depth (native recursion)
+# ---------------------------------------------------------------------------
+
+cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth) noexcept nogil:
+    cdef MoveBuf* b = &bufs[depth]
+    cdef Py_ssize_t i, n
+    cdef int64_t total = 0, sub
+    cdef State child
+    if st.phase == PH_OVER:
+        return 0
+    b.n = 0
+    if st_legal(st, g, b) < 0:
+        return -1
+    n = b.n
+    if depth == 1:
+        return n
+    for i in range(n):
+        memcpy(&child, st, sizeof(State))
+        st_apply(&child, b.data[2 * i], b.data[2 * i + 1])
+        sub = _perft(&child, g, bufs, depth - 1)
+        if sub < 0:
+            return -1
+        total += sub
+    return total
+
+# ---------------------------------------------------------------------------
+# Python-facing wrapper
+# ---------------------------------------------------------------------------
+
+POLICY_CODES = {"random": 1, "greedy": 2}
+
+
+cdef class GameCore:
+    """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
+    cdef State st
+    cdef State* stack
+    cdef Py_ssize_t nstack
+    cdef Py_ssize_t capstack
+    cdef Gen* g
+    cdef MoveBuf scratch
+    cdef uint64_t prng[4]
+
+    def __cinit__(self):
+        self.stack = NULL
+        self.nstack = 0
+        self.capstack = 0
+        self.g = <Gen*>malloc(sizeof(Gen))
+        self.scratch.data = NULL
+        self.scratch.n = 0
+        self.scratch.cap = 0
+        if self.g == NULL:
+            raise MemoryError()
+        memset(&self.st, 0, sizeof(State))
+        self.st.phase = PH_OVER
+        self.st.winner = -1
+
+    def __dealloc__(self):
+        free(self.stack)
+        free(self.g)
+        buf_free(&self.scratch)
+
+    @staticmethod
+    def new_game(uint64_t seed, int rflags=0, int a_fail_limit=0, int max_rounds=0):
+        cdef GameCore c = GameCore.__new__(GameCore)
+        st_new_game(&c.st, seed, <uint8_t>rflags, a_fail_limit, max_rounds)
+        st_seed(c.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+        return c
+
+    def seed_policy(self, uint64_t seed):
+        """Seed the RNG the built-in random policy draws from."""
+        st_seed(self.prng, seed)
+
+    def copy(self):
+        """A copy of the current state (without the undo history)."""
+        cdef GameCore c = GameCore.__new__(GameCore)
+        memcpy(&c.st, &self.st, sizeof(State))
+        memcpy(c.prng, self.prng, sizeof(self.prng))
+        return c
+
+    def state_bytes(self):
+        """The whole native state as bytes (exact comparisons, pickling)."""
+        return (<char*>&self.st)[:sizeof(State)]
+
+    def load_state_bytes(self, bytes data):
+        if len(data) != sizeof(State):
+            raise GuandanError("state bytes of the wrong size")
+        memcpy(&self.st, <char*>data, sizeof(State))
+
+    # -- actions ----------------------------------------------------------------
+    def legal(self):
+        """The legal actions of the seat to act as a MoveList."""
+        cdef MoveList ml = MoveList.__new__(MoveList)
+        cdef int rc
+        ml._level = self.st.rlevel
+        with nogil:
+            rc = st_legal(&self.st, self.g, &ml.buf)
+        if rc < 0:
+            raise MemoryError()
+        return ml
+
+    def is_legal(self, uint64_t lo, uint64_t hi):
+        cdef int rc = st_is_legal(&self.st, self.g, &self.scratch, lo, hi)
+        if rc < 0:
+            raise MemoryError()
+        return rc == 1
+
+    cdef int _push(self) except -1:
+        cdef State* p
+        cdef Py_ssize_t cap
+        if self.nstack == self.capstack:
+            cap = self.capstack * 2 if self.capstack else 64
+            p = <State*>realloc(self.stack, cap * sizeof(State))
+            if p == NULL:
+                raise MemoryError()
+            self.stack = p
+            self.capstack = cap
+        memcpy(&self.stack[self.nstack], &self.st, sizeof(State))
+        self.nstack += 1
+        return 0
+
+    def apply(self, uint64_t lo, uint64_t hi, bint check=True):
+        """Apply an action; with ``check`` it must be legal (else returns False
+        and changes nothing). Returns True when applied."""
+        if self.st.phase == PH_OVER:
+            return False
+        if check and not self.is_legal(lo, hi):
+            return False
+        self._push()
+        st_apply(&self.st, lo, hi)
+        return True
+
+    def undo(self):
+        """Restore the state before the last applied action."""
+        if self.nstack == 0:
+            raise GuandanError("nothing to undo")
+        self.nstack -= 1
+        memcpy(&self.st, &self.stack[self.nstack], sizeof(State))
+
+    @property
+    def history_len(self):
+        return self.nstack
+
+    def pick(self, policy):
+        """(lo, hi) chosen by a built-in policy ('random' or 'greedy')."""
+        cdef int code = POLICY_CODES.get(policy, 0)
+        cdef Py_ssize_t i
+        if code == 0:
+            raise GuandanError(f"unknown built-in policy {policy!r}")
+        self.scratch.n = 0
+        if st_legal(&self.st, self.g, &self.scratch) < 0:
+            raise MemoryError()
+        if self.scratch.n == 0:
+            raise GuandanError("no legal action: the game is over")
+        if code == 1:
+            i = <Py_ssize_t>rng_below(self.prng, self.scratch.n)
+        else:
+            i = policy_greedy(&self.st, &self.scratch)
+        return (self.scratch.data[2 * i], self.scratch.data[2 * i + 1])
+
+    def perft(self, int depth):
+        """Number of action sequences of length ``depth`` from here."""
+        cdef MoveBuf* bufs
+        cdef int64_t n
+        cdef int i
+        if depth < 0:
+            raise GuandanError("perft depth must be >= 0")
+        if depth == 0:
+            return 1
+        bufs = <MoveBuf*>malloc((depth + 1) * sizeof(MoveBuf))
+        if bufs == NULL:
+            raise MemoryError()
+        memset(bufs, 0, (depth + 1) * sizeof(MoveBuf))
+        with nogil:
+            n = _perft(&self.st, self.g, bufs, depth)
+        for i in range(depth + 1):
+            buf_free(&bufs[i])
+        free(bufs)
+        if n < 0:
+            raise MemoryError()
+        return n
+
+    # -- position setup -------------------------------------------------------
+    def set_position(self, hands, int rlevel, levels, int owner, int to_act, uint64_t top_lo,
+                     uint64_t top_hi, int top_seat, int passes, fin, int round_index, afail,
+                     uint64_t seed, int rflags, int a_fail_limit, int max_rounds):
+        """Start from a play-phase position (validated by the caller)."""
+        cdef int i
+        memset(&self.st, 0, sizeof(State))
+        st_seed(self.st.deal_rng, seed)
+        st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+        for i in range(4):
+            self.st.one[i] = (<Hand>hands[i]).one
+            self.st.two[i] = (<Hand>hands[i]).two
+            self.st.fin[i] = -1
+            self.st.last_order[i] = -1
+        self.st.rlevel = rlevel
+        self.st.level[0] = levels[0]
+        self.st.level[1] = levels[1]
+        self.st.owner = owner
+        self.st.to_act = to_act
+        self.st.top_lo = top_lo
+        self.st.top_hi = top_hi
+        self.st.top_seat = top_seat
+        self.st.passes = passes
+        self.st.nfin = len(fin)
+        for i in range(len(fin)):
+            self.st.fin[i] = fin[i]
+        self.st.round_index = round_index
+        self.st.afail[0] = afail[0]
+        self.st.afail[1] = afail[1]
+        self.st.winner = -1
+        self.st.rflags = rflags
+        self.st.a_fail_limit = a_fail_limit
+        self.st.max_rounds = max_rounds
+        self.st.phase = PH_PLAY
+        self.st.leader = to_act if top_seat < 0 else top_seat
+        self.st.first_leader = self.st.leader
+        for i in range(2):
+            self.st.payer[i] = -1
+            self.st.paid[i] = -1
+            self.st.recv[i] = -1
+            self.st.returned[i] = -1
+        self.nstack = 0
+
+    # -- read access ------------------------------------------------------------
+    @property
+    def phase(self):
+        return self.st.phase
+
+    @property
+    def to_act(self):
+        return self.st.to_act
+
+    @property
+    def rlevel(self):
+        return self.st.rlevel
+
+    @property
+    def levels(self):
+        return (self.st.level[0], self.st.level[1])
+
+    @property
+    def owner(self):
+        return self.st.owner
+
+    @property
+    def round_index(self):
+        return self.st.round_index
+
+    @property
+    def top(self):
+        return (self.st.top_seat, self.st.top_lo, self.st.top_hi, self.st.passes)
+
+    @property
+    def fin(self):
+        return [self.st.fin[i] for i in range(self.st.nfin)]
+
+    @property
+    def last_order(self):
+        return [self.st.last_order[i] for i in range(4)] if self.st.last_order[0] >= 0 else None
+
+    @property
+    def last_delta(self):
+        return self.st.last_delta
+
+    @property
+    def winner(self):
+        return self.st.winner
+
+    @property
+    def afail(self):
+        return (self.st.afail[0], self.st.afail[1])
+
+    @property
+    def decisions(self):
+        return self.st.decisions
+
+    @property
+    def leader(self):
+        return self.st.leader
+
+    @property
+    def first_leader(self):
+        return self.st.first_leader
+
+    @property
+    def tribute(self):
+        """(npay, payers, paid faces, receivers, returned faces, anti)."""
+        n = self.st.npay
+        return (n, [self.st.payer[i] for i in range(n)], [self.st.paid[i] for i in range(n)],
+                [self.st.recv[i] for i in range(n)], [self.st.returned[i] for i in range(n)],
+                bool(self.st.anti))
+
+    def hand(self, int seat):
+        return Hand.from_masks(self.st.one[seat & 3], self.st.two[seat & 3])
+
+    def end_hand(self, int seat):
+        return Hand.from_masks(self.st.end_one[seat & 3], self.st.end_two[seat & 3])
+
+    def hand_size(self, int seat):
+        return card_count(self.st.one[seat & 3], self.st.two[seat & 3])
+
+
+def greedy_index(MoveList moves, int level, bint leading, bint partner_on_top, int top_count,
+                 int own_count):
+    """Index of the greedy policy's choice among ``moves`` (-1 if empty)."""
+    return greedy_pick(&moves.buf, level, leading, partner_on_top, top_count, own_count)
