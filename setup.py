@@ -49,7 +49,7 @@ def ext(name):
 
 setup(
     ext_modules=cythonize(
-        [ext("_core"), ext("_engine")],
+        [ext("_core"), ext("_engine"), ext("_sim")],
         compiler_directives=directives,
         include_path=["src"],
         annotate=os.environ.get("GUANDAN_ANNOTATE", "") not in ("", "0"),

@@ -662,6 +662,26 @@ def test_compare_wild_completes_every_combination():
     assert readings("S5 D5 C5 H2", lv) == [("Bomb", "5")]
 
 
+def test_compare_wild_readings_in_full_houses_and_sequences():
+    # "Combined with other cards a wild may stand for any card except a joker";
+    # "The same cards can be several moves when the wild can be read several ways"
+    # the wild at either end of a same-suit run: two straight flushes, two straights
+    assert readings("H2 S3 S4 S5 S6", "2") == [("StraightFlush", "3"), ("StraightFlush", "2"),
+                                               ("Straight", "3"), ("Straight", "2")]
+    # the wild standing for a level card at its natural place in a run
+    assert readings("S5 S6 H7 S8 S9", "7") == [("StraightFlush", "5"), ("Straight", "5")]
+    # two wilds: "AAA + KK" and "KKK + AA"
+    assert readings("H2 H2 SK DK SA", "2") == [("ThreeWithTwo", "A"), ("ThreeWithTwo", "K")]
+    assert readings("S5 H2 H2 S9 D9", "2") == [("ThreeWithTwo", "9"), ("ThreeWithTwo", "5")]
+    # a wild with a joker pair
+    assert readings("S9 D9 H2 SB SB", "2") == [("ThreeWithTwo", "9")]
+    # the level rank with a wild: "222 + 33" and "333 + 22"
+    assert readings("S2 D2 H2 S3 D3", "2") == [("ThreeWithTwo", "2"), ("ThreeWithTwo", "3")]
+    # 5-card bombs: level rank above A
+    assert C("S2 S2 C2 D2 H2", "2").beats(C("SA SA CA DA HA", "2"))
+    assert not C("SA SA CA DA HA", "2").beats(C("S2 S2 C2 D2 H2", "2"))
+
+
 # ===========================================================================
 # What counts as one legal move
 # ===========================================================================

@@ -37,6 +37,7 @@ from .moves import (
 from .rules import PRESETS, Rules
 from .game import Game, perft
 from .policies import GreedyPolicy, RandomPolicy, get_policy
+from .simulate import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -53,6 +54,8 @@ __all__ = [
     "RandomPolicy",
     "GreedyPolicy",
     "get_policy",
+    "simulate",
+    "SimulationResult",
     "classify",
     "legal_moves",
     "legal_moves_batch",

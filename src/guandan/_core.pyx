@@ -671,14 +671,20 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
     """Pattern mode straights: one move per set of wild slots. Representative:
     the first natural (lowest suit) in every other slot, except that a
     wild-free choice that is one suit takes the second option of the last
-    slot that has one (the first non-flush fill in full-mode order)."""
-    cdef int v, m, s, r, nw, last2, ss, o, b
+    slot that has one (the first non-flush fill in full-mode order). The
+    representatives are emitted in the order of their first occurrence in
+    full mode (odometer order: slot 0 outermost, naturals before the wild)."""
+    cdef int v, m, s, r, nw, last2, ss, o, b, cnt = 0, i, j
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
+    cdef uint32_t key
+    cdef uint32_t keys[32]
+    cdef uint64_t ones[32]
+    cdef uint8_t nws[32]
     if buf_reserve(g.out, 32) < 0:
         return -1
-    for v in range(32):          # full-mode order: slot 0 most significant
+    for v in range(32):
         m = REV5[v]              # slot s = bit s of m
         if (m & need) != need:
             continue
@@ -688,12 +694,15 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
         one = 0
         ss = 0
         last2 = -1
+        key = 0
         for s in range(5):
-            if (m >> s) & 1:
-                continue
             r = seq_rank(pos + s)
             o = g.nat[r] & 15
-            b = o & (-o)                      # lowest suit held
+            if (m >> s) & 1:
+                key = key * 8 + NIB_CNT[o]        # the wild is the last option of a slot
+                continue
+            key = key * 8
+            b = o & (-o)                          # lowest suit held
             one |= (<uint64_t>b) << (4 * r)
             ss |= b
             if o != b:
@@ -704,13 +713,26 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
             r = seq_rank(pos + last2)
             o = g.nat[r] & 15
             b = o & (-o)
-            o &= o - 1                        # second lowest suit held
+            o &= o - 1                            # second lowest suit held
             one = (one & ~((<uint64_t>b) << (4 * r))) | ((<uint64_t>(o & (-o))) << (4 * r))
-        g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
-        g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
-        g.out.n += 1
+            key += 1 << (3 * (4 - last2))
+        # insertion by key
+        i = cnt
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            ones[i] = ones[i - 1]
+            nws[i] = nws[i - 1]
+            i -= 1
+        keys[i] = key
+        ones[i] = one
+        nws[i] = nw
+        cnt += 1
         if g.w == 0:
             break
+    for j in range(cnt):
+        g.out.data[2 * g.out.n] = ones[j] | g.wone[nws[j]] | lt
+        g.out.data[2 * g.out.n + 1] = g.wtwo[nws[j]] | ht
+        g.out.n += 1
     return 0
 
 

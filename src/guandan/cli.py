@@ -36,6 +36,33 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .rules import Rules
+    from .simulate import simulate
+
+    pols = [p.strip() for p in args.policy.split(",")]
+    if len(pols) == 2:
+        pols = pols * 2          # seats 0,2 play the first, seats 1,3 the second
+    if len(pols) == 1:
+        pols = pols * 4
+    if args.games is not None:
+        n, unit = args.games, "game"
+    else:
+        n, unit = args.deals, "deal"
+    res = simulate(n, unit=unit, policies=pols, rules=Rules.named(args.rules), seed=args.seed,
+                   workers=args.workers, progress=not args.quiet and sys.stderr.isatty() or args.progress,
+                   keep_rows=args.out is not None)
+    print(res.format_summary())
+    if args.out:
+        path = res.save(args.out)
+        print(f"rows saved to {path}")
+    if args.json:
+        s = res.summary()
+        s["team_win_ci95"] = [list(x) for x in s["team_win_ci95"]]
+        print(json.dumps(s))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="guandan", description="Guandan (掼蛋) engine")
     sub = p.add_subparsers(dest="command", required=True)
@@ -48,6 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print a JSON list of platform triples")
     m.add_argument("--rules", default="default", help="rules preset (default, contest)")
     m.set_defaults(func=_cmd_moves)
+
+    s = sub.add_parser("simulate", help="simulate many deals or games in the native loop")
+    s.add_argument("--deals", type=int, default=100_000, help="number of deals (default 100000)")
+    s.add_argument("--games", type=int, help="simulate whole games instead of deals")
+    s.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    s.add_argument("--policy", default="greedy,random",
+                   help="policies: one (all seats), two (team 0, team 1) or four, from random, greedy")
+    s.add_argument("--rules", default="default", help="rules preset (default, contest)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", help="save the rows (.npz, or .parquet with pyarrow)")
+    s.add_argument("--progress", action="store_true", help="progress bar even when not a terminal")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--json", action="store_true", help="also print the summary as JSON")
+    s.set_defaults(func=_cmd_simulate)
     return p
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _core
 from ._core import Hand
-from .errors import CardError, GuandanError, InvalidMoveError, TooManyCopiesError
+from .errors import CardError, GuandanError, InvalidMoveError, LevelError, TooManyCopiesError
 from .rules import Rules
 
 __all__ = [
@@ -138,17 +138,18 @@ class Move:
         if isinstance(triple, str):
             try:
                 triple = json.loads(triple)
-            except ValueError:
-                raise InvalidMoveError(f"not a JSON triple: {triple!r}") from None
+            except (ValueError, RecursionError):
+                raise InvalidMoveError(f"not a JSON triple: {triple[:80]!r}") from None
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
             raise InvalidMoveError(f"a move is [type, rank, cards], got {triple!r}")
         tname, rank, cards = triple
-        if tname not in _TYPE_BY_NAME:
+        if not isinstance(tname, str) or tname not in _TYPE_BY_NAME:
             raise InvalidMoveError(
                 f"unknown move type {tname!r}; known: {', '.join(_TYPE_BY_NAME)}")
         t = _TYPE_BY_NAME[tname]
         if t == MoveType.PASS:
-            if rank != "PASS" or cards not in ("PASS", None, [], ()):
+            if rank != "PASS" or not (cards is None or (isinstance(cards, (str, list, tuple))
+                                                         and cards in ("PASS", [], ()))):
                 raise InvalidMoveError(f"a pass is ['PASS', 'PASS', 'PASS'], got {triple!r}")
             return cls.pass_move()
         if not isinstance(rank, str) or rank not in _RANK_LETTERS | {"tribute", "back"}:
@@ -444,10 +445,15 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
         arr = hands
         if arr.ndim != 2 or arr.shape[1] != 54:
             raise CardError(f"hands must be an (n, 54) array of counts, got shape {arr.shape}")
+        if not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_):
+            raise CardError(f"card counts must be integers, got dtype {arr.dtype}")
         if arr.size and (arr.min() < 0 or arr.max() > 2):
             raise TooManyCopiesError("card counts must be 0, 1 or 2 (two decks)")
         counts = np.ascontiguousarray(arr, dtype=np.uint8)
     else:
+        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__iter__"):
+            raise CardError(f"hands must be an (n, 54) count array or a sequence of hands, "
+                            f"got {type(hands).__name__}")
         hs = [h if isinstance(h, Hand) else Hand(h) for h in hands]
         counts = np.zeros((len(hs), 54), dtype=np.uint8)
         for i, h in enumerate(hs):
@@ -456,6 +462,8 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
     if isinstance(levels, (str, int, np.integer)):
         lv = np.full(n, _core.level_index(levels), dtype=np.int64)
     else:
+        if isinstance(levels, bytes) or not hasattr(levels, "__iter__"):
+            raise LevelError(f"levels must be one level or a sequence of levels, got {levels!r}")
         lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
         if lv.shape != (n,):
             raise GuandanError(f"expected {n} levels, got {lv.shape[0]}")
@@ -464,9 +472,16 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
     if last is None:
         lw = np.zeros((0, 2), dtype=np.uint64)
     else:
-        lw = np.ascontiguousarray(last, dtype=np.uint64)
-        if lw.shape != (n, 2):
-            raise GuandanError(f"last must be an ({n}, 2) uint64 array of move words")
+        try:
+            raw = np.asarray(last)
+        except (ValueError, TypeError):
+            raise InvalidMoveError("last must be an (n, 2) array of move words") from None
+        if raw.shape != (n, 2) or not np.issubdtype(raw.dtype, np.integer):
+            raise InvalidMoveError(f"last must be an ({n}, 2) integer array of move words, "
+                                   f"got shape {raw.shape} dtype {raw.dtype}")
+        if raw.size and np.issubdtype(raw.dtype, np.signedinteger) and raw.min() < 0:
+            raise InvalidMoveError("move words are unsigned")
+        lw = np.ascontiguousarray(raw, dtype=np.uint64)
         _check_words(lw, lv, rules)
     offsets, words = _core.batch_generate(counts, lv, lw, mode == "pattern", _wild_sf(rules))
     return MoveBatch(offsets, words, lv)

@@ -1,0 +1,373 @@
+"""Bulk simulation: millions of deals in the native loop, on all cores, or on
+a cluster through any ``concurrent.futures``-style executor (Dask included).
+
+>>> from guandan import simulate
+>>> r = simulate(200, policies=("greedy", "random", "greedy", "random"), seed=1, workers=1)
+>>> len(r), r.unit, r.summary()["team_win_rate"][0] > 0.8
+(200, 'deal', True)
+>>> r.rows["order"].shape
+(200, 4)
+
+Determinism: deals are cut into fixed chunks of :data:`CHUNK_DEALS` deals
+(:data:`CHUNK_GAMES` games); chunk ``i`` draws everything from
+``numpy.random.SeedSequence(seed, spawn_key=(i,))`` - the i-th child of
+``SeedSequence(seed).spawn(...)`` - so the same seed gives identical rows for
+any number of workers, threads, processes or machines.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _engine, _sim
+from .errors import GuandanError
+from .rules import Rules
+
+__all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds"]
+
+CHUNK_DEALS = 2000
+CHUNK_GAMES = 100
+_POLICY_CODES = {"random": 1, "greedy": 2}
+
+
+def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
+    """(game seed, policy seed) of chunk ``index``: the ``index``-th child of
+    ``SeedSequence(seed)``."""
+    a, b = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, dtype=np.uint64)
+    return int(a), int(b)
+
+
+def _rflags(rules: Rules) -> int:
+    from .game import _rflags as rf
+    return rf(rules)
+
+
+def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...], rflags: int,
+                a_fail: int, max_rounds: int) -> Dict[str, np.ndarray]:
+    """One chunk in the native loop (module level so that process pools and
+    Dask can pickle it)."""
+    gs, ps = chunk_seeds(seed, index)
+    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rflags, a_fail,
+                            max_rounds)
+    return out
+
+
+def _run_python(seed: int, index: int, n: int, unit: int, policies: Sequence[Any],
+                rules: Rules) -> Dict[str, np.ndarray]:
+    """One chunk through :class:`guandan.Game` when some seat is a Python
+    callable (built-in names still pick natively). Same rows as the native loop."""
+    from .game import Game
+    from .moves import MoveType
+    gs, ps = chunk_seeds(seed, index)
+    rows: Dict[str, List[Any]] = {k: [] for k in (_sim.DEAL_FIELDS if unit == 0 else _sim.GAME_FIELDS)}
+    game = 0
+    done = 0
+    while done < n:
+        g = Game(rules=rules, seed=_sim.game_seed(gs, game))
+        g._core.seed_policy(ps ^ game)
+        gdec = gbombs = gtrib = ganti = 0
+        while not g.is_over and done < n:
+            r0, lvl = g.round_index, g._core.rlevel
+            npay, _, _, _, _, anti = g._core.tribute
+            dec = bombs = 0
+            while g.round_index == r0 and not g.is_over:
+                m = g.play_policy(policies[g.to_act])
+                dec += 1
+                bombs += m.type.is_bomb
+            gdec += dec
+            gbombs += bombs
+            gtrib += bool(npay and not anti)
+            ganti += bool(anti)
+            if unit == 0:
+                order = g.last_round_order
+                vals = (game, r0, lvl, order, order[0] & 1, g._core.last_delta,
+                        0 if anti else npay, int(anti), dec, bombs, int(g.is_over),
+                        g._core.winner if g.is_over else -1)
+                for k, v in zip(_sim.DEAL_FIELDS, vals):
+                    rows[k].append(v)
+                done += 1
+        if unit == 1:
+            vals = (game, g.round_index, gdec, gbombs, g._core.winner, list(g._core.levels),
+                    min(gtrib, 127), min(ganti, 127))
+            for k, v in zip(_sim.GAME_FIELDS, vals):
+                rows[k].append(v)
+            done += 1
+        game += 1
+    dtypes = {"game": np.int32, "round": np.int16, "level": np.int8, "order": np.int8,
+              "banker_team": np.int8, "delta": np.int8, "tribute": np.int8, "anti": np.int8,
+              "decisions": np.int32, "bombs": np.int32, "game_over": np.int8, "winner": np.int8,
+              "rounds": np.int16, "levels": np.int8, "tributes": np.int8, "anti_tributes": np.int8}
+    return {k: np.asarray(v, dtype=dtypes[k]) for k, v in rows.items()}
+
+
+class _Aggregate:
+    """Streaming totals, so that a summary never needs the rows."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.wins = [0, 0]
+        self.decisions = 0
+        self.bombs = 0
+        self.rounds = 0
+        self.tributes = 0
+        self.anti = 0
+        self.double_down = 0
+
+    def add(self, unit: str, rows: Dict[str, np.ndarray]) -> None:
+        k = len(rows["decisions"])
+        self.n += k
+        self.decisions += int(rows["decisions"].sum())
+        self.bombs += int(rows["bombs"].sum())
+        if unit == "deal":
+            bt = rows["banker_team"]
+            self.wins[0] += int((bt == 0).sum())
+            self.wins[1] += int((bt == 1).sum())
+            self.rounds += k
+            self.tributes += int((rows["tribute"] > 0).sum())
+            self.anti += int(rows["anti"].sum())
+            o = rows["order"]
+            self.double_down += int(((o[:, 0] & 1) == (o[:, 1] & 1)).sum())
+        else:
+            w = rows["winner"]
+            self.wins[0] += int((w == 0).sum())
+            self.wins[1] += int((w == 1).sum())
+            self.rounds += int(rows["rounds"].sum())
+            self.tributes += int(rows["tributes"].sum())
+            self.anti += int(rows["anti_tributes"].sum())
+
+
+def _wilson(k: int, n: int, z: float = 1.96) -> Tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+class SimulationResult:
+    """Rows (numpy arrays, one row per deal or game) and a summary.
+
+    Deal rows: ``game`` (chunk index x 1,000,000 + game number in the chunk), ``round``
+    (round index in that game), ``level`` (round level, 0..12 = 2..A),
+    ``order`` (finishing order, 4 seats), ``banker_team``, ``delta`` (levels
+    gained by the banker's team; 0 when the round won the game), ``tribute``
+    (payers: 0, 1 or 2), ``anti`` (anti-tribute), ``decisions`` (actions,
+    tribute and return included), ``bombs`` (bombs and straight flushes
+    played), ``game_over`` and ``winner`` (the game's winning team when this
+    round ended it, else -1). Game rows: ``game``, ``rounds``,
+    ``decisions``, ``bombs``, ``winner`` (-1: no winner within
+    ``max_rounds``), ``levels`` (final team levels), ``tributes``,
+    ``anti_tributes``.
+    """
+
+    def __init__(self, unit: str, n: int, rows: Optional[Dict[str, np.ndarray]], agg: _Aggregate,
+                 elapsed: float, seed: int, policies: Sequence[str], rules: Rules,
+                 workers: int) -> None:
+        self.unit = unit
+        self.n = n
+        self.rows = rows
+        self._agg = agg
+        self.elapsed = elapsed
+        self.seed = seed
+        self.policies = list(policies)
+        self.rules = rules
+        self.workers = workers
+
+    def __len__(self) -> int:
+        return self.n
+
+    def summary(self) -> Dict[str, Any]:
+        """Team win rates (banker team per deal, or game winner) with 95%
+        Wilson intervals, mean decisions, bomb frequency, tribute rates and
+        speed."""
+        a = self._agg
+        decided = a.wins[0] + a.wins[1]
+        per = "deal" if self.unit == "deal" else "game"
+        s: Dict[str, Any] = {
+            "unit": self.unit,
+            "n": a.n,
+            "team_win_rate": [a.wins[t] / decided if decided else float("nan") for t in (0, 1)],
+            "team_win_ci95": [_wilson(a.wins[t], decided) for t in (0, 1)],
+            f"decisions_per_{per}": a.decisions / a.n if a.n else 0.0,
+            f"bombs_per_{per}": a.bombs / a.n if a.n else 0.0,
+            "rounds": a.rounds,
+            "tribute_rate": a.tributes / a.rounds if a.rounds else 0.0,
+            "anti_tribute_rate": a.anti / a.rounds if a.rounds else 0.0,
+            "seconds": self.elapsed,
+            f"{per}s_per_s": a.n / self.elapsed if self.elapsed else float("inf"),
+            "decisions_per_s": a.decisions / self.elapsed if self.elapsed else float("inf"),
+            "policies": self.policies,
+            "rules": self.rules.name,
+            "seed": self.seed,
+            "workers": self.workers,
+        }
+        if self.unit == "deal":
+            s["double_down_rate"] = a.double_down / a.n if a.n else 0.0
+        else:
+            s["undecided_games"] = a.n - decided
+        return s
+
+    def format_summary(self) -> str:
+        s = self.summary()
+        per = "deal" if self.unit == "deal" else "game"
+        lines = [
+            f"{s['n']:,} {per}s in {s['seconds']:.1f} s: {s[per + 's_per_s']:,.0f} {per}s/s, "
+            f"{s['decisions_per_s']:,.0f} decisions/s ({s['workers']} workers)",
+            f"policies {', '.join(self.policies)}; rules {s['rules']}; seed {s['seed']}",
+            f"{'':<26}{'team 0 (seats 0,2)':>20}{'team 1 (seats 1,3)':>20}",
+        ]
+        (l0, h0), (l1, h1) = s["team_win_ci95"]
+        what = "banker (wins the deal)" if self.unit == "deal" else "wins the game"
+        lines.append(f"{what:<26}{s['team_win_rate'][0]:>12.2%} ±{(h0 - l0) / 2:.2%}"
+                     f"{s['team_win_rate'][1]:>12.2%} ±{(h1 - l1) / 2:.2%}")
+        lines.append(f"decisions per {per}: {s['decisions_per_' + per]:.1f}; bombs per {per}: "
+                     f"{s['bombs_per_' + per]:.2f}; tribute {s['tribute_rate']:.1%}, "
+                     f"anti-tribute {s['anti_tribute_rate']:.2%} of rounds")
+        return "\n".join(lines)
+
+    __str__ = format_summary
+
+    def save(self, path: str) -> str:
+        """Save the rows: ``.npz`` (numpy) or ``.parquet`` (needs pyarrow)."""
+        if self.rows is None:
+            raise GuandanError("rows were not kept (keep_rows=False): nothing to save")
+        if path.endswith(".parquet"):
+            try:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise GuandanError("saving Parquet needs pyarrow (pip install pyarrow)") from None
+            cols = {}
+            for k, v in self.rows.items():
+                if v.ndim == 2:
+                    for j in range(v.shape[1]):
+                        cols[f"{k}{j}"] = v[:, j]
+                else:
+                    cols[k] = v
+            pq.write_table(pa.table(cols), path)
+            return path
+        if not path.endswith(".npz"):
+            path += ".npz"
+        import json
+        meta = {"unit": self.unit, "seed": self.seed, "policies": self.policies,
+                "rules": self.rules.to_dict()}
+        np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **self.rows)
+        return path
+
+
+def _is_dask_client(ex: Any) -> bool:
+    return type(ex).__module__.startswith("distributed") and hasattr(ex, "gather")
+
+
+def simulate(n: int, *, unit: str = "deal",
+             policies: Sequence[Union[str, Callable[..., Any]]] = ("greedy", "random", "greedy", "random"),
+             rules: Optional[Rules] = None, seed: int = 0, workers: Optional[int] = None,
+             executor: Any = None, progress: bool = False, keep_rows: bool = True,
+             chunk: Optional[int] = None) -> SimulationResult:
+    """Simulate ``n`` deals (``unit="deal"``) or games (``unit="game"``).
+
+    Args:
+        policies: one per seat: ``"random"``, ``"greedy"`` (native) or a
+            Python callable ``(observation, legal_moves) -> move`` (runs through
+            :class:`guandan.Game`, much slower).
+        rules: a :class:`Rules` (default rules if None).
+        seed: the root seed; identical results for any ``workers``/``executor``.
+        workers: threads for the local native loop (default: all cores).
+        executor: a ``concurrent.futures.Executor`` or a Dask
+            ``distributed.Client`` to run the chunks on instead.
+        progress: print a progress line (done, rate, ETA) to stderr.
+        keep_rows: keep the per-row arrays (else only the streaming summary:
+            memory constant in ``n``).
+        chunk: deals (or games) per chunk; part of the result's identity.
+    """
+    if unit not in ("deal", "game"):
+        raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
+    if not isinstance(n, int) or n < 0:
+        raise GuandanError(f"n must be a non-negative int, got {n!r}")
+    if len(policies) != 4:
+        raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
+    for p in policies:
+        if not callable(p) and p not in _POLICY_CODES:
+            raise GuandanError(f"unknown policy {p!r}; built-in: random, greedy")
+    rules = rules if rules is not None else Rules.default()
+    u = 0 if unit == "deal" else 1
+    size = chunk or (CHUNK_DEALS if u == 0 else CHUNK_GAMES)
+    nchunks = (n + size - 1) // size
+    native = all(isinstance(p, str) for p in policies)
+    names = [p if isinstance(p, str) else getattr(p, "__name__", type(p).__name__) for p in policies]
+    workers = workers or os.cpu_count() or 1
+
+    def task(i: int) -> Tuple[Callable[..., Any], tuple]:
+        k = min(size, n - i * size)
+        if native:
+            return _run_native, (seed, i, k, u, tuple(_POLICY_CODES[p] for p in policies),
+                                 _rflags(rules), rules.a_fail_limit or 0, rules.max_rounds or 0)
+        return _run_python, (seed, i, k, u, list(policies), rules)
+
+    own_pool = None
+    if executor is None:
+        own_pool = ThreadPoolExecutor(max_workers=workers) if (native and workers > 1) else None
+        ex = own_pool
+    else:
+        ex = executor
+    agg = _Aggregate()
+    parts: List[Dict[str, np.ndarray]] = []
+    t0 = time.perf_counter()
+    done = 0
+    window = max(2, 4 * workers)
+    try:
+        pending: List[Any] = []
+        nxt = 0
+        for i in range(nchunks):
+            while nxt < nchunks and len(pending) < window and ex is not None:
+                fn, args = task(nxt)
+                pending.append(ex.submit(fn, *args))
+                nxt += 1
+            if ex is None:
+                fn, args = task(i)
+                rows = fn(*args)
+            else:
+                fut = pending.pop(0)
+                rows = fut.result()
+            # chunk i's games are numbered after the previous chunks'
+            rows["game"] = rows["game"].astype(np.int64) + i * 1_000_000
+            agg.add(unit, rows)
+            if keep_rows:
+                parts.append(rows)
+            done += len(rows["decisions"])
+            if progress:
+                _progress(done, n, unit, time.perf_counter() - t0)
+    finally:
+        if own_pool is not None:
+            own_pool.shutdown(wait=True, cancel_futures=True)
+    elapsed = time.perf_counter() - t0
+    if progress:
+        sys.stderr.write("\n")
+    rows_all = None
+    if keep_rows:
+        keys = _sim.DEAL_FIELDS if u == 0 else _sim.GAME_FIELDS
+        if parts:
+            rows_all = {k: np.concatenate([p[k] for p in parts]) for k in keys}
+        else:
+            rows_all = {k: np.zeros((0, 4) if k == "order" else ((0, 2) if k == "levels" else 0))
+                        for k in keys}
+    return SimulationResult(unit, n, rows_all, agg, elapsed, seed, names, rules, workers)
+
+
+def _progress(done: int, n: int, unit: str, dt: float) -> None:
+    rate = done / dt if dt > 0 else 0.0
+    eta = (n - done) / rate if rate > 0 else float("inf")
+    pct = done / n if n else 1.0
+    bar = "#" * int(pct * 30)
+    sys.stderr.write(f"\r[{bar:<30}] {done:,}/{n:,} {unit}s {pct:6.1%}  {rate:,.0f} {unit}s/s"
+                     f"  ETA {eta:5.0f}s ")
+    sys.stderr.flush()
