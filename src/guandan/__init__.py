@@ -38,6 +38,7 @@ from .rules import PRESETS, Rules
 from .game import Game, perft
 from .policies import GreedyPolicy, RandomPolicy, get_policy
 from .simulate import SimulationResult, simulate
+from .vec import VecGame, move_features
 
 __version__ = "0.1.0"
 
@@ -56,6 +57,8 @@ __all__ = [
     "get_policy",
     "simulate",
     "SimulationResult",
+    "VecGame",
+    "move_features",
     "classify",
     "legal_moves",
     "legal_moves_batch",

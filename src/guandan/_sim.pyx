@@ -29,6 +29,7 @@ cdef extern from *:
     }
     """
     uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) noexcept nogil
+    int _ctz64 "__builtin_ctzll"(unsigned long long x) noexcept nogil
 
 
 cdef enum:
@@ -226,3 +227,197 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
 def game_seed(uint64_t seed, uint64_t k):
     """The deal seed of game ``k`` of a chunk whose game seed is ``seed``."""
     return _mix(seed, k)
+
+
+# ---------------------------------------------------------------------------
+# Batched stepping for learners: many games, numpy in and out
+# ---------------------------------------------------------------------------
+
+DEF OBS_DIM = 227
+
+cdef inline void _counts54(uint64_t one, uint64_t two, float* out) noexcept nogil:
+    cdef int f
+    for f in range(54):
+        out[f] = <float>(((one >> f) & 1) + ((two >> f) & 1))
+
+
+cdef class VecCore:
+    """``n`` independent games stepped together (see :class:`guandan.VecGame`)."""
+    cdef State* st
+    cdef uint8_t* played          # n x 54 cards played this round (public)
+    cdef Py_ssize_t n
+    cdef Gen* g
+    cdef MoveBuf buf
+    cdef int64_t* off
+    cdef uint64_t seed
+    cdef uint64_t games_started
+    cdef int unit, rflags, a_fail, max_rounds
+    cdef int16_t* round0          # round index at the episode start (deal unit)
+
+    def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit=0, int rflags=0, int a_fail=0,
+                  int max_rounds=0):
+        cdef Py_ssize_t i
+        self.n = n
+        self.st = <State*>malloc(max(n, 1) * sizeof(State))
+        self.played = <uint8_t*>malloc(max(n, 1) * 54)
+        self.off = <int64_t*>malloc((n + 1) * sizeof(int64_t))
+        self.round0 = <int16_t*>malloc(max(n, 1) * sizeof(int16_t))
+        self.g = <Gen*>malloc(sizeof(Gen))
+        self.buf.data = NULL
+        self.buf.n = 0
+        self.buf.cap = 0
+        if (self.st == NULL or self.played == NULL or self.off == NULL or self.g == NULL
+                or self.round0 == NULL):
+            raise MemoryError()
+        self.seed = seed
+        self.games_started = 0
+        self.unit = unit
+        self.rflags = rflags
+        self.a_fail = a_fail
+        self.max_rounds = max_rounds
+        for i in range(n):
+            self._new(i)
+        self._gen_legal()
+
+    def __dealloc__(self):
+        free(self.st)
+        free(self.played)
+        free(self.off)
+        free(self.round0)
+        free(self.g)
+        buf_free(&self.buf)
+
+    cdef void _new(self, Py_ssize_t i) noexcept nogil:
+        st_new_game(&self.st[i], _mix(self.seed, self.games_started), <uint8_t>self.rflags,
+                    self.a_fail, self.max_rounds)
+        self.games_started += 1
+        memset(&self.played[54 * i], 0, 54)
+        self.round0[i] = 0
+
+    cdef int _gen_legal(self) except -1:
+        cdef Py_ssize_t i
+        cdef int rc = 0
+        self.buf.n = 0
+        self.off[0] = 0
+        with nogil:
+            for i in range(self.n):
+                if st_legal(&self.st[i], self.g, &self.buf) < 0:
+                    rc = -1
+                    break
+                self.off[i + 1] = self.buf.n
+        if rc < 0:
+            raise MemoryError()
+        return 0
+
+    def legal(self):
+        """``(offsets int64[n+1], words uint64[m, 2])`` of every game's legal actions (copies)."""
+        offs = np.empty(self.n + 1, dtype=np.int64)
+        words = np.empty((self.buf.n, 2), dtype=np.uint64)
+        cdef int64_t[::1] vo = offs
+        cdef uint64_t[:, ::1] vw = words
+        cdef Py_ssize_t i
+        for i in range(self.n + 1):
+            vo[i] = self.off[i]
+        for i in range(self.buf.n):
+            vw[i, 0] = self.buf.data[2 * i]
+            vw[i, 1] = self.buf.data[2 * i + 1]
+        return offs, words
+
+    def observe(self):
+        """``(seat int8[n], obs float32[n, 227], level int8[n])`` for the seat to act
+        of each game (layout in :mod:`guandan.vec`)."""
+        seat = np.empty(self.n, dtype=np.int8)
+        level = np.empty(self.n, dtype=np.int8)
+        obs = np.zeros((self.n, OBS_DIM), dtype=np.float32)
+        cdef float[:, ::1] vo = obs
+        cdef int8_t[::1] vs = seat
+        cdef int8_t[::1] vl = level
+        cdef Py_ssize_t i
+        cdef int s, k, f, rel, t, team
+        cdef State* p
+        with nogil:
+            for i in range(self.n):
+                p = &self.st[i]
+                s = p.to_act
+                vs[i] = s
+                vl[i] = p.rlevel
+                team = s & 1
+                _counts54(p.one[s], p.two[s], &vo[i, 0])                   # 0..53 own hand
+                for k in range(4):                                          # 54..57 card counts
+                    vo[i, 54 + k] = card_count(p.one[(s + k) & 3], p.two[(s + k) & 3])
+                if p.top_seat >= 0:
+                    _counts54(p.top_lo, p.top_hi, &vo[i, 58])               # 58..111 top cards
+                    t = (p.top_lo >> TAG_SHIFT) & 15
+                    vo[i, 112 + t] = 1.0                                    # 112..124 top type
+                    vo[i, 125] = <float>((p.top_hi >> TAG_SHIFT) & 31)      # 125 top key
+                    rel = (p.top_seat - s) & 3
+                    vo[i, 126 + rel] = 1.0                                  # 126..129 top seat
+                vo[i, 130 + p.rlevel] = 1.0                                 # 130..142 round level
+                vo[i, 143 + p.level[team]] = 1.0                            # 143..155 own team
+                vo[i, 156 + p.level[1 - team]] = 1.0                        # 156..168 opponents
+                vo[i, 169 + p.phase] = 1.0                                  # 169..172 phase
+                for f in range(54):                                         # 173..226 played
+                    vo[i, 173 + f] = self.played[54 * i + f]
+        return seat, obs, level
+
+    def step(self, const int64_t[::1] actions):
+        """Apply action ``actions[i]`` (an index into game i's legal list) in
+        every game; finished episodes restart. Returns ``(rewards float32[n, 4],
+        done int8[n])``: on an episode's last step the banker's team gets the
+        levels it gained (1..3, 4 for winning the game), the other team the
+        negative."""
+        rewards = np.zeros((self.n, 4), dtype=np.float32)
+        done = np.zeros(self.n, dtype=np.int8)
+        cdef float[:, ::1] vr = rewards
+        cdef int8_t[::1] vd = done
+        cdef Py_ssize_t i, a, base
+        cdef int r0, team, s, f
+        cdef float rew
+        cdef uint64_t lo, hi, m
+        cdef State* p
+        cdef int bad = -1
+        if actions.shape[0] != self.n:
+            raise ValueError(f"expected {self.n} actions")
+        with nogil:
+            for i in range(self.n):
+                a = actions[i]
+                if a < 0 or a >= self.off[i + 1] - self.off[i]:
+                    bad = <int>i
+                    break
+        if bad >= 0:
+            raise IndexError(f"action {actions[bad]} out of range for game {bad}")
+        with nogil:
+            for i in range(self.n):
+                p = &self.st[i]
+                base = self.off[i] + actions[i]
+                lo = self.buf.data[2 * base]
+                hi = self.buf.data[2 * base + 1]
+                r0 = p.round_index
+                if p.phase == PH_PLAY and ((lo >> TAG_SHIFT) & 15) != T_PASS:
+                    m = lo & ((<uint64_t>1 << 54) - 1)
+                    while m:
+                        f = _ctz64(m)
+                        m &= m - 1
+                        self.played[54 * i + f] += 1 + <int>((hi >> f) & 1)
+                st_apply(p, lo, hi)
+                if p.round_index != r0 or p.phase == PH_OVER:
+                    memset(&self.played[54 * i], 0, 54)
+                    team = p.last_order[0] & 1
+                    rew = 4.0 if (p.phase == PH_OVER and p.winner == team) else <float>p.last_delta
+                    if p.phase == PH_OVER and p.winner < 0:
+                        rew = 0.0
+                    for s in range(4):
+                        vr[i, s] = rew if (s & 1) == team else -rew
+                    if self.unit == 0 or p.phase == PH_OVER:
+                        vd[i] = 1
+                        if p.phase == PH_OVER or self.unit == 1:
+                            self._new(i)
+        self._gen_legal()
+        return rewards, done
+
+    @property
+    def n_envs(self):
+        return self.n
+
+    def round_index(self):
+        return np.array([self.st[i].round_index for i in range(self.n)], dtype=np.int16)

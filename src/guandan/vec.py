@@ -1,0 +1,131 @@
+"""Batched stepping for learners: :class:`VecGame` steps many games at once,
+with numpy observations, legal-move lists (flat, with offsets), per-move
+feature vectors and masks, and integer actions in — the Python cost is paid
+once per batch, not per game.
+
+>>> from guandan import VecGame
+>>> v = VecGame(8, seed=1)
+>>> obs = v.observe()
+>>> obs["obs"].shape, obs["legal_offsets"].shape
+((8, 227), (9,))
+>>> import numpy as np
+>>> rewards, done = v.step(np.zeros(8, dtype=np.int64))   # first legal action everywhere
+>>> rewards.shape, done.shape
+((8, 4), (8,))
+
+Observation layout (``obs[i]``, float32, from the seat to act in game i):
+
+=========  =====================================================================
+0..53      own hand: count of each face (face = rank*4 + suit, 52 SB, 53 HR)
+54..57     card counts of the seats, starting with the seat to act, in turn order
+58..111    the play to beat: its cards (zeros when leading)
+112..124   its type (one-hot over MoveType values), 125: its key
+126..129   who played it, relative to the seat to act (one-hot)
+130..142   round level (one-hot, 2..A); 143..155 own team level; 156..168 opponents'
+169..172   phase (tribute, back, play, over)
+173..226   cards played so far this round (public)
+=========  =====================================================================
+
+Rewards: when an episode ends (a deal with ``unit="deal"``, a game with
+``unit="game"``), the banker's team gets the number of levels it went up
+(1..3; 4 for winning the game), the other team the negative; partners share.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from . import _sim
+from .errors import GuandanError
+from .rules import Rules
+
+__all__ = ["VecGame", "move_features", "OBS_DIM", "MOVE_FEATURES_DIM"]
+
+OBS_DIM = 227
+MOVE_FEATURES_DIM = 54 + 13 + 1
+_SHIFTS = np.arange(54, dtype=np.uint64)
+
+
+def move_features(words: np.ndarray) -> np.ndarray:
+    """Per-move feature vectors from ``(m, 2)`` move words: 54 card counts,
+    13 type one-hot, 1 key (float32, ``(m, 68)``).
+
+    >>> from guandan import legal_moves
+    >>> f = move_features(legal_moves("S3 S3", "2").to_numpy())
+    >>> f.shape, float(f[1, 4]), float(f[1, 54 + 2])    # the pair: two S3, type PAIR
+    ((2, 68), 2.0, 1.0)
+    """
+    w = np.asarray(words, dtype=np.uint64).reshape(-1, 2)
+    out = np.zeros((len(w), MOVE_FEATURES_DIM), dtype=np.float32)
+    one = (w[:, :1] >> _SHIFTS) & np.uint64(1)
+    two = (w[:, 1:2] >> _SHIFTS) & np.uint64(1)
+    out[:, :54] = one + two
+    t = ((w[:, 0] >> np.uint64(56)) & np.uint64(15)).astype(np.int64)
+    out[np.arange(len(w)), 54 + t] = 1.0
+    out[:, 67] = ((w[:, 1] >> np.uint64(56)) & np.uint64(31)).astype(np.float32)
+    return out
+
+
+class VecGame:
+    """``n`` games stepped together in the native engine.
+
+    Args:
+        n: number of games.
+        seed: game ``k`` started by this object is dealt from a seed derived
+            from ``(seed, k)``; restarts continue the sequence.
+        unit: ``"deal"`` (an episode is one round; the game continues) or
+            ``"game"``.
+        rules: a :class:`Rules`.
+        max_actions: if given, :meth:`observe` also returns an
+            ``(n, max_actions)`` boolean ``action_mask`` over the first
+            ``max_actions`` legal moves of each game.
+    """
+
+    def __init__(self, n: int, *, seed: int = 0, unit: str = "deal", rules: Optional[Rules] = None,
+                 max_actions: Optional[int] = None) -> None:
+        if unit not in ("deal", "game"):
+            raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
+        if n < 1:
+            raise GuandanError("n must be at least 1")
+        from .game import _rflags
+        rules = rules if rules is not None else Rules.default()
+        self.n = n
+        self.unit = unit
+        self.rules = rules
+        self.max_actions = max_actions
+        self._core = _sim.VecCore(n, seed, 0 if unit == "deal" else 1, _rflags(rules),
+                                  rules.a_fail_limit or 0, rules.max_rounds or 0)
+
+    def observe(self) -> Dict[str, np.ndarray]:
+        """``seat`` (to act), ``obs`` (n, 227), ``level``, ``legal_offsets``
+        (n+1) and ``legal_words`` (m, 2): game i's legal actions are rows
+        ``legal_offsets[i]:legal_offsets[i+1]``; ``action_mask`` with
+        ``max_actions``."""
+        seat, obs, level = self._core.observe()
+        offs, words = self._core.legal()
+        out = {"seat": seat, "obs": obs, "level": level, "legal_offsets": offs,
+               "legal_words": words}
+        if self.max_actions:
+            counts = np.diff(offs)
+            out["action_mask"] = np.arange(self.max_actions)[None, :] < counts[:, None]
+        return out
+
+    def legal_features(self) -> Tuple[np.ndarray, np.ndarray]:
+        """``(offsets, features)``: :func:`move_features` of every legal action."""
+        offs, words = self._core.legal()
+        return offs, move_features(words)
+
+    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray]:
+        """Play ``actions[i]`` (index into game i's legal list) in every game.
+        Returns ``(rewards (n, 4), done (n,))``; finished episodes restart."""
+        a = np.ascontiguousarray(actions, dtype=np.int64)
+        if a.shape != (self.n,):
+            raise GuandanError(f"expected {self.n} actions, got shape {a.shape}")
+        try:
+            return self._core.step(a)
+        except IndexError as e:
+            raise GuandanError(str(e)) from None
+
+    step_many = step
