@@ -115,6 +115,10 @@ class Shadow:
         if g.is_over:
             return
         total.update(self.played)
+        # a double-down tribute paid first is held until the second is paid
+        # (who receives it depends on both): it is in no hand meanwhile
+        if self.tribute_paid and not self.tribute_to:
+            total.update(self.tribute_paid.values())
         assert total == FULL_DECK
 
     # -- one action ----------------------------------------------------------
@@ -147,6 +151,7 @@ class Shadow:
         assert card in choices
         self.tribute_paid[seat] = card
         self.stats["tributes"] += 1
+        assert Counter(g.hands[seat].cards()) == Counter(hands[seat]) - Counter([card])
         if len(self.tribute_paid) == len(self.payers):
             self.resolve_tribute(hands, level)
         self.check_cards()
@@ -173,6 +178,9 @@ class Shadow:
                 self.tribute_to = {hi: banker, lo: follower}
                 self.equal = False
             assert sorted(self.tribute_to.values()) == sorted([banker, follower])
+        for p in self.payers:       # each receiver holds the card paid to it
+            r = self.tribute_to[p]
+            assert self.tribute_paid[p] in g.hands[r].cards()
         t = g.observation(0)["tribute"]["tribute"]
         assert sorted(map(tuple, t)) == sorted((p, r, c) for p, r, c in
                                               ((p, self.tribute_to[p], self.tribute_paid[p])
@@ -257,12 +265,19 @@ class Shadow:
         over, winner = False, None
         owner = self.owner
         assert pos0.split()[3] == ("-" if owner is None else str(owner))
-        if owner is not None and level == "A" and levels0[owner] == "A":
-            allowed = (1,) if self.rules.a_win_partner == "second" else (1, 2)
-            if team == owner and order.index(partner(banker)) in allowed:
-                over, winner = True, team
-                self.stats["a_win"] += 1
-            else:
+        # "a team at level A wins the game by winning a round played at level A
+        # (its own A) as banker with its partner follower or third" -- read
+        # as the engine specifies it: the banker's team is at A and the round
+        # is at A (when both teams are at A, either may win the owner's A round).
+        allowed = (1,) if self.rules.a_win_partner == "second" else (1, 2)
+        if level == "A" and levels0[team] == "A" and order.index(partner(banker)) in allowed:
+            over, winner = True, team
+            self.stats["a_win"] += 1
+            if team != owner:
+                self.stats["a_win_at_opponents_A"] += 1
+        elif owner is not None and level == "A" and levels0[owner] == "A":
+            # a round at the owner's A that does not end the game: a failure
+            if True:
                 self.a_fails[owner] += 1
                 self.stats["a_fail"] += 1
                 lim = self.rules.a_fail_limit

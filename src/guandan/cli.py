@@ -1,4 +1,5 @@
-"""The ``guandan`` command line.
+"""The ``guandan`` command line: ``moves``, ``simulate``, ``play``, ``replay``
+(and ``serve`` / ``bot`` for the contest protocol).
 
 ``guandan moves [--level L] [--last "Pair 5 S5 D5"] [--pattern] [--json] CARDS...``
 prints the legal moves of a hand.
@@ -63,6 +64,32 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from .play import play_terminal
+    from .rules import Rules
+
+    g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
+                      rounds=args.rounds)
+    if args.record:
+        with open(args.record, "w") as f:
+            json.dump(g.record(), f)
+        print(f"record saved to {args.record}")
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .play import print_record
+
+    with open(args.file) as f:
+        text = f.read()
+    try:
+        record = json.loads(text)
+    except ValueError as e:
+        raise GuandanError(f"{args.file} is not JSON: {e}") from None
+    print_record(record)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="guandan", description="Guandan (掼蛋) engine")
     sub = p.add_subparsers(dest="command", required=True)
@@ -89,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=_cmd_simulate)
+
+    pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
+    pl.add_argument("--seat", type=int, default=0, choices=range(4))
+    pl.add_argument("--bots", default="greedy", help="bot policy: greedy or random")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--rules", default="default")
+    pl.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    pl.add_argument("--record", help="save the game record (JSON) here at the end")
+    pl.set_defaults(func=_cmd_play)
+
+    rp = sub.add_parser("replay", help="print a game record readably (and validate it)")
+    rp.add_argument("file", help="a JSON record from Game.record() or 'guandan play --record'")
+    rp.set_defaults(func=_cmd_replay)
     return p
 
 
