@@ -277,14 +277,13 @@ class Shadow:
                 self.stats["a_win_at_opponents_A"] += 1
         elif owner is not None and level == "A" and levels0[owner] == "A":
             # a round at the owner's A that does not end the game: a failure
-            if True:
-                self.a_fails[owner] += 1
-                self.stats["a_fail"] += 1
-                lim = self.rules.a_fail_limit
-                if lim is not None and self.a_fails[owner] >= lim:
-                    new[owner] = 0
-                    self.a_fails[owner] = 0
-                    self.stats["a_fallback"] += 1
+            self.a_fails[owner] += 1
+            self.stats["a_fail"] += 1
+            lim = self.rules.a_fail_limit
+            if lim is not None and self.a_fails[owner] >= lim:
+                new[owner] = 0                            # "falls back to 2"
+                self.a_fails[owner] = 0
+                self.stats["a_fallback"] += 1
         rounds = g.round_index
         if not over and self.rules.max_rounds is not None and rounds >= self.rules.max_rounds:
             over = True
@@ -355,7 +354,8 @@ def test_coverage_of_the_random_games():
     # the runs above must actually have exercised the interesting rules
     if TOTAL["rounds"] == 0:
         pytest.skip("run together with the random-game tests")
-    for key in ("anti", "tributes", "returns", "double_down", "a_win", "a_fail", "equal", "beats"):
+    for key in ("anti", "tributes", "returns", "double_down", "a_win", "a_fail", "a_fallback",
+                "equal", "beats"):
         assert TOTAL[key] > 0, (key, dict(TOTAL))
 
 

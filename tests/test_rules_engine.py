@@ -355,6 +355,20 @@ def test_A_only_wins_at_own_A():
     g = finish_round([0, 2], level="5", team_levels=("A", "5"), owner=1)
     assert not g.is_over
     assert g.team_levels == ("A", "5") and g.level == "A"
+    assert a_fails(g) == (0, 0)              # not a round at its own A: no failure
+
+
+def test_A_both_teams_at_A_engine_reading():
+    # Ambiguous in RULES.md ("a round played at level A (its own A)") when both
+    # teams are at A: the engine reads it as "the banker's team is at A and
+    # the round is at A", so the non-owner team can win the game in the
+    # owner's A round. Pinned here as the engine's documented reading.
+    g = finish_round([1, 3], level="A", team_levels=("A", "A"), owner=0)
+    assert g.is_over and g.winner == 1
+    g = finish_round([1, 0, 3], level="A", team_levels=("A", "A"), owner=0)
+    assert g.is_over and g.winner == 1
+    g = finish_round([0, 1, 3], level="A", team_levels=("A", "A"), owner=0)
+    assert not g.is_over and a_fails(g) == (1, 0)
 
 
 def test_A_round_lost_by_owner():

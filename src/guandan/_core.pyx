@@ -1608,3 +1608,19 @@ def bench_loop(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
     if rc < 0:
         raise MemoryError()
     return total, cs, spent / 1e9
+
+
+def make_movelist(words, int level):
+    """A :class:`MoveList` holding the given ``(m, 2)`` move words (copied)."""
+    cdef cnp.ndarray[cnp.uint64_t, ndim=2] w = np.ascontiguousarray(words, dtype=np.uint64).reshape(-1, 2)
+    cdef MoveList ml = MoveList.__new__(MoveList)
+    cdef Py_ssize_t n = w.shape[0]
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    ml._level = level
+    if n:
+        if buf_reserve(&ml.buf, n) < 0:
+            raise MemoryError()
+        memcpy(ml.buf.data, cnp.PyArray_DATA(w), n * 16)
+        ml.buf.n = n
+    return ml

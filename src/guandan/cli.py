@@ -90,6 +90,27 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from .rules import Rules
+    from .server import parse_bots, serve
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules),
+          bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
+          on_disconnect=args.on_disconnect, seed=args.seed)
+    return 0
+
+
+def _cmd_bot(args: argparse.Namespace) -> int:
+    from .bots import load_bot, run_bot
+
+    run_bot(load_bot(args.bot), args.url)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="guandan", description="Guandan (掼蛋) engine")
     sub = p.add_subparsers(dest="command", required=True)
@@ -129,6 +150,26 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="print a game record readably (and validate it)")
     rp.add_argument("file", help="a JSON record from Game.record() or 'guandan play --record'")
     rp.set_defaults(func=_cmd_replay)
+
+    sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=23456)
+    sv.add_argument("--games", type=int, default=1, help="games to play (settingTimes)")
+    sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
+    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=greedy,2=random,3=greedy")
+    sv.add_argument("--timeout", type=float, default=None,
+                    help="seconds a client may think; then its default action (index 0)")
+    sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")
+    sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
+                    help="a disconnected seat is played by the greedy bot (default) or the session ends")
+    sv.add_argument("--seed", type=int, default=None, help="seed of the first game's deals")
+    sv.add_argument("-v", "--verbose", action="store_true", help="log every connection and decision")
+    sv.set_defaults(func=_cmd_serve)
+
+    bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
+    bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")
+    bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan")
+    bt.set_defaults(func=_cmd_bot)
     return p
 
 

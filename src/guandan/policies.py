@@ -51,6 +51,10 @@ class GreedyPolicy:
             raise GuandanError("no legal move to choose from")
         if observation["phase"] != "play":
             return legal_moves[0]
+        if not isinstance(legal_moves, _core.MoveList):
+            import numpy as np
+            words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
+            legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
         seat = observation["seat"]
         top = observation["top"]
         counts = observation["card_counts"]

@@ -1,0 +1,176 @@
+"""Bot SDK: write a bot once as a class with ``act(observation, legal_moves)``
+and run it in three places — against a contest-protocol server over the
+network (:func:`run_bot`, ``guandan bot module:Class --url ...``), in-process
+as a :class:`guandan.Game` policy, and in :func:`guandan.simulate`.
+
+>>> from guandan import Game
+>>> class Lowest(Bot):
+...     def act(self, observation, legal_moves):
+...         return legal_moves[-1] if observation["leading"] else legal_moves[0]
+>>> g = Game(seed=2)
+>>> g.play_out([Lowest(), "greedy", Lowest(), "greedy"], until="round")
+>>> g.round_index
+1
+
+``act`` may return a :class:`Move` from ``legal_moves``, its index, or a
+platform triple. The observation has the keys of :meth:`Game.observation`
+that the protocol carries: ``seat``, ``phase``, ``hand``, ``card_counts``,
+``level``, ``team_levels``, ``my_team``, ``round_index``, ``leading``,
+``top`` (``{"seat", "move"}`` or None), ``trick``, ``history`` (this
+round's plays) and ``finish_order``; over the network also ``message``
+(the raw ``act`` message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+from typing import Any, Dict, List, Optional
+
+from .errors import GuandanError, ProtocolError
+from .moves import Move
+from .policies import GreedyPolicy
+
+__all__ = ["Bot", "run_bot", "load_bot", "ProtocolClient"]
+
+log = logging.getLogger("guandan.bots")
+_RANKS = "23456789TJQKA"
+
+
+class Bot:
+    """Base class. Override :meth:`act`; the default plays like the built-in
+    greedy policy. Optional hooks: :meth:`notify` (every protocol message),
+    :meth:`on_game_over`."""
+
+    def act(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
+        """Choose a move: a Move of ``legal_moves``, its index, or a triple."""
+        return GreedyPolicy()(observation, legal_moves)
+
+    def notify(self, message: Dict[str, Any]) -> None:
+        """Called with every message received from a server (no answer)."""
+
+    def on_game_over(self, message: Dict[str, Any]) -> None:
+        """Called on ``gameOver``."""
+
+    def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
+        """A bot is a policy: ``Game.play_policy(bot)``, ``simulate(policies=[bot, ...])``."""
+        choice = self.act(observation, legal_moves)
+        if isinstance(choice, int) and not isinstance(choice, bool):
+            return legal_moves[choice]
+        return choice
+
+
+def _index_of(choice: Any, legal: List[Move], triples: List[Any], level: str) -> int:
+    if isinstance(choice, bool):
+        raise GuandanError("act returned a bool, not a move")
+    if isinstance(choice, int):
+        if not 0 <= choice < len(legal):
+            raise GuandanError(f"act returned index {choice}, outside 0..{len(legal) - 1}")
+        return choice
+    if isinstance(choice, Move):
+        if choice in legal:
+            return legal.index(choice)
+        choice = choice.to_platform()
+    if isinstance(choice, (list, tuple)):
+        t = [choice[0], choice[1], list(choice[2]) if isinstance(choice[2], (list, tuple)) else choice[2]]
+        if t in triples:
+            return triples.index(t)
+        m = Move.from_platform(t, level)
+        if m in legal:
+            return legal.index(m)
+    raise GuandanError(f"act returned {choice!r}, which is not one of the legal moves")
+
+
+class ProtocolClient:
+    """Plays one seat for a :class:`Bot` over the contest protocol."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.seat = -1
+        self.round_index = -1
+        self.history: List[List[Any]] = []
+        self.finish_order: List[int] = []
+
+    def observation(self, msg: Dict[str, Any]) -> Dict[str, Any]:
+        seat = self.seat
+        level = msg.get("curRank")
+        team = seat & 1 if seat >= 0 else 0
+        self_rank, oppo_rank = msg.get("selfRank"), msg.get("oppoRank")
+        team_levels = [self_rank, oppo_rank] if team == 0 else [oppo_rank, self_rank]
+        info = msg.get("publicInfo") or []
+        gp = msg.get("greaterPos", -1)
+        top = None
+        if isinstance(gp, int) and gp >= 0:
+            top = {"seat": gp, "move": msg.get("greaterAction")}
+        trick = [[i, p["playArea"]] for i, p in enumerate(info)
+                 if isinstance(p, dict) and p.get("playArea")]
+        return {
+            "seat": seat, "phase": msg.get("stage"), "hand": list(msg.get("handCards") or []),
+            "card_counts": [p.get("rest") for p in info if isinstance(p, dict)],
+            "level": level, "team_levels": team_levels, "my_team": team,
+            "round_index": self.round_index, "leading": top is None, "top": top,
+            "trick": trick, "history": list(self.history), "finish_order": list(self.finish_order),
+            "message": msg,
+        }
+
+    def handle(self, msg: Dict[str, Any]) -> Optional[Dict[str, int]]:
+        """Process one server message; returns the answer for ``act`` messages."""
+        if not isinstance(msg, dict) or "type" not in msg or "stage" not in msg:
+            raise ProtocolError(f"not a protocol message: {msg!r:.200}")
+        kind, stage = msg["type"], msg["stage"]
+        if kind == "notify":
+            if stage == "beginning":
+                self.seat = int(msg.get("myPos", self.seat))
+                self.round_index += 1
+                self.history = []
+                self.finish_order = []
+            elif stage == "play":
+                self.history.append([msg.get("curPos"), msg.get("curAction")])
+            elif stage == "gameOver":
+                self.bot.on_game_over(msg)
+            self.bot.notify(msg)
+            return None
+        if kind != "act":
+            raise ProtocolError(f"unknown message type {kind!r}")
+        triples = msg.get("actionList")
+        if not isinstance(triples, list) or not triples:
+            raise ProtocolError("act message without an actionList")
+        level = msg.get("curRank")
+        legal = [Move.from_platform(t, level) for t in triples]
+        obs = self.observation(msg)
+        choice = self.bot.act(obs, legal)
+        return {"actIndex": _index_of(choice, legal, triples, level)}
+
+
+async def _run(bot: Bot, url: str) -> None:
+    from websockets.asyncio.client import connect
+
+    client = ProtocolClient(bot)
+    async with connect(url, ping_interval=None, max_size=2 ** 22) as ws:
+        async for raw in ws:
+            msg = json.loads(raw)
+            answer = client.handle(msg)
+            if answer is not None:
+                await ws.send(json.dumps(answer))
+
+
+def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan") -> None:
+    """Connect ``bot`` to a contest-protocol server and play until it closes."""
+    asyncio.run(_run(bot, url))
+
+
+def load_bot(spec: str) -> Bot:
+    """``"package.module:ClassName"`` -> an instance of that class."""
+    if ":" not in spec:
+        raise GuandanError(f"expected module:Class, got {spec!r}")
+    mod_name, cls_name = spec.split(":", 1)
+    try:
+        cls = getattr(importlib.import_module(mod_name), cls_name)
+    except (ImportError, AttributeError) as e:
+        raise GuandanError(f"cannot load {spec!r}: {e}") from None
+    bot = cls()
+    if not hasattr(bot, "act"):
+        raise GuandanError(f"{spec} has no act(observation, legal_moves) method")
+    return bot
