@@ -35,7 +35,7 @@ from .moves import (
     parse_move,
 )
 from .rules import PRESETS, Rules
-from .game import Game, perft
+from .game import Game, perft, return_choices, tribute_choices
 from .policies import GreedyPolicy, RandomPolicy, get_policy
 from .simulate import SimulationResult, simulate
 from .vec import VecGame, move_features
@@ -52,6 +52,8 @@ __all__ = [
     "PRESETS",
     "Game",
     "perft",
+    "tribute_choices",
+    "return_choices",
     "RandomPolicy",
     "GreedyPolicy",
     "get_policy",

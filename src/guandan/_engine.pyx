@@ -835,3 +835,38 @@ def greedy_index(MoveList moves, int level, bint leading, bint partner_on_top, i
                  int own_count):
     """Index of the greedy policy's choice among ``moves`` (-1 if empty)."""
     return greedy_pick(&moves.buf, level, leading, partner_on_top, top_count, own_count)
+
+
+def _choices(Hand hand, int level, bint tribute):
+    cdef State st
+    cdef MoveBuf b
+    cdef int rc
+    cdef Py_ssize_t i
+    from ._core import FACE_STR
+    if level < 0 or level > 12:
+        raise GuandanError(f"level index must be 0..12, got {level}")
+    memset(&st, 0, sizeof(State))
+    st.one[0] = hand.one
+    st.two[0] = hand.two
+    st.rlevel = level
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    rc = tribute_choices(&st, 0, &b) if tribute else back_choices(&st, 0, &b)
+    try:
+        if rc < 0:
+            raise MemoryError()
+        return [FACE_STR[_ctz(b.data[2 * i] & FACE_MASK)] for i in range(b.n)]
+    finally:
+        buf_free(&b)
+
+
+def tribute_options(Hand hand, int level):
+    """The cards a payer may give: the highest in level order, never a wild."""
+    return _choices(hand, level, True)
+
+
+def return_options(Hand hand, int level):
+    """The cards a receiver may return: rank 2..10 and not a level card; if
+    there is none, the lowest card in level order that is not a wild."""
+    return _choices(hand, level, False)

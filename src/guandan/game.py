@@ -24,7 +24,7 @@ from .errors import GuandanError, IllegalMoveError, InvalidMoveError
 from .moves import Move, MoveList, MoveType, parse_move
 from .rules import Rules
 
-__all__ = ["Game", "perft", "PHASES", "RECORD_FORMAT"]
+__all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
 PHASES = ("tribute", "back", "play", "over")
 RECORD_FORMAT = "guandan-record/1"
@@ -497,3 +497,29 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
         c.apply(lo, hi, False)
         out[str(m)] = c.perft(depth - 1)
     return out
+
+
+def tribute_choices(hand: Any, level: Any) -> List[str]:
+    """The cards ``hand`` may pay as tribute at ``level``: its highest card in
+    level order, never a wild (one entry per face of that strength).
+
+    >>> tribute_choices("S3 HA DA H2", "2")      # H2 is a wild at level 2
+    ['HA', 'DA']
+    >>> tribute_choices("S3 HR SB", "2")
+    ['HR']
+    """
+    h = hand if isinstance(hand, Hand) else Hand(hand)
+    return _engine.tribute_options(h, _core.level_index(level))
+
+
+def return_choices(hand: Any, level: Any) -> List[str]:
+    """The cards a tribute receiver may return: rank 2..10 and not a level
+    card; if it holds none, its lowest card in level order that is not a wild.
+
+    >>> return_choices("S3 DT CJ H5 S5", "5")    # 5s are level cards at level 5
+    ['S3', 'DT']
+    >>> return_choices("SJ DJ CQ H2 S2 HR", "2")  # nothing of 2..10 but level cards
+    ['SJ', 'DJ']
+    """
+    h = hand if isinstance(hand, Hand) else Hand(hand)
+    return _engine.return_options(h, _core.level_index(level))
