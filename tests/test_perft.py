@@ -152,9 +152,71 @@ def test_position_round_trips_in_random_games():
     assert checked > 20
 
 
+def test_position_outside_play_phase_is_not_lossy():
+    # g.position documents the play phase; in the tribute / back phases it must
+    # either refuse (GuandanError) or round-trip the phase -- silently turning a
+    # pending tribute into a play phase (seat to pay now "leads", with 27/28
+    # cards, the tribute skipped) would make a saved position wrong.
+    from guandan import GuandanError
+    g = Game.from_position([["S3"], ["S5"], ["S4"], ["S6"]], level="2", to_act=0, seed=0)
+    for m in ("S3", "S5", "PASS", "S6"):   # order 0, 1, 3 (2 last): round over
+        g.play(m)
+    assert g.round_index == 1 and g.last_round_order == [0, 1, 3, 2]
+    seen = []
+    while g.phase in ("tribute", "back"):
+        p = g.position
+        # the phase and its state are part of the string ...
+        assert p.split()[10].startswith(g.phase + ":")
+        assert p not in seen
+        seen.append(p)
+        # ... and loading it refuses instead of silently skipping the tribute
+        try:
+            Game.from_position(p)
+        except GuandanError as e:
+            assert g.phase in str(e)
+        else:
+            raise AssertionError(f"{g.phase} position {p!r} was loaded as a play-phase game")
+        g.play(g.legal_moves()[0])
+    assert g.phase == "play"
+
+
 def test_from_position_keywords_give_the_same_position_string():
     pos = POSITIONS[1][1]     # following a pair with one pass pending
     g = Game.from_position([["S6", "D6", "H9", "C9", "SK"], ["S3", "H3", "D8", "D8", "CA"],
                             ["ST", "CT", "HJ", "DJ", "S2"], ["S7", "C7", "S7", "DQ", "HQ"]],
                            level="4", to_act=2, trick=[(0, "Pair 6 S6 D6"), (1, "PASS")])
     assert g.position == pos
+
+
+def _python_perft(g, d):
+    """perft through the Python API (legal_moves / play / undo)."""
+    if d == 0:
+        return 1
+    n = 0
+    for m in list(g.legal_moves()):
+        before = g.position
+        g.play(m)
+        n += _python_perft(g, d - 1)
+        g.undo()
+        assert g.position == before
+    return n
+
+
+@pytest.mark.parametrize("pos,seed", [
+    # the round ends at ply 1 (seat 2 goes out after its partner): the native
+    # perft goes on into the next round's tribute and return
+    ("-/S3S4/D5/S6S7 2 2,2 0 2 - 0 0 0 0,0", 3),
+    ("H7/H6D9/-/S6 2 2,2 - 0 3:Single:4:S4 0 2 0 0,0", 5),
+])
+def test_native_perft_matches_python_api_across_round_end(pos, seed):
+    g = Game.from_position(pos, seed=seed)
+    for d in range(1, 5):
+        assert perft(g, d) == _python_perft(g, d)
+
+
+def test_native_perft_matches_python_api_midgame():
+    g = Game(seed=2)
+    assert perft(g, 1) == _python_perft(g, 1) == len(g.legal_moves())
+    for _ in range(120):
+        g.play_policy("random")
+    assert perft(g, 2) == _python_perft(g, 2)

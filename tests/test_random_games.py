@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from guandan import Game, Move, Rules
+from guandan import return_choices as native_return_choices
 from helpers import DECK, to_ref
 from reference import ref_beats
 
@@ -194,6 +195,8 @@ class Shadow:
         assert seat in receivers and seat not in self.returns
         choices = return_choices(hands[seat], level)
         assert {mv.to_platform()[2][0] for mv in legal} == choices
+        # the public rule function (which covers the fallback) agrees with the game
+        assert set(native_return_choices(hands[seat], level)) == choices
         card = m.to_platform()[2][0]
         assert card in choices
         self.returns[seat] = card
@@ -296,7 +299,7 @@ class Shadow:
             self.owner = team
             assert g.level == RANKS[new[team]]
             pos = g.position.split()
-            assert tuple(int(x) for x in pos[-1].split(",")) == tuple(self.a_fails)
+            assert tuple(int(x) for x in pos[9].split(",")) == tuple(self.a_fails)
 
 
 def run_game(seed, rules=None, policies=("random",) * 4):

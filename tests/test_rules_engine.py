@@ -12,6 +12,8 @@ import json
 import pytest
 
 from guandan import Game, GuandanError, IllegalMoveError, Move, MoveType, Rules
+from helpers import to_ref
+from reference import ref_moves
 
 RANKS = "23456789TJQKA"
 RETURN_RANKS = "23456789T"           # "one card of rank 2..10 that is not a level card"
@@ -102,7 +104,7 @@ def find_next_round(order, pred, tries=3000, **kw):
 
 def a_fails(g):
     """Failed rounds at A per team, the last field of the position string."""
-    return tuple(int(x) for x in g.position.split()[-1].split(","))
+    return tuple(int(x) for x in g.position.split()[9].split(","))
 
 
 def play_checked(g, move, expected_error):
@@ -435,6 +437,22 @@ def test_contest_preset_three_failures():
     assert g.team_levels == ("2", "7")
 
 
+def test_max_rounds_winner_by_level():
+    # engine semantics: with rules.max_rounds the game stops after that many
+    # rounds (winner = team with the higher level, None if equal)
+    g = finish_round([0, 1, 3], rules=Rules(max_rounds=1))
+    assert g.is_over and g.winner == 0 and g.team_levels == ("3", "2")
+    g = finish_round([0, 1, 3], round_index=3, rules=Rules(max_rounds=5))
+    assert not g.is_over and g.round_index == 4
+    g = finish_round([3, 0, 1], round_index=4, rules=Rules(max_rounds=5))
+    assert g.is_over and g.winner == 1
+    # equal levels: team 0 wins at team 1's A with the partner last -> no A
+    # win, both still at A when the rounds run out
+    g = finish_round([0, 1, 3], level="A", team_levels=("A", "A"), owner=1,
+                     rules=Rules(max_rounds=1))
+    assert g.is_over and g.winner is None and g.team_levels == ("A", "A")
+
+
 def test_max_rounds_stops_the_game():
     g = Game(rules=Rules(max_rounds=2), seed=5)
     g.play_out(("random",) * 4)
@@ -555,15 +573,50 @@ def test_return_not_a_level_card():
                 g.play(["back", "back", [c]])
 
 
-@pytest.mark.skip(reason="unreachable through the public API: later rounds are dealt from "
-                         "the seed (replay checks the deals) and from_position starts in the "
-                         "play phase, and no 28-card hand without a 2..10 card is dealt in "
-                         "practice; the fallback rule is checked wherever it arises in "
-                         "test_random_games (return_choices)")
 def test_return_fallback_lowest_non_wild():
     # "If a receiver holds no card that may be returned, they return their
     # lowest card in level order that is not a wild."
-    pass
+    # A dealt 28-card hand without any 2..10 non-level card does not occur in
+    # practice (later deals come from the seed, replay checks them), so the
+    # rule is checked on guandan.return_choices, the public form of the
+    # engine's rule; test_random_games checks that the engine's BACK moves
+    # equal return_choices(hand) at every return.
+    from guandan import return_choices as native_return_choices
+    cases = [
+        ("SJ DJ CQ H2 S2 HR", "2", {"SJ", "DJ"}),       # the 2s are level cards
+        ("ST CT SJ SQ HT", "T", {"SJ"}),                 # T is the level: J is lowest
+        ("SA HA DA SB HR", "K", {"SA", "HA", "DA"}),
+        ("H5 H5 S5 SB HR", "5", {"S5"}),                 # wilds never returned
+        ("SK HK SB SB HR", "3", {"SK", "HK"}),
+        ("S3 DT CJ H5 S5", "5", {"S3", "DT"}),           # normal case
+        ("DT SJ", "2", {"DT"}),
+        ("H9 SJ", "9", {"SJ"}),                          # H9 is the wild at level 9
+    ]
+    for hand, level, expected in cases:
+        assert return_choices(hand.split(), level) == expected          # the test's model
+        assert set(native_return_choices(hand, level)) == expected, (hand, level)
+
+
+def test_return_and_tribute_choices_random_hands():
+    import random
+    from guandan import return_choices as native_return_choices
+    from guandan import tribute_choices as native_tribute_choices
+    rng = random.Random(5)
+    high = [s + r for r in "JQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    deck = [s + r for r in RANKS for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    for i in range(3000):
+        level = rng.choice(RANKS)
+        if i % 2:       # J..A, jokers and the level cards only: the fallback case
+            extra = [] if level in "JQKA" else [s + level for s in "SHCD"] * 2
+            pool = high + extra
+        else:
+            pool = list(deck)
+        rng.shuffle(pool)
+        hand = pool[:rng.randint(1, 28)]
+        if all(c == "H" + level for c in hand):
+            continue
+        assert set(native_return_choices(hand, level)) == return_choices(hand, level), (hand, level)
+        assert set(native_tribute_choices(hand, level)) == tribute_choices(hand, level), (hand, level)
 
 
 def test_double_down_banker_gets_higher_tribute_fourth_higher():
@@ -703,6 +756,20 @@ def test_no_anti_tribute_double_down_one_big_joker_on_paying_side():
     assert g.observation(0)["tribute"]["anti"] is False
 
 
+def test_wild_straight_flush_variant_in_game():
+    # Variants: "wild may complete a straight flush | yes | no (the v1006
+    # platform omits these moves)" -- the game passes its rules to the generator.
+    hands = ["S5 S6 S7 S8 H2 D9", "S3 C4", "D3 C5", "C3 D4"]
+    g = pos(hands, rules=Rules())
+    sf = [m for m in g.legal_moves() if m.type == MoveType.STRAIGHT_FLUSH]
+    assert any("H2" in m.cards for m in sf)
+    assert {to_ref(m) for m in g.legal_moves()} == ref_moves(hands[0].split(), "2")
+    g = pos(hands, rules=Rules.contest())
+    sf = [m for m in g.legal_moves() if m.type == MoveType.STRAIGHT_FLUSH]
+    assert sf == []
+    assert {to_ref(m) for m in g.legal_moves()} == ref_moves(hands[0].split(), "2", wild_sf=False)
+
+
 def test_no_tribute_in_first_round():
     # "Tribute ... -- from round 2 on"
     g = Game(seed=9)
@@ -780,6 +847,20 @@ def test_undo_restores_exactly():
     assert {"tribute", "back", "play"} <= seen_phases or g.is_over
 
 
+def test_undo_at_start_raises():
+    g = Game(seed=1)
+    with pytest.raises(GuandanError):
+        g.undo()
+
+
+def test_play_out_until_round():
+    g = Game(seed=1)
+    g.play_out(("greedy",) * 4, until="round")
+    assert g.round_index == 1 and g.phase in ("tribute", "play")
+    g.play_out(("random",) * 4, until="round")
+    assert g.round_index == 2 or g.is_over
+
+
 def test_undo_across_round_end():
     g = pos(["S3", "S4 S6", "SA", "S5 S7"], to_act=0, seed=4)
     for m in ("S3", "PASS", "PASS", "PASS"):
@@ -816,6 +897,15 @@ def test_record_replay_reproduces_the_game():
         assert g2.record() == rec
         assert g2.is_over == g.is_over and g2.winner == g.winner
         assert g2.team_levels == g.team_levels
+
+
+def test_record_replay_keeps_rules():
+    rules = Rules.contest()
+    g = Game(rules=rules, seed=14)
+    g.play_out(("random",) * 4)
+    g2 = Game.replay(json.dumps(g.record()))
+    assert g2.rules == rules
+    assert g2.record() == g.record() and g2.position == g.position
 
 
 def test_record_replay_mid_game_and_from_position():
@@ -858,10 +948,12 @@ def test_observation_private_and_counts_public():
     # "5. Reporting: the number of cards each player holds is public ...
     # Observations expose every player's count." A seat sees its own hand only.
     g = Game(seed=41)
-    for step in range(400):
-        if g.is_over:
+    phases = set()
+    for step in range(3000):
+        if g.is_over or g.round_index >= 3:
             break
-        if step % 7 == 0:
+        phases.add(g.phase)
+        if step % 7 == 0 or g.phase != "play":
             for seat in range(4):
                 o = g.observation(seat)
                 assert sorted(o["hand"]) == sorted(cards(g, seat))
@@ -879,3 +971,4 @@ def test_observation_private_and_counts_public():
                     if other != seat and len(g.hands[other]) >= 2:
                         assert str(g.hands[other]) not in flat
         g.play_policy("random")
+    assert {"play", "tribute", "back"} <= phases

@@ -736,6 +736,20 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
     return 0
 
 
+cdef inline uint32_t _windows_with(uint32_t sp, int k) noexcept nogil:
+    """Bit p set when at least k of positions p..p+4 are set in sp (k = 3..5)."""
+    cdef uint32_t a = sp, b = sp >> 1, c = sp >> 2, d = sp >> 3, e = sp >> 4
+    cdef uint32_t s1 = a ^ b ^ c, c1 = (a & b) | (c & (a ^ b))
+    cdef uint32_t s2 = d ^ e, c2 = d & e
+    cdef uint32_t low = s1 ^ s2, k0 = s1 & s2
+    cdef uint32_t m0 = c1 ^ c2 ^ k0, m1 = (c1 & c2) | (k0 & (c1 ^ c2))
+    if k >= 5:
+        return m1 & (m0 | low)
+    if k == 4:
+        return m1
+    return m1 | (m0 & low)
+
+
 cdef int gen_straight_flushes(Gen* g) noexcept nogil:
     """Per window and suit: naturals of that suit, wilds for the missing ranks
     and, as separate moves, in place of present ones (wild-free runs only
@@ -744,29 +758,29 @@ cdef int gen_straight_flushes(Gen* g) noexcept nogil:
     cdef int pos, suit, s, present, need, v, m, nw
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT_FLUSH)
-    cdef uint32_t sp, any_run = 0
+    cdef uint32_t wins[4]
+    cdef uint32_t any_run = 0
     if g.bombsize and g.bombsize != 5:
         return 0
-    if g.w == 0:
-        # windows whose five positions all hold that suit
-        for suit in range(4):
-            sp = g.suitpos[suit]
-            any_run |= sp & (sp >> 1) & (sp >> 2) & (sp >> 3) & (sp >> 4)
-        if any_run == 0:
-            return 0
+    # per suit, the windows (bit = low position) holding at least 5 - w of
+    # the five cards: bit-sliced sum of the five shifted position masks
+    for suit in range(4):
+        wins[suit] = _windows_with(g.suitpos[suit], 5 - g.w if g.wild_sf else 5) & 0x3FF
+        any_run |= wins[suit]
+    if any_run == 0:
+        return 0
     if buf_reserve(g.out, 10 * 4 * 16) < 0:
         return -1
     for pos in range(10):
+        if not ((any_run >> pos) & 1):
+            continue
         if bomb_value(T_STRAIGHT_FLUSH, pos, 5, g.L) <= g.bombmin:
             continue
         for suit in range(4):
+            if not ((wins[suit] >> pos) & 1):
+                continue
             present = (g.suitpos[suit] >> pos) & 31
-            if present == 31:
-                need = 0
-            else:
-                need = (~present) & 31
-                if POP5[need] > g.w or not g.wild_sf:
-                    continue
+            need = (~present) & 31
             for v in range(32):
                 m = REV5[v]
                 if (m & need) != need:

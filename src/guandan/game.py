@@ -138,6 +138,19 @@ class Game:
                 top_seat, (top_lo, top_hi), np_ = int(seat), m.words, 0
         if passes is not None:
             np_ = passes
+        if top_seat >= 0:
+            # the trick must still be open, and the seat to act the next one to answer
+            others = [s for s in range(4) if s != top_seat and len(hands[s]) > 0]
+            if not 0 <= np_ < len(others):
+                raise GuandanError(f"{np_} passes after seat {top_seat}'s play: the trick would be over "
+                                   f"(at most {len(others) - 1})")
+            expect = top_seat
+            for _ in range(np_ + 1):
+                expect = next(s for s in ((expect + k) % 4 for k in range(1, 5))
+                              if len(hands[s]) > 0 and s != top_seat)
+            if to_act != expect:
+                raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
+                                   f"{np_} passes, not seat {to_act}")
         g = cls.__new__(cls)
         g.rules = rules if rules is not None else Rules.default()
         g.seed = seed
@@ -156,6 +169,9 @@ class Game:
     @classmethod
     def _from_position_string(cls, s: str, rules: Optional[Rules], seed: int) -> "Game":
         parts = s.split()
+        if len(parts) == 11:
+            raise GuandanError(f"this position is in the {parts[10].split(':')[0]!r} phase; games "
+                               f"start from play-phase positions only (use Game.replay(record))")
         if len(parts) != 10:
             raise GuandanError(f"a position string has 10 fields, got {len(parts)}: {s!r}")
         hands_s, lv, tls, own, act, top, passes, fin, rnd, afl = parts
@@ -248,7 +264,13 @@ class Game:
         together, ``-`` when empty), round level, team levels, owner team of
         the round level (``-`` for none), seat to act, the play to beat
         (``seat:Type:Rank:cards`` or ``-``), passes since it, finished seats,
-        round index, failed rounds at A per team."""
+        round index, failed rounds at A per team.
+
+        In the tribute and return phases, and once the game is over, an 11th
+        field names the phase and its state (``tribute:ORDER:PAID:RETURNED``,
+        ``over:WINNER``): such strings identify the state exactly but cannot
+        be loaded by :meth:`from_position`, which starts in the play phase
+        (use :meth:`record` / :meth:`replay` for those)."""
         c = self._core
         lv = c.rlevel
         hands = "/".join(_cards_str(c.hand(s), lv) for s in range(4))
@@ -262,8 +284,16 @@ class Game:
         own = "-" if c.owner < 0 else str(c.owner)
         fin = "".join(str(s) for s in c.fin) or "-"
         f0, f1 = c.afail
-        return (f"{hands} {_RANKS[lv]} {_RANKS[a]},{_RANKS[b]} {own} {c.to_act} {top} {passes} "
-                f"{fin} {c.round_index} {f0},{f1}")
+        pos = (f"{hands} {_RANKS[lv]} {_RANKS[a]},{_RANKS[b]} {own} {c.to_act} {top} {passes} "
+               f"{fin} {c.round_index} {f0},{f1}")
+        if c.phase == 2:
+            return pos
+        if c.phase == 3:
+            return f"{pos} over:{'-' if self.winner is None else self.winner}"
+        n, payers, paid, recv, returned, _ = c.tribute
+        order = "".join(str(x) for x in (c.last_order or []))
+        cards = lambda faces: ",".join(_core.FACE_STR[f] if f >= 0 else "-" for f in faces) or "-"
+        return f"{pos} {self.phase}:{order}:{cards(paid)}:{cards(returned)}"
 
     # -- actions ----------------------------------------------------------------
     def legal_moves(self) -> MoveList:
