@@ -48,6 +48,7 @@ ctypedef struct Gen:
     uint8_t ncnt[13]             # natural card count per rank
     int L, w, nsb, nhr
     int maxbomb                  # largest bomb size the hand can make
+    uint32_t bombable            # ranks with at least 4 cards counting the wilds
     int pattern, wild_sf
     uint32_t types               # bit t set: generate type t
     int minkey                   # non-bombs: key strength must exceed this

@@ -272,6 +272,10 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
     g.suitpos[3] = sp3 | ((sp3 >> 13) & 1)
     g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
     g.maxbomb = maxn + g.w
+    g.bombable = 0
+    for r in range(13):
+        if g.ncnt[r] + g.w >= 4:
+            g.bombable |= (<uint32_t>1) << r
     g.wone[0] = 0
     g.wtwo[0] = 0
     g.wone[1] = (<uint64_t>1) << hb
@@ -394,13 +398,16 @@ cdef int gen_bombs(Gen* g, int size) noexcept nogil:
     cdef int r, j, nk, i, off, cnt, sh, jmax
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_BOMB)
+    cdef uint32_t ranks = g.bombable
     if (g.bombsize and g.bombsize != size) or size > g.maxbomb:
         return 0
     if buf_reserve(g.out, 13 * 60) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
     jmax = g.w
-    for r in range(13):
+    while ranks:
+        r = gd_ctz64(ranks)
+        ranks &= ranks - 1
         if g.ncnt[r] + g.w < size:
             continue
         if bomb_value(T_BOMB, r, size, g.L) <= g.bombmin:
