@@ -12,6 +12,10 @@ A move is 16 bytes, the same two words with a tag in bits 56..63:
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 
+cdef extern from "bits.h":
+    int gd_ctz64(unsigned long long x) noexcept nogil
+    int gd_popcount64(unsigned long long x) noexcept nogil
+
 cdef enum:
     T_PASS = 0
     T_SINGLE = 1

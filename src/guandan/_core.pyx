@@ -45,14 +45,6 @@ cnp.import_array()
 # Constants and tables
 # ---------------------------------------------------------------------------
 
-cdef extern from *:
-    """
-    static inline int gd_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
-    static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
-    """
-    int gd_ctz64(unsigned long long x) noexcept nogil
-    int gd_popcount64(unsigned long long x) noexcept nogil
-
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef uint64_t TAG_MASK = ~FACE_MASK
 cdef int SB_FACE = 52

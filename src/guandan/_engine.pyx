@@ -15,20 +15,11 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with,
-    card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength,
+    card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
 )
 
 from .errors import IllegalMoveError, GuandanError
-
-cdef extern from *:
-    """
-    static inline int _clz(unsigned long long x) { return __builtin_clzll(x); }
-    static inline int _ctz(unsigned long long x) { return __builtin_ctzll(x); }
-    """
-    int _clz(unsigned long long x) noexcept nogil
-    int _ctz(unsigned long long x) noexcept nogil
-
 
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef int HR_FACE = 53
@@ -294,7 +285,7 @@ cdef int tribute_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
     cdef uint64_t mm = m
     cdef int f, best = -1, s
     while mm:
-        f = _ctz(mm)
+        f = gd_ctz64(mm)
         mm &= mm - 1
         s = face_strength(f, st.rlevel)
         if s > best:
@@ -302,7 +293,7 @@ cdef int tribute_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
     if buf_reserve(out, 4) < 0:
         return -1
     while m:
-        f = _ctz(m)
+        f = gd_ctz64(m)
         m &= m - 1
         if face_strength(f, st.rlevel) == best:
             out.data[2 * out.n] = ((<uint64_t>1) << f) | ((<uint64_t>T_TRIBUTE) << TAG_SHIFT)
@@ -325,7 +316,7 @@ cdef int back_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
         ok = m & ~((<uint64_t>1) << (4 * st.rlevel + 1))
         mm = ok
         while mm:
-            f = _ctz(mm)
+            f = gd_ctz64(mm)
             mm &= mm - 1
             s = face_strength(f, st.rlevel)
             if s < best:
@@ -333,12 +324,12 @@ cdef int back_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
         mm = ok
         ok = 0
         while mm:
-            f = _ctz(mm)
+            f = gd_ctz64(mm)
             mm &= mm - 1
             if face_strength(f, st.rlevel) == best:
                 ok |= (<uint64_t>1) << f
     while ok:
-        f = _ctz(ok)
+        f = gd_ctz64(ok)
         ok &= ok - 1
         out.data[2 * out.n] = ((<uint64_t>1) << f) | ((<uint64_t>T_BACK) << TAG_SHIFT)
         out.data[2 * out.n + 1] = 0
@@ -413,7 +404,7 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     cdef int seat = st.to_act, t = (lo >> TAG_SHIFT) & 15, i, f, others, s
     st.decisions += 1
     if st.phase == PH_TRIBUTE:
-        f = _ctz(lo & FACE_MASK)
+        f = gd_ctz64(lo & FACE_MASK)
         remove_face(st, seat, f)
         for i in range(st.npay):
             if st.payer[i] == seat and st.paid[i] < 0:
@@ -426,7 +417,7 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
         resolve_tribute(st)
         return 0
     if st.phase == PH_BACK:
-        f = _ctz(lo & FACE_MASK)
+        f = gd_ctz64(lo & FACE_MASK)
         for i in range(st.npay):
             if st.recv[i] == seat and st.returned[i] < 0:
                 remove_face(st, seat, f)
@@ -856,7 +847,7 @@ def _choices(Hand hand, int level, bint tribute):
     try:
         if rc < 0:
             raise MemoryError()
-        return [FACE_STR[_ctz(b.data[2 * i] & FACE_MASK)] for i in range(b.n)]
+        return [FACE_STR[gd_ctz64(b.data[2 * i] & FACE_MASK)] for i in range(b.n)]
     finally:
         buf_free(&b)
 

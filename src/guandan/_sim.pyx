@@ -12,7 +12,7 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport (
-    Gen, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, TAG_SHIFT, T_PASS,
+    Gen, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, TAG_SHIFT, T_PASS, gd_ctz64,
 )
 from guandan._engine cimport (
     State, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
@@ -29,7 +29,6 @@ cdef extern from *:
     }
     """
     uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) noexcept nogil
-    int _ctz64 "__builtin_ctzll"(unsigned long long x) noexcept nogil
 
 
 cdef enum:
@@ -396,7 +395,7 @@ cdef class VecCore:
                 if p.phase == PH_PLAY and ((lo >> TAG_SHIFT) & 15) != T_PASS:
                     m = lo & ((<uint64_t>1 << 54) - 1)
                     while m:
-                        f = _ctz64(m)
+                        f = gd_ctz64(m)
                         m &= m - 1
                         self.played[54 * i + f] += 1 + <int>((hi >> f) & 1)
                 st_apply(p, lo, hi)
