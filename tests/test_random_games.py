@@ -116,10 +116,8 @@ class Shadow:
         if g.is_over:
             return
         total.update(self.played)
-        # a double-down tribute paid first is held until the second is paid
-        # (who receives it depends on both): it is in no hand meanwhile
-        if self.tribute_paid and not self.tribute_to:
-            total.update(self.tribute_paid.values())
+        # a tribute chosen first stays in its payer's hand until every payer
+        # has chosen (who receives it depends on both): 108 cards in hands
         assert total == FULL_DECK
 
     # -- one action ----------------------------------------------------------
@@ -152,9 +150,13 @@ class Shadow:
         assert card in choices
         self.tribute_paid[seat] = card
         self.stats["tributes"] += 1
-        assert Counter(g.hands[seat].cards()) == Counter(hands[seat]) - Counter([card])
         if len(self.tribute_paid) == len(self.payers):
+            # every payer has chosen: the cards leave the payers' hands now
+            for p in self.payers:
+                assert Counter(g.hands[p].cards()) == Counter(hands[p]) - Counter([self.tribute_paid[p]])
             self.resolve_tribute(hands, level)
+        else:
+            assert Counter(g.hands[seat].cards()) == Counter(hands[seat])
         self.check_cards()
 
     def resolve_tribute(self, hands_before_last, level):

@@ -364,6 +364,7 @@ cdef void resolve_tribute(State* st) noexcept nogil:
             else:
                 st.leader = st.payer[0] if st.recv[0] == banker else st.payer[1]
     for i in range(st.npay):
+        remove_face(st, st.payer[i], st.paid[i])
         add_face(st, st.recv[i], st.paid[i])
     st.first_leader = st.leader
     st.phase = PH_BACK
@@ -404,8 +405,8 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     cdef int seat = st.to_act, t = (lo >> TAG_SHIFT) & 15, i, f, others, s
     st.decisions += 1
     if st.phase == PH_TRIBUTE:
+        # the card stays in the payer's hand until every tribute is chosen
         f = gd_ctz64(lo & FACE_MASK)
-        remove_face(st, seat, f)
         for i in range(st.npay):
             if st.payer[i] == seat and st.paid[i] < 0:
                 st.paid[i] = f
