@@ -246,6 +246,7 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
     cdef uint64_t n1 = one & ~hbit, n2 = two & ~hbit
     cdef uint32_t sp0 = 0, sp1 = 0, sp2 = 0, sp3 = 0
     cdef int maxn = 0
+    g.bombable = 0
     for r in range(13):
         o = <int>((n1 >> (4 * r)) & 15)
         t = <int>((n2 >> (4 * r)) & 15)
@@ -253,6 +254,8 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
         g.ncnt[r] = NIB_CNT[o] + NIB_CNT[t]
         if g.ncnt[r] > maxn:
             maxn = g.ncnt[r]
+        if g.ncnt[r] + g.w >= 4:
+            g.bombable |= (<uint32_t>1) << r
         sp0 |= <uint32_t>(o & 1) << (r + 1)
         sp1 |= <uint32_t>((o >> 1) & 1) << (r + 1)
         sp2 |= <uint32_t>((o >> 2) & 1) << (r + 1)
@@ -264,10 +267,6 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
     g.suitpos[3] = sp3 | ((sp3 >> 13) & 1)
     g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
     g.maxbomb = maxn + g.w
-    g.bombable = 0
-    for r in range(13):
-        if g.ncnt[r] + g.w >= 4:
-            g.bombable |= (<uint32_t>1) << r
     g.wone[0] = 0
     g.wtwo[0] = 0
     g.wone[1] = (<uint64_t>1) << hb
@@ -447,24 +446,34 @@ cdef int gen_full_houses(Gen* g) noexcept nogil:
     cdef int p0e[16]
     cdef int p1s[16]
     cdef int p1e[16]
-    cdef int n0 = 0, n1 = 0, r, i, t, nw, rem, a, cnt
+    cdef int n0 = 0, n1 = 0, r, i, t, nw, rem, a, cnt, st, sh, off
     cdef uint64_t lo, hi, bl, bh
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_THREE_WITH_TWO)
-    # pair lists, grouped by wilds used (0 or 1), ranks in natural order
+    # pair lists, grouped by wilds used (0 or 1), ranks in natural order,
+    # straight from the sub-multiset tables (same order as the k = 2 slot
+    # options; pattern mode keeps the first of each)
     for r in range(13):
-        ensure_opts(g, 2, r)
+        st = g.nat[r]
+        sh = 4 * r
         p0s[r] = n0
         p1s[r] = n1
-        for i in range(g.optn[2][r]):
-            nw = g.optnw[2][r][i]
-            if nw == 0:
-                p0one[n0] = g.optone[2][r][i]
-                p0two[n0] = g.opttwo[2][r][i]
-                n0 += 1
-            elif nw == 1:
-                p1one[n1] = g.optone[2][r][i]
-                p1two[n1] = g.opttwo[2][r][i]
+        off = SUB_OFF[st][2]
+        cnt = SUB_CNT[st][2]
+        if g.pattern and cnt > 1:
+            cnt = 1
+        for i in range(cnt):
+            p0one[n0] = (<uint64_t>SUB_ONE[off + i]) << sh
+            p0two[n0] = (<uint64_t>SUB_TWO[off + i]) << sh
+            n0 += 1
+        if g.w:
+            off = SUB_OFF[st][1]
+            cnt = SUB_CNT[st][1]
+            if g.pattern and cnt > 1:
+                cnt = 1
+            for i in range(cnt):
+                p1one[n1] = (<uint64_t>SUB_ONE[off + i]) << sh
+                p1two[n1] = 0
                 n1 += 1
         p0e[r] = n0
         p1e[r] = n1
