@@ -5,7 +5,7 @@ state machine as :class:`guandan.Game` (``_engine.pyx``)."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 
 cimport cython
 cimport numpy as cnp
@@ -13,6 +13,7 @@ import numpy as np
 
 from guandan._core cimport (
     Gen, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, TAG_SHIFT, T_PASS, gd_ctz64,
+    beats,
 )
 from guandan._engine cimport (
     State, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
@@ -49,6 +50,70 @@ cdef inline uint64_t _mix(uint64_t a, uint64_t b) noexcept nogil:
     return z ^ (z >> 31)
 
 
+CHECKS = {
+    1: "a seat that is out, or not the seat to act, acted",
+    2: "cards not conserved (hands + cards played this round != 108)",
+    3: "a play does not beat the play on the table",
+    4: "a play uses cards the seat does not hold",
+    5: "the finishing order is not a permutation of the four seats",
+    6: "the level change does not follow the partner's place",
+    7: "a game lasted more than 1000 rounds",
+    8: "the leader passed",
+}
+
+
+cdef int _check_step(State* a, State* z, uint64_t lo, uint64_t hi, int* played) noexcept nogil:
+    """Invariants of one step from state a to state z (0: all hold)."""
+    cdef int seat = a.to_act, t = (lo >> TAG_SHIFT) & 15, k, total, team, ppos = 0, i, seen = 0
+    cdef int expect
+    cdef uint64_t mo = lo & ((<uint64_t>1 << 54) - 1), mt = hi & ((<uint64_t>1 << 54) - 1)
+    if a.phase == PH_PLAY:
+        if a.one[seat] == 0:
+            return 1
+        if t == T_PASS:
+            if a.top_seat < 0:
+                return 8
+        else:
+            if (mo & ~a.one[seat]) or (mt & ~a.two[seat]):
+                return 4
+            if a.top_seat >= 0 and not beats(lo, hi, a.top_lo, a.top_hi, a.rlevel):
+                return 3
+            played[0] += card_count(mo, mt)
+    if z.round_index == a.round_index and z.phase != PH_OVER:
+        total = played[0]
+        for k in range(4):
+            total += card_count(z.one[k], z.two[k])
+        if total != 108:
+            return 2
+        return 0
+    # the round ended with this step
+    played[0] = 0
+    for k in range(4):
+        if z.last_order[k] < 0 or z.last_order[k] > 3:
+            return 5
+        seen |= 1 << z.last_order[k]
+    if seen != 15:
+        return 5
+    team = z.last_order[0] & 1
+    for i in range(1, 4):
+        if z.last_order[i] == ((z.last_order[0] + 2) & 3):
+            ppos = i
+    expect = 4 - ppos
+    if expect > 12 - a.level[team]:
+        expect = 12 - a.level[team]
+    if not (z.phase == PH_OVER and z.winner == team) and z.last_delta != expect:
+        return 6
+    if z.round_index > 1000:
+        return 7
+    if z.phase != PH_OVER:
+        total = 0
+        for k in range(4):
+            total += card_count(z.one[k], z.two[k])
+        if total != 108:
+            return 2
+    return 0
+
+
 cdef inline Py_ssize_t _choose(State* st, MoveBuf* b, const int8_t* pol, uint64_t* prng) noexcept nogil:
     if pol[st.to_act] == POL_GREEDY:
         return policy_greedy(st, b)
@@ -59,12 +124,16 @@ cdef inline Py_ssize_t _choose(State* st, MoveBuf* b, const int8_t* pol, uint64_
 @cython.wraparound(False)
 def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
               const int8_t[::1] policies, int rflags=0, int a_fail_limit=0, int max_rounds=0,
-              Py_ssize_t record_games=0):
+              Py_ssize_t record_games=0, bint check=False):
     """Simulate ``n`` deals (unit 0) or games (unit 1). Game ``k`` of the chunk
     is dealt from seed ``mix(seed, k)``; the random policy draws from one
     stream seeded with ``policy_seed``. Returns a dict of numpy arrays (one
     row per deal or game) and, for the first ``record_games`` games, their
-    action words (to replay through :class:`guandan.Game`)."""
+    action words (to replay through :class:`guandan.Game`).
+
+    With ``check``, every step is verified independently of the generator
+    (see :func:`_check_step`); a violation raises ``AssertionError`` naming
+    the game, the decision and the broken invariant."""
     cdef Py_ssize_t rows = 0, i, game = 0, nrec = 0
     cdef State st
     cdef Gen* g = <Gen*>malloc(sizeof(Gen))
@@ -76,6 +145,8 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     cdef int8_t pol[4]
     cdef int32_t gdec = 0, gbombs = 0, gtrib = 0, ganti = 0
     cdef bint recording
+    cdef State before
+    cdef int bad = 0, played = 0
     cdef Py_ssize_t rec_n = 0, rec_cap = 0
     cdef uint64_t* rec = NULL
     if g == NULL:
@@ -162,8 +233,15 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         rec_n += 3
                     if is_bomb_type((b.data[2 * i] >> TAG_SHIFT) & 15):
                         bombs += 1
+                    if check:
+                        memcpy(&before, &st, sizeof(State))
                     st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
                     dec += 1
+                    if check:
+                        bad = _check_step(&before, &st, b.data[2 * i], b.data[2 * i + 1], &played)
+                        if bad:
+                            rc = -2
+                            break
                 if rc != 0:
                     break
                 gdec += dec
@@ -208,6 +286,9 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     free(g)
     free(rec)
     buf_free(&b)
+    if rc == -2:
+        raise AssertionError(f"invariant {bad} ({CHECKS.get(bad, '?')}) broken in game {game}, "
+                             f"round {st.round_index}, decision {st.decisions}")
     if rc != 0:
         raise MemoryError("simulation buffer allocation failed")
     if unit == 0:
