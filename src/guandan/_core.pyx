@@ -143,6 +143,21 @@ for _q in range(32):
     POP5[_q] = (_q & 1) + ((_q >> 1) & 1) + ((_q >> 2) & 1) + ((_q >> 3) & 1) + ((_q >> 4) & 1)
 
 
+# WILD_SETS[w][need]: the sets of wild slots (slot s = bit s) that contain
+# `need` and have at most w slots, in full-mode order (slot 0 most significant)
+cdef uint8_t WILD_SETS[3][32][16]
+cdef uint8_t WILD_SETS_N[3][32]
+cdef int _w, _need, _v, _m
+for _w in range(3):
+    for _need in range(32):
+        WILD_SETS_N[_w][_need] = 0
+        for _v in range(32):
+            _m = REV5[_v]
+            if (_m & _need) == _need and POP5[_m] <= _w:
+                WILD_SETS[_w][_need][WILD_SETS_N[_w][_need]] = _m
+                WILD_SETS_N[_w][_need] += 1
+
+
 cdef inline int seq_rank(int pos) noexcept nogil:
     """Rank index of natural position pos (0 = ace-low, 13 = ace-high)."""
     return SEQ_RANK[pos]
@@ -692,13 +707,9 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
     cdef uint8_t nws[32]
     if buf_reserve(g.out, 32) < 0:
         return -1
-    for v in range(32):
-        m = REV5[v]              # slot s = bit s of m
-        if (m & need) != need:
-            continue
+    for v in range(WILD_SETS_N[g.w][need]):
+        m = WILD_SETS[g.w][need][v]          # slot s = bit s of m
         nw = POP5[m]
-        if nw > g.w:
-            continue
         one = 0
         ss = 0
         last2 = -1
@@ -789,13 +800,9 @@ cdef int gen_straight_flushes(Gen* g) noexcept nogil:
                 continue
             present = (g.suitpos[suit] >> pos) & 31
             need = (~present) & 31
-            for v in range(32):
-                m = REV5[v]
-                if (m & need) != need:
-                    continue
+            for v in range(WILD_SETS_N[g.w][need]):
+                m = WILD_SETS[g.w][need][v]
                 nw = POP5[m]
-                if nw > g.w:
-                    continue
                 one = 0
                 for s in range(5):
                     if not ((m >> s) & 1):
