@@ -628,20 +628,31 @@ cdef int gen_straights(Gen* g) noexcept nogil:
 cdef int straight_window(Gen* g, int pos) noexcept nogil:
     """Every fill of one straight window: per slot a natural face of that rank
     or a wild; wild-free fills of one suit are skipped (straight flushes)."""
-    cdef uint64_t O0[8], O1[8], O2[8], O3[8], O4[8]
-    cdef uint8_t W0[8], W1[8], W2[8], W3[8], W4[8]
-    cdef uint8_t S0[8], S1[8], S2[8], S3[8], S4[8]
+    cdef const uint64_t *O0, *O1, *O2, *O3, *O4
+    cdef const uint8_t *W0, *W1, *W2, *W3, *W4
+    cdef const uint8_t *S0, *S1, *S2, *S3, *S4
     cdef int n0, n1, n2, n3, n4, i0, i1, i2, i3, i4, w1, w2, w3, w4, s1, s2, s3, s4
-    cdef int w = g.w
+    cdef int w = g.w, r
     cdef uint64_t m1, m2, m3
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
     cdef uint64_t* p
-    n0 = _slot1(g, seq_rank(pos), O0, W0, S0)
-    n1 = _slot1(g, seq_rank(pos + 1), O1, W1, S1)
-    n2 = _slot1(g, seq_rank(pos + 2), O2, W2, S2)
-    n3 = _slot1(g, seq_rank(pos + 3), O3, W3, S3)
-    n4 = _slot1(g, seq_rank(pos + 4), O4, W4, S4)
+    # slot options, read in place (options: the naturals, then the wild)
+    r = seq_rank(pos)
+    ensure_opts(g, 1, r)
+    n0 = g.optn[1][r]; O0 = g.optone[1][r]; W0 = g.optnw[1][r]; S0 = g.optss[r]
+    r = seq_rank(pos + 1)
+    ensure_opts(g, 1, r)
+    n1 = g.optn[1][r]; O1 = g.optone[1][r]; W1 = g.optnw[1][r]; S1 = g.optss[r]
+    r = seq_rank(pos + 2)
+    ensure_opts(g, 1, r)
+    n2 = g.optn[1][r]; O2 = g.optone[1][r]; W2 = g.optnw[1][r]; S2 = g.optss[r]
+    r = seq_rank(pos + 3)
+    ensure_opts(g, 1, r)
+    n3 = g.optn[1][r]; O3 = g.optone[1][r]; W3 = g.optnw[1][r]; S3 = g.optss[r]
+    r = seq_rank(pos + 4)
+    ensure_opts(g, 1, r)
+    n4 = g.optn[1][r]; O4 = g.optone[1][r]; W4 = g.optnw[1][r]; S4 = g.optss[r]
     if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * n2 * n3 * n4) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
@@ -676,18 +687,6 @@ cdef int straight_window(Gen* g, int pos) noexcept nogil:
                         p += 2
     g.out.n = (p - g.out.data) >> 1
     return 0
-
-
-cdef inline int _slot1(Gen* g, int r, uint64_t* O, uint8_t* W, uint8_t* S) noexcept nogil:
-    """One straight slot's options into local arrays: naturals, then the wild."""
-    cdef int i, n
-    ensure_opts(g, 1, r)
-    n = g.optn[1][r]
-    for i in range(n):
-        O[i] = g.optone[1][r][i]
-        W[i] = g.optnw[1][r][i]
-        S[i] = g.optss[r][i]
-    return n
 
 
 cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
