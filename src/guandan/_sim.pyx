@@ -332,7 +332,6 @@ cdef class VecCore:
     cdef uint64_t seed
     cdef uint64_t games_started
     cdef int unit, rflags, a_fail, max_rounds
-    cdef int16_t* round0          # round index at the episode start (deal unit)
 
     def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit=0, int rflags=0, int a_fail=0,
                   int max_rounds=0):
@@ -341,13 +340,11 @@ cdef class VecCore:
         self.st = <State*>malloc(max(n, 1) * sizeof(State))
         self.played = <uint8_t*>malloc(max(n, 1) * 54)
         self.off = <int64_t*>malloc((n + 1) * sizeof(int64_t))
-        self.round0 = <int16_t*>malloc(max(n, 1) * sizeof(int16_t))
         self.g = <Gen*>malloc(sizeof(Gen))
         self.buf.data = NULL
         self.buf.n = 0
         self.buf.cap = 0
-        if (self.st == NULL or self.played == NULL or self.off == NULL or self.g == NULL
-                or self.round0 == NULL):
+        if self.st == NULL or self.played == NULL or self.off == NULL or self.g == NULL:
             raise MemoryError()
         self.seed = seed
         self.games_started = 0
@@ -363,7 +360,6 @@ cdef class VecCore:
         free(self.st)
         free(self.played)
         free(self.off)
-        free(self.round0)
         free(self.g)
         buf_free(&self.buf)
 
@@ -372,7 +368,6 @@ cdef class VecCore:
                     self.a_fail, self.max_rounds)
         self.games_started += 1
         memset(&self.played[54 * i], 0, 54)
-        self.round0[i] = 0
 
     cdef int _gen_legal(self) except -1:
         cdef Py_ssize_t i

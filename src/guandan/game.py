@@ -29,7 +29,6 @@ __all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECO
 PHASES = ("tribute", "back", "play", "over")
 RECORD_FORMAT = "guandan-record/1"
 _RANKS = _core.RANK_CHARS
-_POLICY_SALT = 0xA5A5A5A5DEADBEEF
 
 
 def _rflags(rules: Rules) -> int:

@@ -28,6 +28,7 @@ import os
 import random
 from typing import Any, Dict, List, Optional
 
+from . import _core
 from .errors import GuandanError
 from .game import Game
 from .moves import Move, MoveType
@@ -282,8 +283,7 @@ class TableServer:
 
     async def _exchange(self, stage: str) -> None:
         g = self.game
-        phase = stage
-        while not self._aborted and g.phase == phase:
+        while not self._aborted and g.phase == stage:
             seat = self.seats[g.to_act]
             legal = g.legal_moves()
             actions = legal.to_platform()
@@ -294,7 +294,6 @@ class TableServer:
         if self._aborted:
             return
         n, payers, paid, recv, returned, _ = g._core.tribute
-        from . import _core
         if stage == "tribute":
             result = [[payers[i], recv[i], _core.FACE_STR[paid[i]]] for i in range(n)]
         else:
