@@ -8,6 +8,7 @@ from guandan import Move
 
 RANKS = "23456789TJQKA"
 SUITS = "SHCD"
+FACES = [s + r for r in RANKS for s in SUITS] + ["SB", "HR"]
 DECK = [s + r for r in RANKS for s in SUITS] * 2 + ["SB", "SB", "HR", "HR"]
 LEVELS = list(RANKS)
 
@@ -45,3 +46,37 @@ def to_ref(m: Move):
         return ("PASS", "PASS", ())
     t, r, cards = m.to_platform()
     return (t, r, tuple(sorted(cards)))
+
+
+# -- tribute and return, written from RULES.md (shared by the engine tests) --
+
+def level_value(card, level):
+    """RULES.md level order: 2 3 4 5 6 7 8 9 T J Q K A, level card, small
+    joker, big joker."""
+    if card == "HR":
+        return 15
+    if card == "SB":
+        return 14
+    if card[1] == level:
+        return 13
+    return RANKS.index(card[1])
+
+
+def tribute_choices(hand, level):
+    """"the dweller gives the banker their highest card in level order, never
+    a wild" (distinct faces)."""
+    nat = [c for c in hand if c != "H" + level]
+    best = max(level_value(c, level) for c in nat)
+    return {c for c in nat if level_value(c, level) == best}
+
+
+def return_choices(hand, level):
+    """"one card of rank 2..10 that is not a level card"; "If a receiver
+    holds no card that may be returned, they return their lowest card in
+    level order that is not a wild"."""
+    ok = {c for c in hand if c not in ("SB", "HR") and c[1] in "23456789T" and c[1] != level}
+    if ok:
+        return ok
+    nat = [c for c in hand if c != "H" + level]
+    low = min(level_value(c, level) for c in nat)
+    return {c for c in nat if level_value(c, level) == low}

@@ -23,10 +23,9 @@ from guandan import (
     parse_move,
 )
 
-RANKS = "23456789TJQKA"
-SUITS = "SHCD"
-FACES = [s + r for r in RANKS for s in SUITS] + ["SB", "HR"]
-DECK = FACES * 2
+from helpers import FACES, RANKS, SUITS
+
+DECK = FACES * 2   # face by face (helpers.DECK puts the jokers last)
 TYPE_NAMES = ["Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo", "TwoTrips", "Straight",
               "StraightFlush", "Bomb", "PASS", "tribute", "back"]
 

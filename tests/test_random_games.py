@@ -11,39 +11,14 @@ from guandan import Game, Move, Rules
 from guandan import return_choices as native_return_choices
 from helpers import DECK, to_ref
 from reference import ref_beats
+from helpers import level_value, return_choices, tribute_choices
 
 RANKS = "23456789TJQKA"
 FULL_DECK = Counter(DECK)
 assert sum(FULL_DECK.values()) == 108
 
 
-def level_value(card, level):
-    if card == "HR":
-        return 15
-    if card == "SB":
-        return 14
-    if card[1] == level:
-        return 13
-    return RANKS.index(card[1])
 
-
-def tribute_choices(hand, level):
-    # "the dweller gives the banker their highest card in level order, never a wild"
-    nat = [c for c in hand if c != "H" + level]
-    best = max(level_value(c, level) for c in nat)
-    return {c for c in nat if level_value(c, level) == best}
-
-
-def return_choices(hand, level):
-    # "returns one card of rank 2..10 that is not a level card"; "If a receiver
-    # holds no card that may be returned, they return their lowest card in
-    # level order that is not a wild."
-    ok = {c for c in hand if c not in ("SB", "HR") and c[1] in "23456789T" and c[1] != level}
-    if ok:
-        return ok
-    nat = [c for c in hand if c != "H" + level]
-    low = min(level_value(c, level) for c in nat)
-    return {c for c in nat if level_value(c, level) == low}
 
 
 def partner(s):

@@ -14,6 +14,7 @@ import pytest
 from guandan import Game, GuandanError, IllegalMoveError, Move, MoveType, Rules
 from helpers import to_ref
 from reference import ref_moves
+from helpers import level_value, return_choices, tribute_choices
 
 RANKS = "23456789TJQKA"
 RETURN_RANKS = "23456789T"           # "one card of rank 2..10 that is not a level card"
@@ -36,34 +37,7 @@ def strs(moves):
     return [str(m) for m in moves]
 
 
-def level_value(card, level):
-    """RULES.md level order: 2 3 4 5 6 7 8 9 T J Q K A, level card, small
-    joker, big joker."""
-    if card == "HR":
-        return 15
-    if card == "SB":
-        return 14
-    if card[1] == level:
-        return 13
-    return RANKS.index(card[1])
 
-
-def tribute_choices(hand, level):
-    """"their highest card in level order, never a wild" (distinct faces)."""
-    nat = [c for c in hand if c != "H" + level]
-    best = max(level_value(c, level) for c in nat)
-    return {c for c in nat if level_value(c, level) == best}
-
-
-def return_choices(hand, level):
-    """"one card of rank 2..10 that is not a level card"; if none, "their
-    lowest card in level order that is not a wild"."""
-    ok = {c for c in hand if c not in ("SB", "HR") and c[1] in RETURN_RANKS and c[1] != level}
-    if ok:
-        return ok
-    nat = [c for c in hand if c != "H" + level]
-    low = min(level_value(c, level) for c in nat)
-    return {c for c in nat if level_value(c, level) == low}
 
 
 def top_value(g, seat):
