@@ -144,15 +144,26 @@ for _q in range(32):
 
 
 # WILD_SETS[w][need]: the sets of wild slots (slot s = bit s) that contain
-# `need` and have at most w slots, in full-mode order (slot 0 most significant)
+# `need` and have at most w slots: fewer wilds first, then by the slots'
+# positions (lexicographically: {0} < {1} < ... < {0,1} < {0,2} < ...)
 cdef uint8_t WILD_SETS[3][32][16]
 cdef uint8_t WILD_SETS_N[3][32]
-cdef int _w, _need, _v, _m
+cdef uint8_t WILD_ORDER[16]
+cdef int _w, _need, _v, _m, _a, _b, _k = 0
+WILD_ORDER[0] = 0
+_k = 1
+for _a in range(5):
+    WILD_ORDER[_k] = 1 << _a
+    _k += 1
+for _a in range(5):
+    for _b in range(_a + 1, 5):
+        WILD_ORDER[_k] = (1 << _a) | (1 << _b)
+        _k += 1
 for _w in range(3):
     for _need in range(32):
         WILD_SETS_N[_w][_need] = 0
-        for _v in range(32):
-            _m = REV5[_v]
+        for _v in range(16):
+            _m = WILD_ORDER[_v]
             if (_m & _need) == _need and POP5[_m] <= _w:
                 WILD_SETS[_w][_need][WILD_SETS_N[_w][_need]] = _m
                 WILD_SETS_N[_w][_need] += 1
@@ -620,91 +631,135 @@ cdef int gen_straights(Gen* g) noexcept nogil:
         if g.pattern:
             if straight_patterns(g, pos, need) < 0:
                 return -1
-        elif straight_window(g, pos) < 0:
+        elif straight_window(g, pos, need) < 0:
             return -1
     return 0
 
 
-cdef int straight_window(Gen* g, int pos) noexcept nogil:
-    """Every fill of one straight window: per slot a natural face of that rank
-    or a wild; wild-free fills of one suit are skipped (straight flushes)."""
-    cdef const uint64_t *O0, *O1, *O2, *O3, *O4
-    cdef const uint8_t *W0, *W1, *W2, *W3, *W4
-    cdef const uint8_t *S0, *S1, *S2, *S3, *S4
-    cdef int n0, n1, n2, n3, n4, i0, i1, i2, i3, i4, w1, w2, w3, w4, s1, s2, s3, s4
-    cdef int w = g.w, r
-    cdef uint64_t m1, m2, m3
+cdef int straight_window(Gen* g, int pos, int need) noexcept nogil:
+    """Every fill of one straight window, grouped by the set of slots the
+    wilds fill (none first, then one wild by slot, then two; see WILD_SETS);
+    within a group, every choice of natural faces for the other slots, slot 0
+    outermost, suits in S, H, C, D order. Wild-free fills of one suit are
+    skipped (those are only straight flushes)."""
+    cdef uint64_t N[5][4]         # natural faces of each slot (one bit each)
+    cdef uint8_t S[5][4]          # their suit bits
+    cdef int c[5]
+    cdef int sl[5]                # the slots filled by naturals in this group
+    cdef int k, s, r, o, b, i, m, nw, v, ns
+    cdef uint64_t total = 0, t
+    cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
-    cdef uint64_t* p
-    # slot options, read in place (options: the naturals, then the wild)
-    r = seq_rank(pos)
-    ensure_opts(g, 1, r)
-    n0 = g.optn[1][r]; O0 = g.optone[1][r]; W0 = g.optnw[1][r]; S0 = g.optss[r]
-    r = seq_rank(pos + 1)
-    ensure_opts(g, 1, r)
-    n1 = g.optn[1][r]; O1 = g.optone[1][r]; W1 = g.optnw[1][r]; S1 = g.optss[r]
-    r = seq_rank(pos + 2)
-    ensure_opts(g, 1, r)
-    n2 = g.optn[1][r]; O2 = g.optone[1][r]; W2 = g.optnw[1][r]; S2 = g.optss[r]
-    r = seq_rank(pos + 3)
-    ensure_opts(g, 1, r)
-    n3 = g.optn[1][r]; O3 = g.optone[1][r]; W3 = g.optnw[1][r]; S3 = g.optss[r]
-    r = seq_rank(pos + 4)
-    ensure_opts(g, 1, r)
-    n4 = g.optn[1][r]; O4 = g.optone[1][r]; W4 = g.optnw[1][r]; S4 = g.optss[r]
-    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * n2 * n3 * n4) < 0:
+    for s in range(5):
+        r = seq_rank(pos + s)
+        o = g.nat[r] & 15
+        k = 0
+        while o:
+            b = o & (-o)
+            o &= o - 1
+            N[s][k] = (<uint64_t>b) << (4 * r)
+            S[s][k] = b
+            k += 1
+        c[s] = k
+    # room for every group (an upper bound)
+    for v in range(WILD_SETS_N[g.w][need]):
+        m = WILD_SETS[g.w][need][v]
+        t = 1
+        for s in range(5):
+            if not ((m >> s) & 1):
+                t *= c[s]
+        total += t
+    if buf_reserve(g.out, <Py_ssize_t>total) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
-    for i0 in range(n0):
-        for i1 in range(n1):
-            w1 = W0[i0] + W1[i1]
-            if w1 > w:
-                break
-            m1 = O0[i0] | O1[i1]
-            s1 = S0[i0] | S1[i1]
-            for i2 in range(n2):
-                w2 = w1 + W2[i2]
-                if w2 > w:
-                    break
-                m2 = m1 | O2[i2]
-                s2 = s1 | S2[i2]
-                for i3 in range(n3):
-                    w3 = w2 + W3[i3]
-                    if w3 > w:
-                        break
-                    m3 = m2 | O3[i3]
-                    s3 = s2 | S3[i3]
-                    for i4 in range(n4):
-                        w4 = w3 + W4[i4]
-                        if w4 > w:
-                            break
-                        s4 = s3 | S4[i4]
-                        if w4 == 0 and (s4 & (s4 - 1)) == 0:
-                            continue
-                        p[0] = m3 | O4[i4] | g.wone[w4] | lt
-                        p[1] = g.wtwo[w4] | ht
-                        p += 2
+    for v in range(WILD_SETS_N[g.w][need]):
+        m = WILD_SETS[g.w][need][v]
+        nw = POP5[m]
+        ns = 0
+        for s in range(5):
+            if not ((m >> s) & 1):
+                sl[ns] = s
+                ns += 1
+        if ns == 5:
+            p = _fill5(p, N, S, c, lt, ht)
+        elif ns == 4:
+            p = _fill4(p, N[sl[0]], N[sl[1]], N[sl[2]], N[sl[3]], c[sl[0]], c[sl[1]], c[sl[2]],
+                       c[sl[3]], lt | g.wone[1], ht | g.wtwo[1])
+        else:
+            p = _fill3(p, N[sl[0]], N[sl[1]], N[sl[2]], c[sl[0]], c[sl[1]], c[sl[2]],
+                       lt | g.wone[2], ht | g.wtwo[2])
     g.out.n = (p - g.out.data) >> 1
     return 0
 
 
+cdef inline uint64_t* _fill5(uint64_t* p, uint64_t[5][4] N, uint8_t[5][4] S, int* c,
+                             uint64_t lt, uint64_t ht) noexcept nogil:
+    """Wild-free straights: one natural per slot, not all of one suit."""
+    cdef int i0, i1, i2, i3, i4, s1, s2, s3, s4
+    cdef uint64_t m1, m2, m3
+    for i0 in range(c[0]):
+        for i1 in range(c[1]):
+            m1 = N[0][i0] | N[1][i1] | lt
+            s1 = S[0][i0] | S[1][i1]
+            for i2 in range(c[2]):
+                m2 = m1 | N[2][i2]
+                s2 = s1 | S[2][i2]
+                for i3 in range(c[3]):
+                    m3 = m2 | N[3][i3]
+                    s3 = s2 | S[3][i3]
+                    for i4 in range(c[4]):
+                        s4 = s3 | S[4][i4]
+                        if (s4 & (s4 - 1)) == 0:
+                            continue
+                        p[0] = m3 | N[4][i4]
+                        p[1] = ht
+                        p += 2
+    return p
+
+
+cdef inline uint64_t* _fill4(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                             const uint64_t* D, int na, int nb, int nc, int nd,
+                             uint64_t lt, uint64_t ht) noexcept nogil:
+    cdef int a, b, c, d
+    cdef uint64_t m1, m2
+    for a in range(na):
+        for b in range(nb):
+            m1 = A[a] | B[b] | lt
+            for c in range(nc):
+                m2 = m1 | C[c]
+                for d in range(nd):
+                    p[0] = m2 | D[d]
+                    p[1] = ht
+                    p += 2
+    return p
+
+
+cdef inline uint64_t* _fill3(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                             int na, int nb, int nc, uint64_t lt, uint64_t ht) noexcept nogil:
+    cdef int a, b, c
+    cdef uint64_t m1
+    for a in range(na):
+        for b in range(nb):
+            m1 = A[a] | B[b] | lt
+            for c in range(nc):
+                p[0] = m1 | C[c]
+                p[1] = ht
+                p += 2
+    return p
+
+
 cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
-    """Pattern mode straights: one move per set of wild slots. Representative:
-    the first natural (lowest suit) in every other slot, except that a
-    wild-free choice that is one suit takes the second option of the last
-    slot that has one (the first non-flush fill in full-mode order). The
-    representatives are emitted in the order of their first occurrence in
-    full mode (odometer order: slot 0 outermost, naturals before the wild)."""
-    cdef int v, m, s, r, nw, last2, ss, o, b, cnt = 0, i, j
+    """Pattern mode straights: one move per set of wild slots, in full-mode
+    order (WILD_SETS). Representative: the first natural (lowest suit) in
+    every other slot, except that a wild-free choice that is one suit takes
+    the second option of the last slot that has one (the first non-flush
+    fill in full-mode order)."""
+    cdef int v, m, s, r, nw, last2, ss, o, b
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
-    cdef uint32_t key
-    cdef uint32_t keys[32]
-    cdef uint64_t ones[32]
-    cdef uint8_t nws[32]
-    if buf_reserve(g.out, 32) < 0:
+    if buf_reserve(g.out, 16) < 0:
         return -1
     for v in range(WILD_SETS_N[g.w][need]):
         m = WILD_SETS[g.w][need][v]          # slot s = bit s of m
@@ -712,14 +767,11 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
         one = 0
         ss = 0
         last2 = -1
-        key = 0
         for s in range(5):
+            if (m >> s) & 1:
+                continue
             r = seq_rank(pos + s)
             o = g.nat[r] & 15
-            if (m >> s) & 1:
-                key = key * 8 + NIB_CNT[o]        # the wild is the last option of a slot
-                continue
-            key = key * 8
             b = o & (-o)                          # lowest suit held
             one |= (<uint64_t>b) << (4 * r)
             ss |= b
@@ -733,23 +785,8 @@ cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
             b = o & (-o)
             o &= o - 1                            # second lowest suit held
             one = (one & ~((<uint64_t>b) << (4 * r))) | ((<uint64_t>(o & (-o))) << (4 * r))
-            key += 1 << (3 * (4 - last2))
-        # insertion by key
-        i = cnt
-        while i > 0 and keys[i - 1] > key:
-            keys[i] = keys[i - 1]
-            ones[i] = ones[i - 1]
-            nws[i] = nws[i - 1]
-            i -= 1
-        keys[i] = key
-        ones[i] = one
-        nws[i] = nw
-        cnt += 1
-        if g.w == 0:
-            break
-    for j in range(cnt):
-        g.out.data[2 * g.out.n] = ones[j] | g.wone[nws[j]] | lt
-        g.out.data[2 * g.out.n + 1] = g.wtwo[nws[j]] | ht
+        g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
+        g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
         g.out.n += 1
     return 0
 
