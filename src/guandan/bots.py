@@ -145,7 +145,10 @@ class ProtocolClient:
 
 
 async def _run(bot: Bot, url: str) -> None:
-    from websockets.asyncio.client import connect
+    try:
+        from websockets.asyncio.client import connect
+    except ImportError:
+        raise GuandanError("bots over the network need websockets >= 13: pip install 'guandan[server]'") from None
 
     client = ProtocolClient(bot)
     async with connect(url, ping_interval=None, max_size=2 ** 22) as ws:

@@ -132,9 +132,14 @@ from collections.abc import Sequence as _SequenceABC
 from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as _e:          # an optional extra
+    from .errors import GuandanError as _GE
+    raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install 'guandan[rl]' ({_e})") from None
 
 from . import _sim
 from .errors import GuandanError

@@ -338,7 +338,10 @@ class TableServer:
 
     async def run(self) -> List[Dict[str, Any]]:
         """Serve until the last game is over (or the session is aborted)."""
-        from websockets.asyncio.server import serve as ws_serve
+        try:
+            from websockets.asyncio.server import serve as ws_serve
+        except ImportError:
+            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]'") from None
 
         async with ws_serve(self._handler, self.host, self.port, ping_interval=None,
                             max_size=2 ** 20) as server:
