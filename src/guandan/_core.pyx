@@ -387,6 +387,8 @@ cdef int gen_nkind(Gen* g, int t, int k) noexcept nogil:
         return -1
     p = g.out.data + 2 * g.out.n
     for r in range(13):
+        if g.ncnt[r] + g.w < k or (g.ncnt[r] == 0 and r != g.L):
+            continue            # not enough cards (a wild needs a natural, but at the level rank)
         if rank_strength(r, g.L) <= g.minkey:
             continue
         ensure_opts(g, k, r)
