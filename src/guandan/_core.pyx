@@ -46,7 +46,6 @@ cnp.import_array()
 # ---------------------------------------------------------------------------
 
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
-cdef uint64_t TAG_MASK = ~FACE_MASK
 cdef int SB_FACE = 52
 cdef int HR_FACE = 53
 cdef int KEY_JOKER_BOMB = 15
@@ -465,6 +464,17 @@ cdef int gen_joker_bomb(Gen* g) noexcept nogil:
 # and the pair of two wilds, which is one move whatever rank it stands for)
 # ---------------------------------------------------------------------------
 
+cdef inline uint64_t* _or_pairs(uint64_t* p, uint64_t lo, uint64_t hi, const uint64_t* one,
+                               const uint64_t* two, int start, int end) noexcept nogil:
+    """Emit (lo | one[i], hi | two[i]) for i in start..end-1."""
+    cdef int i
+    for i in range(start, end):
+        p[0] = lo | one[i]
+        p[1] = hi | two[i]
+        p += 2
+    return p
+
+
 cdef int gen_full_houses(Gen* g) noexcept nogil:
     cdef uint64_t p0one[160]
     cdef uint64_t p0two[160]
@@ -534,25 +544,14 @@ cdef int gen_full_houses(Gen* g) noexcept nogil:
             bh = g.opttwo[3][t][a] | tag_hi(t)
             lo = bl | g.wone[nw]
             hi = bh | g.wtwo[nw]
-            for i in range(p0s[t]):
-                p[0] = lo | p0one[i]
-                p[1] = hi | p0two[i]
-                p += 2
-            for i in range(p0e[t], n0):
-                p[0] = lo | p0one[i]
-                p[1] = hi | p0two[i]
-                p += 2
+            # every pair but those of the triple's own rank (segment s..e)
+            p = _or_pairs(p, lo, hi, p0one, p0two, 0, p0s[t])
+            p = _or_pairs(p, lo, hi, p0one, p0two, p0e[t], n0)
             if rem >= 1:
                 lo = bl | g.wone[nw + 1]
                 hi = bh | g.wtwo[nw + 1]
-                for i in range(p1s[t]):
-                    p[0] = lo | p1one[i]
-                    p[1] = hi | p1two[i]
-                    p += 2
-                for i in range(p1e[t], n1):
-                    p[0] = lo | p1one[i]
-                    p[1] = hi | p1two[i]
-                    p += 2
+                p = _or_pairs(p, lo, hi, p1one, p1two, 0, p1s[t])
+                p = _or_pairs(p, lo, hi, p1one, p1two, p1e[t], n1)
             if rem >= 2:
                 p[0] = bl | g.wone[2]
                 p[1] = bh | g.wtwo[2]
@@ -1323,11 +1322,6 @@ def move_beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi, int l
     return beats(a_lo, a_hi, b_lo, b_hi, level)
 
 
-def move_sort_key(uint64_t lo, uint64_t hi, int level):
-    """Strength of a play for ordering readings (higher is stronger)."""
-    return reading_order(lo, hi, level)
-
-
 # The Python Move class (guandan.moves registers it at import).
 cdef object _MOVE_CLS = None
 
@@ -1497,26 +1491,6 @@ def generate_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
     if rc < 0:
         raise MemoryError("move buffer allocation failed")
     return b
-
-
-def count_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
-                bint pattern=False, bint wild_sf=True):
-    """Number of legal moves (generates them into a scratch buffer)."""
-    cdef MoveBuf buf
-    cdef int rc
-    cdef int flags = _flags(pattern, wild_sf)
-    if level < 0 or level > 12:
-        raise LevelError(f"level index must be 0..12, got {level}")
-    buf.data = NULL
-    buf.n = 0
-    buf.cap = 0
-    with nogil:
-        rc = generate(hand.one, hand.two, level, last_lo, last_hi, flags, &buf)
-    n = buf.n
-    buf_free(&buf)
-    if rc < 0:
-        raise MemoryError("move buffer allocation failed")
-    return n
 
 
 def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
