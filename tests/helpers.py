@@ -80,3 +80,25 @@ def return_choices(hand, level):
     nat = [c for c in hand if c != "H" + level]
     low = min(level_value(c, level) for c in nat)
     return {c for c in nat if level_value(c, level) == low}
+
+
+def pattern_of(m, level):
+    """(type, rank, natural-card count per rank (jokers separate), number of wild
+    cards, suit of a straight flush) of a Move; wild = heart of the level rank."""
+    from collections import Counter
+    from guandan import MoveType
+    wild = "H" + level
+    counts = Counter()
+    nw = 0
+    suits = set()
+    for c in m.cards:
+        if c == wild:
+            nw += 1
+        else:
+            counts[c[1] if c not in ("SB", "HR") else c] += 1
+            suits.add(c[0])
+    suit = None
+    if m.type == MoveType.STRAIGHT_FLUSH:
+        assert len(suits) == 1
+        suit = suits.pop()
+    return (m.type, m.rank, tuple(sorted(counts.items())), nw, suit)

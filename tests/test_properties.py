@@ -23,7 +23,7 @@ from guandan import (
     parse_move,
 )
 
-from helpers import FACES, RANKS, SUITS
+from helpers import FACES, RANKS, SUITS, pattern_of
 
 DECK = FACES * 2   # face by face (helpers.DECK puts the jokers last)
 TYPE_NAMES = ["Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo", "TwoTrips", "Straight",
@@ -72,21 +72,6 @@ def sample(moves, data, k=40):
     idx = data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True),
                     label="sampled move indices")
     return [moves[i] for i in idx]
-
-
-def pattern_of(m, level):
-    wild = "H" + level
-    counts = Counter()
-    nw = 0
-    suits = set()
-    for c in m.cards:
-        if c == wild:
-            nw += 1
-        else:
-            counts[c[1] if c not in ("SB", "HR") else c] += 1
-            suits.add(c[0])
-    suit = suits.pop() if m.type == MoveType.STRAIGHT_FLUSH else None
-    return (m.type, m.rank, tuple(sorted(counts.items())), nw, suit)
 
 
 # ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from guandan import (
     parse_move,
 )
 
-from helpers import FACES, RANKS, SUITS
+from helpers import FACES, RANKS, SUITS, pattern_of
 
 DECK = FACES * 2   # face by face (helpers.DECK puts the jokers last)
 
@@ -70,26 +70,6 @@ def assert_strictly_increasing(moves):
 
 def wild_of(level):
     return "H" + level
-
-
-def pattern_of(m, level):
-    """(type, rank, natural-card count per rank (jokers separate), number of wild
-    cards, suit of a straight flush); wild = heart of the level rank."""
-    wild = wild_of(level)
-    counts = Counter()
-    nw = 0
-    suits = set()
-    for c in m.cards:
-        if c == wild:
-            nw += 1
-        else:
-            counts[c[1] if c not in ("SB", "HR") else c] += 1
-            suits.add(c[0])
-    suit = None
-    if m.type == MoveType.STRAIGHT_FLUSH:
-        assert len(suits) == 1
-        suit = suits.pop()
-    return (m.type, m.rank, tuple(sorted(counts.items())), nw, suit)
 
 
 # ===========================================================================
