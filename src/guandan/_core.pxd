@@ -91,6 +91,7 @@ cdef int rank_strength(int rank, int level) noexcept nogil
 cdef bint is_bomb_type(int t) noexcept nogil
 cdef int bomb_value(int t, int key, int size, int level) noexcept nogil
 cdef int key_strength(int t, int key, int level) noexcept nogil
+cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil
 
 cdef class Hand:
     cdef uint64_t one

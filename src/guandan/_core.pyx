@@ -36,7 +36,7 @@ cimport numpy as cnp
 import numpy as np
 
 from .errors import (
-    UnknownCardError, TooManyCopiesError, CardError, LevelError,
+    UnknownCardError, TooManyCopiesError, CardError, LevelError, InvalidMoveError,
 )
 
 cnp.import_array()
@@ -1123,11 +1123,21 @@ cdef class Hand:
         """
         cdef Hand h = Hand.__new__(Hand)
         cdef int f, c
+        cdef object x
+        if isinstance(counts, (str, bytes)) or not hasattr(counts, "__iter__"):
+            raise CardError(f"counts must be a sequence of 54 ints, got {type(counts).__name__}")
         counts = list(counts)
         if len(counts) != 54:
             raise CardError(f"counts must have 54 entries (one per face), got {len(counts)}")
         for f in range(54):
-            c = int(counts[f])
+            x = counts[f]
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+                raise CardError(f"count for {FACE_STR[f]} must be an int 0..2, got {x!r}")
+            if not 0 <= x <= 2:
+                if x < 0:
+                    raise CardError(f"negative count {x} for {FACE_STR[f]}")
+                raise TooManyCopiesError(f"{x} copies of {FACE_STR[f]} (at most 2: two decks)")
+            c = x
             if c < 0:
                 raise CardError(f"negative count {c} for {FACE_STR[f]}")
             if c > 2:
@@ -1263,10 +1273,97 @@ cdef list _group(list faces_of_rank, int r, int level, int nwild):
     return out
 
 
+# Bits a move word may carry: the faces, the type (lo) / key (hi) field.
+cdef uint64_t LO_ALLOWED = FACE_MASK | ((<uint64_t>15) << TAG_SHIFT)
+cdef uint64_t HI_ALLOWED = FACE_MASK | ((<uint64_t>31) << TAG_SHIFT)
+
+
+cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil:
+    """Cheap structural check of move words: every field in range, so that
+    no table is indexed out of bounds. 1 when fine, 0 otherwise."""
+    cdef int t = (lo >> TAG_SHIFT) & 15
+    cdef int k = (hi >> TAG_SHIFT) & 31
+    cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
+    if level < 0 or level > 12:
+        return 0
+    if (lo & ~LO_ALLOWED) or (hi & ~HI_ALLOWED) or (two & ~one) or t > T_BACK:
+        return 0
+    if t == T_PASS:
+        return lo == 0 and hi == 0
+    if one == 0:
+        return 0
+    if t == T_TRIBUTE or t == T_BACK:
+        return k == 0 and two == 0 and (one & (one - 1)) == 0
+    if is_seq_type(t):
+        return k <= 15 - (5 if (t == T_STRAIGHT or t == T_STRAIGHT_FLUSH) else (3 if t == T_THREE_PAIR else 2))
+    if t == T_JOKER_BOMB:
+        return k == KEY_JOKER_BOMB
+    return k <= 14
+
+
+cdef int words_valid(uint64_t lo, uint64_t hi, int level, bint wild_sf) noexcept nogil:
+    """1 when (lo, hi) is a well-formed move at ``level``: the pass, a
+    one-card tribute/return action, or one of the readings of its own cards;
+    0 when not; -1 on allocation failure."""
+    cdef MoveBuf buf
+    cdef Py_ssize_t i
+    cdef int rc, t = (lo >> TAG_SHIFT) & 15
+    if not words_shape_ok(lo, hi, level):
+        return 0
+    if t == T_PASS or t == T_TRIBUTE or t == T_BACK:
+        return 1
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    rc = classify_into(lo & FACE_MASK, hi & FACE_MASK, level, _flags(False, wild_sf), &buf)
+    if rc == 0:
+        for i in range(buf.n):
+            if buf.data[2 * i] == lo and buf.data[2 * i + 1] == hi:
+                rc = 1
+                break
+    buf_free(&buf)
+    return rc
+
+
+cdef inline uint64_t _word(object x, str what) except? 0:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise InvalidMoveError(f"move {what} must be an int, got {type(x).__name__}")
+    if not 0 <= x < (1 << 64):
+        raise InvalidMoveError(f"move {what} must be a 64-bit unsigned word, got {x}")
+    return <uint64_t>x
+
+
+def check_move_words(lo, hi, level, bint wild_sf=True):
+    """The validator for move words from outside: returns ``(lo, hi, level)``
+    as ints when they are a well-formed move at level index ``level``
+    (0..12), else raises :class:`InvalidMoveError` (:class:`LevelError` for
+    the level). Used by ``Move(lo, hi, level)`` and every entry point that
+    takes raw words."""
+    cdef uint64_t a = _word(lo, "word lo"), b = _word(hi, "word hi")
+    cdef int lv, rc
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= 12:
+        raise LevelError(f"a move's level index must be an int 0..12, got {level!r}")
+    lv = level
+    rc = words_valid(a, b, lv, wild_sf)
+    if rc < 0:
+        raise MemoryError("move buffer allocation failed")
+    if rc == 0:
+        raise InvalidMoveError(f"not a valid move at level {RANK_CHARS[lv]}: words "
+                               f"({a:#018x}, {b:#018x})")
+    return (int(a), int(b), lv)
+
+
+cdef int _shape_or_raise(uint64_t lo, uint64_t hi, int level) except -1:
+    if not words_shape_ok(lo, hi, level):
+        raise InvalidMoveError(f"malformed move words ({lo:#018x}, {hi:#018x}) at level index {level}")
+    return 0
+
+
 def move_faces(uint64_t lo, uint64_t hi, int level):
     """Face indices of a move's cards in the platform's order: sequences from
     the lowest rank up, a full house's triple then pair, other types in suit
     order with wilds last; each wild where it fills."""
+    _shape_or_raise(lo, hi, level)
     cdef int t = (lo >> TAG_SHIFT) & 15
     cdef int key = (hi >> TAG_SHIFT) & 31
     cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
@@ -1301,16 +1398,19 @@ def move_faces(uint64_t lo, uint64_t hi, int level):
 
 def move_info(uint64_t lo, uint64_t hi):
     """``(type, key, size)`` of a move word pair."""
+    _shape_or_raise(lo, hi, 0)
     return (<int>((lo >> TAG_SHIFT) & 15), <int>((hi >> TAG_SHIFT) & 31), move_size(lo, hi))
 
 
 def move_rank(uint64_t lo, uint64_t hi):
     """The platform rank letter of a move."""
+    _shape_or_raise(lo, hi, 0)
     return _rank_letter((lo >> TAG_SHIFT) & 15, (hi >> TAG_SHIFT) & 31)
 
 
 def move_platform(uint64_t lo, uint64_t hi, int level):
     """``[type, rank, [cards]]`` exactly as the contest platform writes it."""
+    _shape_or_raise(lo, hi, level)
     cdef int t = (lo >> TAG_SHIFT) & 15
     if t == T_PASS:
         return ["PASS", "PASS", "PASS"]
@@ -1319,16 +1419,20 @@ def move_platform(uint64_t lo, uint64_t hi, int level):
 
 
 def move_beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi, int level):
+    _shape_or_raise(a_lo, a_hi, level)
+    _shape_or_raise(b_lo, b_hi, level)
     return beats(a_lo, a_hi, b_lo, b_hi, level)
 
 
 # The Python Move class (guandan.moves registers it at import).
 cdef object _MOVE_CLS = None
+cdef object _MOVE_NEW = None        # trusted constructor (words known valid)
 
 
 def _register_move_class(cls):
-    global _MOVE_CLS
+    global _MOVE_CLS, _MOVE_NEW
     _MOVE_CLS = cls
+    _MOVE_NEW = cls._from_native
 
 
 # One cached scratch Gen for calls made with the GIL held (taken and given back
@@ -1384,7 +1488,8 @@ cdef class MoveList:
         return RANK_CHARS[self._level]
 
     cdef object _move(self, Py_ssize_t i):
-        return _MOVE_CLS(self.buf.data[2 * i], self.buf.data[2 * i + 1], self._level)
+        # words from the generator: no validation needed
+        return _MOVE_NEW(self.buf.data[2 * i], self.buf.data[2 * i + 1], self._level)
 
     def __getitem__(self, i):
         cdef Py_ssize_t k
@@ -1434,8 +1539,11 @@ cdef class MoveList:
         return self.find(lo, hi)
 
     def index(self, move, start=0, stop=None):
+        """First index of ``move`` in ``[start, stop)`` (as ``list.index``)."""
         cdef Py_ssize_t i = self.index_of(move)
-        if i < 0:
+        cdef Py_ssize_t a, b
+        a, b, _ = slice(start, stop).indices(self.buf.n)
+        if i < 0 or not a <= i < b:
             raise ValueError(f"{move} is not in the list")
         return i
 

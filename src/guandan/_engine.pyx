@@ -16,6 +16,7 @@ cimport cython
 from guandan._core cimport (
     Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
+    words_shape_ok,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
 )
 
@@ -584,6 +585,8 @@ cdef class GameCore:
     @staticmethod
     def new_game(uint64_t seed, int rflags=0, int a_fail_limit=0, int max_rounds=0):
         cdef GameCore c = GameCore.__new__(GameCore)
+        if not (0 <= rflags <= 255 and 0 <= a_fail_limit <= 127 and 0 <= max_rounds <= 32767):
+            raise GuandanError("new_game: rule values out of range")
         st_new_game(&c.st, seed, <uint8_t>rflags, a_fail_limit, max_rounds)
         st_seed(c.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
         return c
@@ -614,8 +617,9 @@ cdef class GameCore:
         cdef MoveList ml = MoveList.__new__(MoveList)
         cdef int rc
         ml._level = self.st.rlevel
-        with nogil:
-            rc = st_legal(&self.st, self.g, &ml.buf)
+        # The GIL stays held: self.g is this object's one scratch generator, so
+        # releasing it would let two threads sharing the object use it at once.
+        rc = st_legal(&self.st, self.g, &ml.buf)
         if rc < 0:
             raise MemoryError()
         return ml
@@ -684,19 +688,28 @@ cdef class GameCore:
         cdef MoveBuf* bufs
         cdef int64_t n
         cdef int i
-        if depth < 0:
-            raise GuandanError("perft depth must be >= 0")
+        cdef State start
+        cdef Gen* g
+        if depth < 0 or depth > 64:
+            raise GuandanError(f"perft depth must be 0..64, got {depth}")
         if depth == 0:
             return 1
         bufs = <MoveBuf*>malloc((depth + 1) * sizeof(MoveBuf))
-        if bufs == NULL:
+        g = <Gen*>malloc(sizeof(Gen))
+        if bufs == NULL or g == NULL:
+            free(bufs)
+            free(g)
             raise MemoryError()
         memset(bufs, 0, (depth + 1) * sizeof(MoveBuf))
+        # The GIL is released: work on a private copy of the state and a
+        # private generator, so other threads may use this object meanwhile.
+        memcpy(&start, &self.st, sizeof(State))
         with nogil:
-            n = _perft(&self.st, self.g, bufs, depth)
+            n = _perft(&start, g, bufs, depth)
         for i in range(depth + 1):
             buf_free(&bufs[i])
         free(bufs)
+        free(g)
         if n < 0:
             raise MemoryError()
         return n
@@ -705,8 +718,25 @@ cdef class GameCore:
     def set_position(self, hands, int rlevel, levels, int owner, int to_act, uint64_t top_lo,
                      uint64_t top_hi, int top_seat, int passes, fin, int round_index, afail,
                      uint64_t seed, int rflags, int a_fail_limit, int max_rounds):
-        """Start from a play-phase position (validated by the caller)."""
+        """Start from a play-phase position (validated by the caller:
+        ``Game.from_position``); every value is range-checked again here so
+        that nothing out of range ever reaches the state."""
         cdef int i
+        cdef Hand h
+        if len(hands) != 4 or len(levels) != 2 or len(afail) != 2 or len(fin) > 4:
+            raise GuandanError("set_position: wrong number of hands, levels, a_fails or finished seats")
+        for i in range(4):
+            h = hands[i]
+        if not (0 <= rlevel <= 12 and 0 <= levels[0] <= 12 and 0 <= levels[1] <= 12
+                and -1 <= owner <= 1 and 0 <= to_act <= 3 and -1 <= top_seat <= 3
+                and 0 <= passes <= 3 and 0 <= round_index <= 32767
+                and 0 <= afail[0] <= 127 and 0 <= afail[1] <= 127
+                and 0 <= a_fail_limit <= 127 and 0 <= max_rounds <= 32767
+                and 0 <= rflags <= 255 and all(0 <= x <= 3 for x in fin)
+                and (top_seat >= 0) == (top_lo != 0)):
+            raise GuandanError("set_position: a value is out of range")
+        if top_lo != 0 and not words_shape_ok(top_lo, top_hi, rlevel):
+            raise GuandanError("set_position: malformed top play")
         memset(&self.st, 0, sizeof(State))
         st_seed(self.st.deal_rng, seed)
         st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)

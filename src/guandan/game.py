@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import json
 import random as _random
+import threading
+from functools import wraps
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core, _engine
 from ._core import Hand
-from .errors import GuandanError, IllegalMoveError, InvalidMoveError
+from ._checks import check_int, parse_int
+from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
 from .moves import Move, MoveList, MoveType, parse_move
 from .rules import Rules
 
@@ -29,6 +32,7 @@ __all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECO
 PHASES = ("tribute", "back", "play", "over")
 RECORD_FORMAT = "guandan-record/1"
 _RANKS = _core.RANK_CHARS
+_native_move = Move._from_native        # words read from the native state
 
 
 def _rflags(rules: Rules) -> int:
@@ -54,6 +58,203 @@ def _parse_cards_str(s: str) -> Hand:
     return Hand([s[i:i + 2] for i in range(0, len(s), 2)])
 
 
+# -- validators of untrusted input (one per kind) -------------------------------
+
+MAX_ROUND_INDEX = 30_000          # the native round counter is 16-bit
+
+
+def _check_rules(rules: Any) -> Rules:
+    if rules is None:
+        return Rules.default()
+    if not isinstance(rules, Rules):
+        raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
+    return rules
+
+
+def _check_seed(seed: Any) -> int:
+    return check_int(seed, "seed", 0, (1 << 64) - 1)
+
+
+def _check_level(level: Any, name: str) -> int:
+    try:
+        return _core.level_index(level)
+    except (TypeError, OverflowError):
+        raise LevelError(f"{name} must be a rank 2..A, got {level!r:.40}") from None
+
+
+def _as_hand(h: Any, what: str) -> Hand:
+    if isinstance(h, Hand):
+        return h
+    if isinstance(h, (list, tuple, str)):
+        return Hand(h)
+    raise GuandanError(f"{what} must be a Hand, a card string or a list of cards, got {type(h).__name__}")
+
+
+def _is_seq(x: Any) -> bool:
+    return isinstance(x, (list, tuple))
+
+
+class _Position:
+    """A validated play-phase position: the arguments of the native
+    ``set_position`` (``native``) and the trick as ``(seat, Move)`` pairs."""
+
+    __slots__ = ("native", "trick")
+
+    def __init__(self, native: tuple, trick: Tuple[Tuple[int, Move], ...]) -> None:
+        self.native = native
+        self.trick = trick
+
+
+def _validated_position(hands: Any, level: Any, to_act: Any, team_levels: Any, owner: Any,
+                        trick: Any, passes: Any, finished: Any, round_index: Any, a_fails: Any,
+                        rules: Rules) -> _Position:
+    """The validator of play-phase positions (from arguments, position strings
+    and records): every value range-checked and the position one that can
+    arise in a game, or a GuandanError saying why."""
+    if not _is_seq(hands) or len(hands) != 4:
+        raise GuandanError("a position needs 4 hands")
+    hs = [_as_hand(h, f"hand {i}") for i, h in enumerate(hands)]
+    lv = _check_level("2" if level is None else level, "level")
+    if team_levels is None:
+        tl = (lv, lv)
+    else:
+        if not _is_seq(team_levels) or len(team_levels) != 2:
+            raise GuandanError("team_levels needs two levels")
+        tl = tuple(_check_level(x, "team level") for x in team_levels)
+    if owner is None:
+        owner = 0 if tl[0] == lv else (1 if tl[1] == lv else -1)
+    owner = check_int(owner, "owner", -1, 1)
+    if owner >= 0 and tl[owner] != lv:
+        raise GuandanError(f"the round is played at the owner's level: team {owner} is at "
+                           f"{_RANKS[tl[owner]]}, the round at {_RANKS[lv]}")
+    to_act = check_int(to_act, "to_act", 0, 3)
+    round_index = check_int(round_index, "round_index", 0, MAX_ROUND_INDEX)
+    if not _is_seq(a_fails) or len(a_fails) != 2:
+        raise GuandanError(f"a_fails needs two counts (one per team), got {a_fails!r:.60}")
+    limit = rules.a_fail_limit
+    af = tuple(check_int(x, "a_fails", 0, (limit - 1) if limit else 100) for x in a_fails)
+    if not _is_seq(finished):
+        raise GuandanError(f"finished must be a sequence of seats, got {finished!r:.60}")
+    fin = [check_int(x, "finished seat", 0, 3) for x in finished]
+    if len(set(fin)) != len(fin):
+        raise GuandanError(f"bad finishing order {fin}: a seat twice")
+    if len(fin) >= 3 or any(s in fin and (s ^ 2) in fin for s in range(2)):
+        raise GuandanError(f"finishing order {fin}: the round is already over")
+    for s in range(4):
+        if (len(hs[s]) == 0) != (s in fin):
+            raise GuandanError(f"seat {s}: finished seats have no cards and others have some")
+    if len(hs[to_act]) == 0:
+        raise GuandanError(f"seat {to_act} to act has no cards")
+    total = Hand()
+    for h in hs:
+        total = total + h          # TooManyCopiesError beyond two decks
+    # the trick: (seat, move) pairs; each play beats the one before
+    if trick is None:
+        trick = ()
+    if not _is_seq(trick):
+        raise GuandanError(f"trick must be a sequence of (seat, move) pairs, got {type(trick).__name__}")
+    top_seat, top, np_ = -1, None, 0
+    tl_list: List[Tuple[int, Move]] = []
+    for i, entry in enumerate(trick):
+        if not _is_seq(entry) or len(entry) != 2:
+            raise GuandanError(f"trick entry {i} must be a (seat, move) pair, got {entry!r:.60}")
+        seat = check_int(entry[0], f"trick entry {i}'s seat", 0, 3)
+        mv = entry[1]
+        m = mv if isinstance(mv, Move) else parse_move(mv, lv + 2, rules=rules)
+        if m.type in (MoveType.TRIBUTE, MoveType.BACK):
+            raise InvalidMoveError(f"trick entry {i}: {m} is not a play")
+        if not m.is_pass:
+            if m._level != lv or (m.type == MoveType.STRAIGHT_FLUSH and not rules.wild_straight_flush):
+                m = Move.from_platform(m.to_platform(), lv + 2, rules=rules)
+            if top is not None and not m.beats(top):
+                raise GuandanError(f"trick entry {i}: {m} does not beat {top}")
+            try:
+                total = total + m.hand()
+            except GuandanError:
+                raise GuandanError(f"trick entry {i}: the hands and the trick's cards exceed "
+                                   f"two decks") from None
+            top_seat, top, np_ = seat, m, 0
+        elif top is None:
+            raise GuandanError(f"trick entry {i}: a trick starts with a play, not a pass")
+        else:
+            np_ += 1
+        tl_list.append((seat, m))
+    if passes is not None:
+        np_ = check_int(passes, "passes", 0, 3)
+    if top is None:
+        if np_:
+            raise GuandanError(f"{np_} passes but no play to beat")
+        top_lo = top_hi = 0
+    else:
+        top_lo, top_hi = top.words
+        # the trick must still be open, and the seat to act the next one to answer
+        others = [s for s in range(4) if s != top_seat and len(hs[s]) > 0]
+        if not 0 <= np_ < len(others):
+            raise GuandanError(f"{np_} passes after seat {top_seat}'s play: the trick would be over "
+                               f"(at most {len(others) - 1})")
+        expect = top_seat
+        for _ in range(np_ + 1):
+            expect = next(s for s in ((expect + k) % 4 for k in range(1, 5))
+                          if len(hs[s]) > 0 and s != top_seat)
+        if to_act != expect:
+            raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
+                               f"{np_} passes, not seat {to_act}")
+    native = (hs, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin, round_index, af)
+    return _Position(native, tuple(tl_list))
+
+
+def _parse_position_string(s: str) -> Dict[str, Any]:
+    """The validator of position strings (:attr:`Game.position`): the fields
+    as :meth:`Game.from_position` keywords, or a GuandanError."""
+    if len(s) > 1000:
+        raise GuandanError("a position string is at most 1000 characters")
+    parts = s.split()
+    if len(parts) == 11:
+        raise GuandanError(f"this position is in the {parts[10].split(':')[0][:20]!r} phase; games "
+                           f"start from play-phase positions only (use Game.replay(record))")
+    if len(parts) != 10:
+        raise GuandanError(f"a position string has 10 fields, got {len(parts)}: {s[:80]!r}")
+    hands_s, lv, tls, own, act, top, passes, fin, rnd, afl = parts
+    hs = hands_s.split("/")
+    if len(hs) != 4:
+        raise GuandanError("a position needs 4 hands separated by '/'")
+    hands = [_parse_cards_str(x) for x in hs]
+    tl = tls.split(",")
+    if len(tl) != 2:
+        raise GuandanError(f"team levels are two ranks separated by ',', got {tls[:20]!r}")
+    trick = None
+    if top != "-":
+        fields = top.split(":")
+        if len(fields) != 4 or len(fields[3]) % 2:
+            raise GuandanError(f"bad top play {top[:60]!r}: expected seat:Type:Rank:cards")
+        seat, tname, rank, cards = fields
+        trick = [(parse_int(seat, "the top play's seat", 0, 3),
+                  [tname, rank, [cards[i:i + 2] for i in range(0, len(cards), 2)]])]
+    if fin != "-" and not (fin.isascii() and fin.isdigit()):
+        raise GuandanError(f"finished seats are digits 0..3 or '-', got {fin[:20]!r}")
+    af = afl.split(",")
+    if len(af) != 2:
+        raise GuandanError(f"failed rounds at A are two counts separated by ',', got {afl[:20]!r}")
+    return dict(
+        hands=hands, level=lv, to_act=parse_int(act, "seat to act", 0, 3), team_levels=tl,
+        owner=-1 if own == "-" else parse_int(own, "owner", 0, 1), trick=trick,
+        passes=parse_int(passes, "passes", 0, 3),
+        finished=[] if fin == "-" else [parse_int(c, "finished seat", 0, 3) for c in fin],
+        round_index=parse_int(rnd, "round index", 0, MAX_ROUND_INDEX),
+        a_fails=tuple(parse_int(x, "failed rounds at A", 0, 100) for x in af))
+
+
+
+def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a method under the game's lock: a Game shared between threads
+    stays consistent (each call is atomic)."""
+    @wraps(method)
+    def run(self: "Game", *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class Game:
     """A game of Guandan from level 2 until a team passes A (or
     ``rules.max_rounds``), or from a given position.
@@ -63,20 +264,24 @@ class Game:
     """
 
     def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None) -> None:
-        self.rules = rules if rules is not None else Rules.default()
-        if not isinstance(self.rules, Rules):
-            raise GuandanError(f"rules must be a guandan.Rules, got {type(self.rules).__name__}")
+        r = _check_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
-        if not isinstance(seed, int) or seed < 0 or seed >= 1 << 64:
-            raise GuandanError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        self._init(r, _check_seed(seed))
+        self._deals = [self._deal_strings()]  # cards dealt at each round start
+
+    def _init(self, rules: Rules, seed: int) -> None:
+        # the one constructor path (new games and positions)
+        self.rules = rules
         self.seed = seed
         self._start: Optional[str] = None
-        r = self.rules
-        self._core = _engine.GameCore.new_game(seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
+        self._core = _engine.GameCore.new_game(seed, _rflags(rules), rules.a_fail_limit or 0,
+                                               rules.max_rounds or 0)
+        self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
         self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
-        self._deals: List[List[str]] = [self._deal_strings()]  # cards dealt at each round start
+        self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
+        self._deals: List[List[str]] = []
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -94,6 +299,12 @@ class Game:
         passes after it count towards the end of the trick (or give
         ``passes``). ``finished`` is this round's finishing order so far.
 
+        Everything is validated (positions are exchanged between people, so
+        they are untrusted input): a position that cannot arise in a game
+        (more than two decks with the trick's cards, a round already over, a
+        trick whose plays do not beat each other, a seat or count out of
+        range) raises a :class:`GuandanError` saying why.
+
         >>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
         >>> [str(m) for m in g.legal_moves()]
         ['Single 3 S3', 'Single 4 S4']
@@ -101,95 +312,21 @@ class Game:
         True
         """
         if isinstance(position, str):
-            return cls._from_position_string(position, rules=rules, seed=seed)
-        hands = [h if isinstance(h, Hand) else Hand(h) for h in position]
-        if len(hands) != 4:
-            raise GuandanError("a position needs 4 hands")
-        total = Hand()
-        for h in hands:
-            total = total + h          # raises TooManyCopiesError beyond two decks
-        lv = _core.level_index(level if level is not None else "2")
-        tl = tuple(_core.level_index(x) for x in (team_levels or (lv + 2, lv + 2)))
-        if len(tl) != 2:
-            raise GuandanError("team_levels needs two levels")
-        if owner is None:
-            owner = 0 if tl[0] == lv else (1 if tl[1] == lv else -1)
-        if owner not in (-1, 0, 1):
-            raise GuandanError("owner must be -1, 0 or 1")
-        if not 0 <= to_act <= 3:
-            raise GuandanError(f"to_act must be a seat 0..3, got {to_act}")
-        fin = list(finished)
-        if len(set(fin)) != len(fin) or any(s not in range(4) for s in fin):
-            raise GuandanError(f"bad finishing order {fin}")
-        for s in range(4):
-            if (len(hands[s]) == 0) != (s in fin):
-                raise GuandanError(f"seat {s}: finished seats have no cards and others have some")
-        if len(hands[to_act]) == 0:
-            raise GuandanError(f"seat {to_act} to act has no cards")
-        top_seat, top_lo, top_hi, np_ = -1, 0, 0, 0
-        trick_list: List[Tuple[int, Move]] = []
-        for seat, mv in (trick or ()):
-            m = mv if isinstance(mv, Move) else parse_move(mv, lv + 2, rules=rules)
-            trick_list.append((int(seat), m))
-            if m.is_pass:
-                np_ += 1
-            else:
-                top_seat, (top_lo, top_hi), np_ = int(seat), m.words, 0
-        if passes is not None:
-            np_ = passes
-        if top_seat >= 0:
-            # the trick must still be open, and the seat to act the next one to answer
-            others = [s for s in range(4) if s != top_seat and len(hands[s]) > 0]
-            if not 0 <= np_ < len(others):
-                raise GuandanError(f"{np_} passes after seat {top_seat}'s play: the trick would be over "
-                                   f"(at most {len(others) - 1})")
-            expect = top_seat
-            for _ in range(np_ + 1):
-                expect = next(s for s in ((expect + k) % 4 for k in range(1, 5))
-                              if len(hands[s]) > 0 and s != top_seat)
-            if to_act != expect:
-                raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
-                                   f"{np_} passes, not seat {to_act}")
+            if level is not None or trick is not None or passes is not None or finished:
+                raise GuandanError("give either a position string or hands with keyword fields, not both")
+            kw = _parse_position_string(position)
+            return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, **kw)
+        r = _check_rules(rules)
+        seed = _check_seed(seed)
+        pos = _validated_position(position, level, to_act, team_levels, owner, trick, passes,
+                                  finished, round_index, a_fails, r)
         g = cls.__new__(cls)
-        g.rules = rules if rules is not None else Rules.default()
-        g.seed = seed
-        r = g.rules
-        g._core = _engine.GameCore.new_game(seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
-        g._core.set_position(hands, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin,
-                             round_index, tuple(a_fails), seed, _rflags(r), r.a_fail_limit or 0,
-                             r.max_rounds or 0)
-        g._log = []
-        g._tricks = []
-        g._initial_trick = tuple(trick_list)
+        g._init(r, seed)
+        g._core.set_position(*pos.native, seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
+        g._initial_trick = pos.trick
         g._deals = [g._deal_strings()]
         g._start = g.position
         return g
-
-    @classmethod
-    def _from_position_string(cls, s: str, rules: Optional[Rules], seed: int) -> "Game":
-        parts = s.split()
-        if len(parts) == 11:
-            raise GuandanError(f"this position is in the {parts[10].split(':')[0]!r} phase; games "
-                               f"start from play-phase positions only (use Game.replay(record))")
-        if len(parts) != 10:
-            raise GuandanError(f"a position string has 10 fields, got {len(parts)}: {s!r}")
-        hands_s, lv, tls, own, act, top, passes, fin, rnd, afl = parts
-        hands = [_parse_cards_str(x) for x in hands_s.split("/")]
-        if len(hands) != 4:
-            raise GuandanError("a position needs 4 hands separated by '/'")
-        tl = tls.split(",")
-        trick = None
-        if top != "-":
-            try:
-                seat, tname, rank, cards = top.split(":")
-            except ValueError:
-                raise GuandanError(f"bad top play {top!r}: expected seat:Type:Rank:cards") from None
-            trick = [(int(seat), [tname, rank, [cards[i:i + 2] for i in range(0, len(cards), 2)]])]
-        return cls.from_position(
-            hands, lv, int(act), team_levels=tl, owner=-1 if own == "-" else int(own), trick=trick,
-            passes=int(passes), finished=[] if fin == "-" else [int(c) for c in fin],
-            round_index=int(rnd), a_fails=tuple(int(x) for x in afl.split(",")), rules=rules,
-            seed=seed)
 
     # -- state ----------------------------------------------------------------
     @property
@@ -203,6 +340,7 @@ class Game:
         return self._core.to_act
 
     @property
+    @_locked
     def hands(self) -> List[Hand]:
         return [self._core.hand(s) for s in range(4)]
 
@@ -217,6 +355,7 @@ class Game:
         return (_RANKS[a], _RANKS[b])
 
     @property
+    @_locked
     def trick(self) -> List[Tuple[int, Move]]:
         """The plays of the current trick so far, ``(seat, move)``, passes included."""
         if self._tricks:
@@ -252,11 +391,13 @@ class Game:
         return [self._core.hand_size(s) for s in range(4)]
 
     @property
+    @_locked
     def moves_played(self) -> List[Tuple[int, Move]]:
         """Every action of the game so far, ``(seat, move)``."""
-        return [(s, Move(lo, hi, lv)) for s, lo, hi, lv, _ in self._log]
+        return [(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in self._log]
 
     @property
+    @_locked
     def position(self) -> str:
         """A compact position string (play phase), like chess FEN; round-trips
         through :meth:`from_position`. Fields: the four hands (cards run
@@ -277,7 +418,7 @@ class Game:
         if seat < 0:
             top = "-"
         else:
-            t, r, cards = Move(lo, hi, lv).to_platform()
+            t, r, cards = _native_move(lo, hi, lv).to_platform()
             top = f"{seat}:{t}:{r}:{''.join(cards)}"
         a, b = c.levels
         own = "-" if c.owner < 0 else str(c.owner)
@@ -295,6 +436,7 @@ class Game:
         return f"{pos} {self.phase}:{order}:{cards(paid)}:{cards(returned)}"
 
     # -- actions ----------------------------------------------------------------
+    @_locked
     def legal_moves(self) -> MoveList:
         """The legal actions of the seat to act: plays (and the pass when
         following) in the play phase; tribute or return choices (moves of
@@ -312,6 +454,7 @@ class Game:
         except InvalidMoveError as e:
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
 
+    @_locked
     def play(self, move: Any) -> None:
         """Play an action for the seat to act: a :class:`Move`, a platform
         triple or text (``"Pair 5 S5 D5"``, ``"S5 D5"``, ``"PASS"``). Raises
@@ -363,10 +506,11 @@ class Game:
         if missing:
             return f"not in seat {seat}'s hand: {' '.join(missing)}"
         if seat_top >= 0:
-            top = Move(lo, hi, c.rlevel)
+            top = _native_move(lo, hi, c.rlevel)
             return f"{m} does not beat {top} (played by seat {seat_top})"
         return f"{m} is not legal here"
 
+    @_locked
     def undo(self) -> None:
         """Take back the last action (exactly restores the state)."""
         if not self._log or self._core.history_len == 0:
@@ -377,9 +521,11 @@ class Game:
         while len(self._deals) > self._core.round_index + 1:
             self._deals.pop()
 
+    @_locked
     def copy(self) -> "Game":
         """An independent copy (native state copied; history kept)."""
         g = Game.__new__(Game)
+        g._lock = threading.RLock()
         g.rules = self.rules
         g.seed = self.seed
         g._start = self._start
@@ -391,18 +537,20 @@ class Game:
             g._initial_trick = self._initial_trick
         return g
 
+    @_locked
     def play_policy(self, policy: Union[str, Callable[..., Any]]) -> Move:
         """Let a policy act for the seat to act; returns the move played.
         ``"random"`` and ``"greedy"`` run natively; any callable
         ``(observation, legal_moves) -> move`` works too."""
         if isinstance(policy, str):
             lo, hi = self._core.pick(policy)
-            m = Move(lo, hi, self._core.rlevel)
+            m = _native_move(lo, hi, self._core.rlevel)
         else:
             m = self._to_move(policy(self.observation(self.to_act), self.legal_moves()))
         self.play(m)
         return m
 
+    @_locked
     def play_out(self, policies: Sequence[Union[str, Callable[..., Any]]] = ("greedy",) * 4, *,
                  until: str = "game") -> None:
         """Play with one policy per seat until the game (or this round) ends."""
@@ -413,6 +561,7 @@ class Game:
             self.play_policy(policies[self.to_act])
 
     # -- information ------------------------------------------------------------
+    @_locked
     def observation(self, seat: int) -> Dict[str, Any]:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
@@ -428,7 +577,7 @@ class Game:
             trib["tribute"] = [[payers[i], recv[i], _core.FACE_STR[paid[i]]] for i in range(n)]
         if c.phase == 2 and not anti and n:
             trib["back"] = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
-        history = [[s, Move(l, h, v).to_platform()] for s, l, h, v, r in self._log
+        history = [[s, _native_move(l, h, v).to_platform()] for s, l, h, v, r in self._log
                    if r == c.round_index and (l >> 56) & 15 not in (MoveType.TRIBUTE, MoveType.BACK)]
         a, b = c.levels
         return {
@@ -443,7 +592,7 @@ class Game:
             "round_index": c.round_index,
             "leading": c.phase == 2 and seat_top < 0,
             "top": None if seat_top < 0 else {"seat": seat_top,
-                                               "move": Move(lo, hi, lv).to_platform()},
+                                               "move": _native_move(lo, hi, lv).to_platform()},
             "passes": passes,
             "trick": [[s, m.to_platform()] for s, m in self.trick],
             "history": history,
@@ -455,6 +604,7 @@ class Game:
     def _deal_strings(self) -> List[str]:
         return [" ".join(self._core.hand(s).cards(self._core.rlevel + 2)) for s in range(4)]
 
+    @_locked
     def record(self) -> Dict[str, Any]:
         """A JSON-serialisable record of the whole game: rules, seed, start
         position (for games from a position), the deal of every round and
@@ -465,7 +615,7 @@ class Game:
             "seed": self.seed,
             "start": self._start,
             "deals": [list(d) for d in self._deals],
-            "actions": [[s, Move(lo, hi, lv).to_platform()] for s, lo, hi, lv, _ in self._log],
+            "actions": [[s, _native_move(lo, hi, lv).to_platform()] for s, lo, hi, lv, _ in self._log],
             "result": {
                 "over": self.is_over,
                 "winner": self.winner,
@@ -476,27 +626,77 @@ class Game:
 
     @classmethod
     def replay(cls, record: Union[Dict[str, Any], str]) -> "Game":
-        """Rebuild the identical game from :meth:`record` (a dict or JSON)."""
-        if isinstance(record, str):
-            record = json.loads(record)
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise GuandanError(f"not a {RECORD_FORMAT} record")
-        rules = Rules.from_dict(record["rules"])
-        if record.get("start"):
-            g = cls.from_position(record["start"], rules=rules, seed=record["seed"])
+        """Rebuild the identical game from :meth:`record` (a dict or JSON).
+
+        Records are exchanged between people: everything in one is validated
+        (any malformed or impossible record raises a :class:`GuandanError`
+        naming the problem), so loading an untrusted record is safe."""
+        rec = _validated_record(record)
+        if rec["start"]:
+            g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
         else:
-            g = cls(rules=rules, seed=record["seed"])
-        for i, (seat, triple) in enumerate(record["actions"]):
+            g = cls(rules=rec["rules"], seed=rec["seed"])
+        for i, (seat, triple) in enumerate(rec["actions"]):
+            if g.is_over:
+                raise GuandanError(f"action {i}: the game is already over")
             if g.to_act != seat:
                 raise GuandanError(f"action {i}: seat {seat} acts but seat {g.to_act} is to act")
-            g.play(triple)
-        if record.get("deals") and [list(d) for d in g._deals] != [list(d) for d in record["deals"]]:
+            try:
+                g.play(triple)
+            except GuandanError as e:
+                raise type(e)(f"action {i}: {e}") from None
+        if rec["deals"] is not None and [list(d) for d in g._deals] != rec["deals"]:
             raise GuandanError("the replayed deals differ from the record's")
         return g
 
     def __repr__(self) -> str:
         return (f"<Game round {self.round_index} level {self.level} phase {self.phase} "
                 f"to_act {self.to_act} levels {self.team_levels}>")
+
+
+MAX_RECORD_ACTIONS = 1_000_000
+
+
+def _validated_record(record: Any) -> Dict[str, Any]:
+    """The validator of game records (:meth:`Game.record` output, from a file
+    or the network): the fields replay needs, type-checked, or a GuandanError."""
+    if isinstance(record, (bytes, bytearray)):
+        try:
+            record = record.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GuandanError("a record is UTF-8 JSON") from None
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except (ValueError, RecursionError):
+            raise GuandanError("a record is a JSON object; this is not JSON") from None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise GuandanError(f"not a {RECORD_FORMAT} record")
+    for key in ("rules", "seed", "actions"):
+        if key not in record:
+            raise GuandanError(f"the record has no {key!r} field")
+    rules = Rules.from_dict(record["rules"])
+    seed = _check_seed(record["seed"])
+    start = record.get("start")
+    if start is not None and not isinstance(start, str):
+        raise GuandanError("the record's 'start' is a position string or null")
+    actions = record["actions"]
+    if not isinstance(actions, list) or len(actions) > MAX_RECORD_ACTIONS:
+        raise GuandanError("the record's 'actions' is a list of [seat, move] pairs")
+    out = []
+    for i, a in enumerate(actions):
+        if not isinstance(a, list) or len(a) != 2:
+            raise GuandanError(f"action {i} is not a [seat, move] pair")
+        out.append((check_int(a[0], f"action {i}'s seat", 0, 3), a[1]))
+    deals = record.get("deals")
+    if deals is not None:
+        if not isinstance(deals, list) or not all(
+                isinstance(d, list) and len(d) == 4 and all(isinstance(x, str) for x in d) for d in deals):
+            raise GuandanError("the record's 'deals' is a list of four card strings per round")
+        deals = [list(d) for d in deals]
+        if not deals:
+            deals = None
+    return {"rules": rules, "seed": seed, "start": start, "actions": out, "deals": deals}
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:
@@ -517,8 +717,11 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
     >>> perft(g, 2, divide=True)
     {'Single 3 S3': 2, 'Single 4 S4': 2}
     """
+    depth = check_int(depth, "depth", 0, 64)
     if not divide:
         return game._core.perft(depth)
+    if depth == 0:
+        raise GuandanError("perft divide needs depth >= 1")
     out: Dict[str, int] = {}
     for m in game.legal_moves():
         c = game._core.copy()

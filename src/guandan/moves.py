@@ -76,6 +76,8 @@ _TYPE_BY_NAME = {
     "PASS": MoveType.PASS, "tribute": MoveType.TRIBUTE, "back": MoveType.BACK,
 }
 _RANK_LETTERS = set("23456789TJQKABR") | {"JOKER"}
+_NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
+_new_move = object.__new__
 _LEVEL_INDEX = {c: i for i, c in enumerate(_core.RANK_CHARS)}
 
 
@@ -106,16 +108,25 @@ class Move:
     __slots__ = ("_lo", "_hi", "_level")
 
     def __init__(self, lo: int, hi: int, level: int = 0) -> None:
-        # Low-level constructor from the native words; use from_platform/from_cards.
-        self._lo = lo
-        self._hi = hi
-        self._level = level
+        # Low-level constructor from the native words (see MoveBatch) and a
+        # level index 0..12; validated: words that are not a move at that
+        # level raise InvalidMoveError. Prefer from_platform/from_cards.
+        self._lo, self._hi, self._level = _core.check_move_words(lo, hi, level)
+
+    @classmethod
+    def _from_native(cls, lo: int, hi: int, level: int) -> "Move":
+        # Words the native code produced (always valid): no validation.
+        m = _new_move(cls)
+        m._lo = lo
+        m._hi = hi
+        m._level = level
+        return m
 
     # -- constructors ---------------------------------------------------
     @classmethod
     def pass_move(cls) -> "Move":
         """The pass ``["PASS", "PASS", "PASS"]``."""
-        return cls(0, 0, 0)
+        return cls._from_native(0, 0, 0)
 
     @classmethod
     def from_platform(cls, triple: Any, level: Any, *, rules: Optional[Rules] = None) -> "Move":
@@ -160,14 +171,14 @@ class Move:
         if t in (MoveType.TRIBUTE, MoveType.BACK):
             if rank != tname or len(cards) != 1:
                 raise InvalidMoveError(f"a {tname} is [{tname!r}, {tname!r}, [card]], got {triple!r}")
-            return cls(one | (int(t) << _TAG), two, lv)
+            return cls._from_native(one | (int(t) << _TAG), two, lv)
         if t == MoveType.BOMB and rank == "JOKER":
             t = MoveType.JOKER_BOMB
         readings = _core.classify_masks(one, two, lv, _wild_sf(rules))
         for lo, hi in readings:
             if (lo >> _TAG) & 15 == t and _core.move_rank(lo, hi) == rank:
-                return cls(lo, hi, lv)
-        found = ", ".join(str(cls(lo, hi, lv)) for lo, hi in readings) or "nothing"
+                return cls._from_native(lo, hi, lv)
+        found = ", ".join(str(cls._from_native(lo, hi, lv)) for lo, hi in readings) or "nothing"
         raise InvalidMoveError(
             f"{list(cards)} do not form {tname} {rank} at level {_core.RANK_CHARS[lv]} "
             f"(they form: {found})")
@@ -243,10 +254,14 @@ class Move:
         >>> Move.from_cards("S7 S7", lv).beats(Move.from_cards("SA DA", lv))
         True
         """
+        if self.type in _NOT_PLAYS:
+            raise InvalidMoveError(f"{self} is a {self.type.platform} action, not a play")
         if other is None:
             return not self.is_pass
         if not isinstance(other, Move):
             other = Move.from_platform(other, self._level + 2)
+        if other.type in _NOT_PLAYS:
+            raise InvalidMoveError(f"{other} is a {other.type.platform} action, not a play to beat")
         return bool(_core.move_beats(self._lo, self._hi, other._lo, other._hi, self._level))
 
     # -- protocol -------------------------------------------------------------
@@ -307,13 +322,21 @@ _core._register_move_class(Move)
 
 
 def _last_words(last: Any, lv: int, rules: Optional[Rules]) -> Tuple[int, int]:
+    """The validator for a play to beat: a Move or a platform triple that is a
+    play (or the pass) at level index ``lv`` under ``rules``."""
     if last is None:
         return 0, 0
     if isinstance(last, Move):
-        if last._level != lv and not last.is_pass and last.type not in (MoveType.TRIBUTE, MoveType.BACK):
+        if last.type in _NOT_PLAYS:
+            raise InvalidMoveError(f"{last} is a {last.type.platform} action, not a play to beat")
+        if last.is_pass:
+            return 0, 0
+        if last._level != lv or (last.type == MoveType.STRAIGHT_FLUSH and not _wild_sf(rules)):
             last = Move.from_platform(last.to_platform(), lv + 2, rules=rules)
         return last._lo, last._hi
     m = Move.from_platform(last, lv + 2, rules=rules)
+    if m.type in _NOT_PLAYS:
+        raise InvalidMoveError(f"{m} is a {m.type.platform} action, not a play to beat")
     return m._lo, m._hi
 
 
@@ -374,7 +397,7 @@ def classify(cards: Any, level: Any, *, rules: Optional[Rules] = None) -> List[M
     """
     lv = _core.level_index(level)
     one, two = _core._masks_from_cards(cards)
-    return [Move(lo, hi, lv) for lo, hi in _core.classify_masks(one, two, lv, _wild_sf(rules))]
+    return [Move._from_native(lo, hi, lv) for lo, hi in _core.classify_masks(one, two, lv, _wild_sf(rules))]
 
 
 class MoveBatch:
@@ -489,10 +512,13 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
 
 def _check_words(lw: np.ndarray, lv: np.ndarray, rules: Optional[Rules]) -> None:
     """Every non-zero row of `last` must be a valid play at its level."""
+    wild_sf = _wild_sf(rules)
     for i, (lo, hi) in enumerate(lw.tolist()):
         if lo == 0 and hi == 0:
             continue
-        t = (lo >> _TAG) & 15
-        readings = _core.classify_masks(lo & _FACE_MASK, hi & _FACE_MASK, int(lv[i]), _wild_sf(rules))
-        if (lo, hi) not in readings and t not in (MoveType.TRIBUTE, MoveType.BACK):
-            raise InvalidMoveError(f"row {i} of last is not a valid play at its level")
+        if (lo >> _TAG) & 15 in _NOT_PLAYS:
+            raise InvalidMoveError(f"row {i} of last is a tribute/return action, not a play to beat")
+        try:
+            _core.check_move_words(lo, hi, int(lv[i]), wild_sf)
+        except InvalidMoveError:
+            raise InvalidMoveError(f"row {i} of last is not a valid play at its level") from None

@@ -17,7 +17,10 @@ from typing import Any, Dict, Optional
 
 from .errors import GuandanError
 
-__all__ = ["Rules", "PRESETS"]
+__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT"]
+
+MAX_ROUNDS = 10_000          # native round counters are 16-bit
+MAX_A_FAIL_LIMIT = 100       # native A-failure counters are 8-bit
 
 
 @dataclass(frozen=True)
@@ -52,14 +55,22 @@ class Rules:
         if self.a_win_partner not in ("second_or_third", "second"):
             raise GuandanError(
                 f"a_win_partner must be 'second_or_third' or 'second', got {self.a_win_partner!r}")
+        if not isinstance(self.name, str) or len(self.name) > 100:
+            raise GuandanError(f"name must be a short string, got {self.name!r:.60}")
         if self.a_fail_limit is not None and (not isinstance(self.a_fail_limit, int)
-                                              or self.a_fail_limit < 1):
-            raise GuandanError(f"a_fail_limit must be None or a positive int, got {self.a_fail_limit!r}")
+                                              or isinstance(self.a_fail_limit, bool)
+                                              or not 1 <= self.a_fail_limit <= MAX_A_FAIL_LIMIT):
+            raise GuandanError(f"a_fail_limit must be None or an int 1..{MAX_A_FAIL_LIMIT}, "
+                               f"got {self.a_fail_limit!r}")
+        if not isinstance(self.wild_straight_flush, bool):
+            raise GuandanError(f"wild_straight_flush must be a bool, got {self.wild_straight_flush!r}")
         if self.equal_tribute_leader not in ("payer", "banker_left"):
             raise GuandanError(
                 f"equal_tribute_leader must be 'payer' or 'banker_left', got {self.equal_tribute_leader!r}")
-        if self.max_rounds is not None and (not isinstance(self.max_rounds, int) or self.max_rounds < 1):
-            raise GuandanError(f"max_rounds must be None or a positive int, got {self.max_rounds!r}")
+        if self.max_rounds is not None and (not isinstance(self.max_rounds, int)
+                                            or isinstance(self.max_rounds, bool)
+                                            or not 1 <= self.max_rounds <= MAX_ROUNDS):
+            raise GuandanError(f"max_rounds must be None or an int 1..{MAX_ROUNDS}, got {self.max_rounds!r}")
 
     @classmethod
     def default(cls) -> "Rules":
@@ -91,6 +102,12 @@ class Rules:
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "Rules":
+        """The inverse of :meth:`to_dict` (validated: records come from strangers)."""
+        if not isinstance(d, dict):
+            raise GuandanError(f"rules must be a dict of options, got {type(d).__name__}")
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise GuandanError(f"unknown rules option(s): {', '.join(sorted(map(str, unknown)))[:200]}")
         return cls(**d)
 
 
