@@ -71,7 +71,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
                       rounds=args.rounds)
     if args.record:
-        with open(args.record, "w") as f:
+        from ._files import atomic_write
+        with atomic_write(args.record, "w") as f:
             json.dump(g.record(), f)
         print(f"record saved to {args.record}")
     return 0

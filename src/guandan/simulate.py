@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _engine, _sim
+from ._files import atomic_write
 from .errors import GuandanError
 from .rules import Rules
 
@@ -237,7 +238,9 @@ class SimulationResult:
     __str__ = format_summary
 
     def save(self, path: str) -> str:
-        """Save the rows: ``.npz`` (numpy) or ``.parquet`` (needs pyarrow)."""
+        """Save the rows: ``.npz`` (numpy) or ``.parquet`` (needs pyarrow).
+        The file is written to a temporary name and renamed when complete, so
+        an interrupted save never leaves a broken file."""
         if self.rows is None:
             raise GuandanError("rows were not kept (keep_rows=False): nothing to save")
         if path.endswith(".parquet"):
@@ -253,14 +256,16 @@ class SimulationResult:
                         cols[f"{k}{j}"] = v[:, j]
                 else:
                     cols[k] = v
-            pq.write_table(pa.table(cols), path)
+            with atomic_write(path, "wb") as f:
+                pq.write_table(pa.table(cols), f)
             return path
         if not path.endswith(".npz"):
             path += ".npz"
         import json
         meta = {"unit": self.unit, "seed": self.seed, "policies": self.policies,
                 "rules": self.rules.to_dict()}
-        np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **self.rows)
+        with atomic_write(path, "wb") as f:          # complete or absent, never truncated
+            np.savez_compressed(f, __meta__=np.array(json.dumps(meta)), **self.rows)
         return path
 
 

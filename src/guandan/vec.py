@@ -33,11 +33,13 @@ Rewards: when an episode ends (a deal with ``unit="deal"``, a game with
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import _sim
+from ._checks import check_int
 from .errors import GuandanError
 from .rules import Rules
 
@@ -87,10 +89,13 @@ class VecGame:
                  max_actions: Optional[int] = None) -> None:
         if unit not in ("deal", "game"):
             raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
-        if n < 1:
-            raise GuandanError("n must be at least 1")
-        from .game import _rflags
-        rules = rules if rules is not None else Rules.default()
+        n = check_int(n, "n", 1, MAX_GAMES)
+        seed = check_int(seed, "seed", 0, (1 << 64) - 1)
+        if max_actions is not None:
+            max_actions = check_int(max_actions, "max_actions", 1, 1 << 20)
+        from .game import _check_rules, _rflags
+        rules = _check_rules(rules)
+        self._lock = threading.Lock()       # step/observe share native buffers
         self.n = n
         self.unit = unit
         self.rules = rules
@@ -103,8 +108,9 @@ class VecGame:
         (n+1) and ``legal_words`` (m, 2): game i's legal actions are rows
         ``legal_offsets[i]:legal_offsets[i+1]``; ``action_mask`` with
         ``max_actions``."""
-        seat, obs, level = self._core.observe()
-        offs, words = self._core.legal()
+        with self._lock:
+            seat, obs, level = self._core.observe()
+            offs, words = self._core.legal()
         out = {"seat": seat, "obs": obs, "level": level, "legal_offsets": offs,
                "legal_words": words}
         if self.max_actions:
@@ -114,18 +120,37 @@ class VecGame:
 
     def legal_features(self) -> Tuple[np.ndarray, np.ndarray]:
         """``(offsets, features)``: :func:`move_features` of every legal action."""
-        offs, words = self._core.legal()
+        with self._lock:
+            offs, words = self._core.legal()
         return offs, move_features(words)
 
     def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Play ``actions[i]`` (index into game i's legal list) in every game.
         Returns ``(rewards (n, 4), done (n,))``; finished episodes restart."""
-        a = np.ascontiguousarray(actions, dtype=np.int64)
-        if a.shape != (self.n,):
-            raise GuandanError(f"expected {self.n} actions, got shape {a.shape}")
-        try:
-            return self._core.step(a)
-        except IndexError as e:
-            raise GuandanError(str(e)) from None
+        a = _check_actions(actions, self.n)
+        with self._lock:
+            try:
+                return self._core.step(a)
+            except IndexError as e:
+                raise GuandanError(str(e)) from None
 
     step_many = step
+
+
+MAX_GAMES = 1 << 22
+
+
+def _check_actions(actions: Any, n: int) -> np.ndarray:
+    """The validator of a batch of action indices: ``n`` integers (no floats,
+    bools or strings), as a contiguous int64 array."""
+    try:
+        a = np.asarray(actions)
+    except (ValueError, TypeError):
+        raise GuandanError(f"actions must be {n} integer indices") from None
+    if a.dtype.kind not in "iu":
+        raise GuandanError(f"actions must be integer indices, got dtype {a.dtype}")
+    if a.shape != (n,):
+        raise GuandanError(f"expected {n} actions, got shape {a.shape}")
+    if a.dtype.kind == "u" and a.size and a.max() > (1 << 62):
+        raise GuandanError("action index out of range")
+    return np.ascontiguousarray(a, dtype=np.int64)
