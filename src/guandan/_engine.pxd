@@ -50,6 +50,37 @@ ctypedef struct State:
     uint8_t rflags
     int32_t decisions          # actions taken this game
 
+# -- native policies --------------------------------------------------------
+# A native policy sees only what its seat may know (a View built from the
+# state, or from an observation), never the other hands. Policies are
+# registered in one table by code; names live in guandan.policies.
+
+ctypedef struct View:
+    uint64_t one, two          # own hand
+    uint64_t pone, ptwo        # cards played so far this round (public)
+    uint64_t top_lo, top_hi    # the play to beat (0: leading)
+    int8_t seat
+    int8_t phase
+    int8_t rlevel              # round level (rank index)
+    int8_t level[2]            # team levels
+    int8_t top_seat            # -1: leading
+    int8_t passes
+    int8_t counts[4]           # cards held per seat
+    int8_t nfin
+    int8_t fin[4]              # finishing order so far
+
+ctypedef Py_ssize_t (*policy_fn)(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+
+cdef enum:
+    POL_RANDOM = 1
+    POL_GREEDY = 2
+    POL_EXPERT = 3
+    POL_SLOTS = 8              # codes 1..7
+
+cdef void view_of(const State* st, int seat, View* v) noexcept nogil
+cdef int policy_register(int code, policy_fn fn) noexcept
+cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
+
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil
 cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil
@@ -57,4 +88,4 @@ cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit
 cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
-cdef Py_ssize_t policy_greedy(State* st, MoveBuf* moves) noexcept nogil
+

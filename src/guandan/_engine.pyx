@@ -468,6 +468,9 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
 # Greedy policy
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    GREEDY_NO_TOP_COUNT = 27   # "cards of the top player" when leading: a full hand
+
 cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partner_on_top,
                             int top_count, int own_count) noexcept nogil:
     """A sensible rule-based choice among legal play moves (index):
@@ -511,14 +514,130 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
     return 0 if not leading else bomb
 
 
-cdef Py_ssize_t policy_greedy(State* st, MoveBuf* moves) noexcept nogil:
-    cdef int seat = st.to_act
-    if st.phase != PH_PLAY:
+cdef Py_ssize_t policy_greedy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    cdef int seat = v.seat
+    if v.phase != PH_PLAY:
         return 0 if moves.n else -1
-    return greedy_pick(moves, st.rlevel, st.top_seat < 0,
-                       st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1),
-                       hand_size(st, st.top_seat) if st.top_seat >= 0 else 27,
-                       hand_size(st, seat))
+    return greedy_pick(moves, v.rlevel, v.top_seat < 0,
+                       v.top_seat >= 0 and (v.top_seat & 1) == (seat & 1),
+                       v.counts[v.top_seat] if v.top_seat >= 0 else GREEDY_NO_TOP_COUNT,
+                       v.counts[seat])
+
+
+cdef Py_ssize_t policy_random(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    if moves.n == 0:
+        return -1
+    return <Py_ssize_t>rng_below(rng, moves.n)
+
+# ---------------------------------------------------------------------------
+# The native policy registry and the view a policy decides from
+# ---------------------------------------------------------------------------
+
+cdef policy_fn POLICY_TABLE[POL_SLOTS]
+memset(POLICY_TABLE, 0, sizeof(POLICY_TABLE))
+
+
+cdef int policy_register(int code, policy_fn fn) noexcept:
+    """Install a native policy under ``code`` (1..POL_SLOTS-1); 0 on success."""
+    if code <= 0 or code >= POL_SLOTS:
+        return -1
+    POLICY_TABLE[code] = fn
+    return 0
+
+
+cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    """Index of policy ``code``'s choice among ``moves`` for the seat to act
+    (-1: unknown policy or no move)."""
+    cdef View v
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
+        return -1
+    view_of(st, st.to_act, &v)
+    return POLICY_TABLE[code](&v, moves, rng)
+
+
+cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
+    """What ``seat`` may know of ``st``: its hand, every count, the cards
+    played this round (two decks minus all hands), the trick and levels."""
+    cdef int s, f, c
+    cdef uint64_t bit
+    v.one = st.one[seat]
+    v.two = st.two[seat]
+    v.pone = 0
+    v.ptwo = 0
+    for f in range(54):
+        bit = (<uint64_t>1) << f
+        c = 2
+        for s in range(4):
+            c -= <int>((st.one[s] & bit) != 0) + <int>((st.two[s] & bit) != 0)
+        if c >= 1:
+            v.pone |= bit
+        if c >= 2:
+            v.ptwo |= bit
+    v.top_lo = st.top_lo
+    v.top_hi = st.top_hi
+    v.seat = seat
+    v.phase = st.phase
+    v.rlevel = st.rlevel
+    v.level[0] = st.level[0]
+    v.level[1] = st.level[1]
+    v.top_seat = st.top_seat
+    v.passes = st.passes
+    for s in range(4):
+        v.counts[s] = <int8_t>card_count(st.one[s], st.two[s])
+        v.fin[s] = st.fin[s]
+    v.nfin = st.nfin
+
+
+policy_register(POL_RANDOM, policy_random)
+policy_register(POL_GREEDY, policy_greedy)
+
+# Built-in native policies by code (guandan.policies names them).
+NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL_EXPERT}
+
+
+def policy_available(int code):
+    """Whether a native policy is registered under ``code``."""
+    return 0 < code < POL_SLOTS and POLICY_TABLE[code] != NULL
+
+
+def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat, int phase,
+                     int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat,
+                     int passes, counts, fin, uint64_t rng_seed=0):
+    """Run native policy ``code`` on a view given field by field (built by
+    ``guandan.policies`` from an observation). Returns an index into
+    ``moves`` (-1 if none). Values are validated by the caller."""
+    cdef View v
+    cdef uint64_t rng[4]
+    cdef int s
+    if not policy_available(code):
+        raise GuandanError(f"no native policy with code {code}")
+    if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
+            and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
+            and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
+            and all(0 <= x <= 12 for x in levels)):
+        raise GuandanError("choose_from_view: a value is out of range")
+    if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
+        raise GuandanError("choose_from_view: malformed top play")
+    v.one = hand.one
+    v.two = hand.two
+    v.pone = played.one
+    v.ptwo = played.two
+    v.top_lo = top_lo
+    v.top_hi = top_hi
+    v.seat = seat
+    v.phase = phase
+    v.rlevel = rlevel
+    v.level[0] = levels[0]
+    v.level[1] = levels[1]
+    v.top_seat = top_seat
+    v.passes = passes
+    for s in range(4):
+        v.counts[s] = counts[s]
+        v.fin[s] = fin[s] if s < len(fin) else -1
+    v.nfin = len(fin)
+    st_seed(rng, rng_seed)
+    return POLICY_TABLE[code](&v, &moves.buf, rng)
+
 
 # ---------------------------------------------------------------------------
 # Perft: count action sequences of a given depth (native recursion)
@@ -549,9 +668,6 @@ cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth) noexcept nogil:
 # ---------------------------------------------------------------------------
 # Python-facing wrapper
 # ---------------------------------------------------------------------------
-
-POLICY_CODES = {"random": 1, "greedy": 2}
-
 
 cdef class GameCore:
     """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
@@ -667,20 +783,19 @@ cdef class GameCore:
         return self.nstack
 
     def pick(self, policy):
-        """(lo, hi) chosen by a built-in policy ('random' or 'greedy')."""
-        cdef int code = POLICY_CODES.get(policy, 0)
+        """(lo, hi) chosen by a native policy (its code, or built-in name)."""
         cdef Py_ssize_t i
-        if code == 0:
-            raise GuandanError(f"unknown built-in policy {policy!r}")
+        cdef int code = NATIVE_POLICY_CODES.get(policy, 0) if isinstance(policy, str) else policy
+        if not policy_available(code):
+            raise GuandanError(f"no native policy with code {code}")
         self.scratch.n = 0
         if st_legal(&self.st, self.g, &self.scratch) < 0:
             raise MemoryError()
         if self.scratch.n == 0:
             raise GuandanError("no legal action: the game is over")
-        if code == 1:
-            i = <Py_ssize_t>rng_below(self.prng, self.scratch.n)
-        else:
-            i = policy_greedy(&self.st, &self.scratch)
+        i = policy_choose(code, &self.st, &self.scratch, self.prng)
+        if i < 0 or i >= self.scratch.n:
+            raise GuandanError(f"native policy {code} made no choice")
         return (self.scratch.data[2 * i], self.scratch.data[2 * i + 1])
 
     def perft(self, int depth):
@@ -851,12 +966,6 @@ cdef class GameCore:
 
     def hand_size(self, int seat):
         return card_count(self.st.one[seat & 3], self.st.two[seat & 3])
-
-
-def greedy_index(MoveList moves, int level, bint leading, bint partner_on_top, int top_count,
-                 int own_count):
-    """Index of the greedy policy's choice among ``moves`` (-1 if empty)."""
-    return greedy_pick(&moves.buf, level, leading, partner_on_top, top_count, own_count)
 
 
 def _choices(Hand hand, int level, bint tribute):

@@ -17,8 +17,9 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     State, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
-    st_new_game, st_legal, st_apply, policy_greedy,
+    st_new_game, st_legal, st_apply, policy_choose,
 )
+from guandan._engine import policy_available
 
 cnp.import_array()
 
@@ -30,11 +31,6 @@ cdef extern from *:
     }
     """
     uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) noexcept nogil
-
-
-cdef enum:
-    POL_RANDOM = 1
-    POL_GREEDY = 2
 
 DEAL_FIELDS = ("game", "round", "level", "order", "banker_team", "delta", "tribute", "anti",
                "decisions", "bombs", "game_over", "winner")
@@ -115,9 +111,7 @@ cdef int _check_step(State* a, State* z, uint64_t lo, uint64_t hi, int* played) 
 
 
 cdef inline Py_ssize_t _choose(State* st, MoveBuf* b, const int8_t* pol, uint64_t* prng) noexcept nogil:
-    if pol[st.to_act] == POL_GREEDY:
-        return policy_greedy(st, b)
-    return <Py_ssize_t>rng_below(prng, b.n)
+    return policy_choose(pol[st.to_act], st, b, prng)
 
 
 @cython.boundscheck(False)
@@ -155,6 +149,9 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
         free(g)
         raise ValueError("one policy code per seat")
     for k in range(4):
+        if not policy_available(policies[k]):
+            free(g)
+            raise ValueError(f"no native policy with code {policies[k]}")
         pol[k] = policies[k]
     b.data = NULL
     b.n = 0
@@ -220,6 +217,9 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         rc = -1
                         break
                     i = _choose(&st, &b, pol, prng)
+                    if i < 0 or i >= b.n:
+                        rc = -1
+                        break
                     if recording:
                         if rec_n + 3 > rec_cap:
                             rec_cap = rec_cap * 2 + 1024

@@ -25,6 +25,7 @@ from ._core import Hand
 from ._checks import check_int, parse_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
 from .moves import Move, MoveList, MoveType, parse_move
+from .policies import native_code, parse_policy
 from .rules import Rules
 
 __all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
@@ -543,7 +544,7 @@ class Game:
         ``"random"`` and ``"greedy"`` run natively; any callable
         ``(observation, legal_moves) -> move`` works too."""
         if isinstance(policy, str):
-            lo, hi = self._core.pick(policy)
+            lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
             m = _native_move(lo, hi, self._core.rlevel)
         else:
             m = self._to_move(policy(self.observation(self.to_act), self.legal_moves()))

@@ -1,30 +1,120 @@
-"""Built-in policies. A policy is any callable ``(observation, legal_moves) -> move``.
+"""Built-in policies and the one registry of policy names.
 
-``"random"`` plays uniformly over the full legal list; ``"greedy"`` is a
-sensible rule-based player (lowest play that beats, never over its partner,
-bombs kept for an opponent close to going out, tribute and return: the first
-allowed card, i.e. the lowest suit of the highest card, and the lowest
-return card). Both also run natively inside :class:`guandan.Game` and the
-simulator when given by name.
+A policy is any callable ``(observation, legal_moves) -> move``. The
+built-in ones are *native*: they run inside :class:`guandan.Game`, the
+simulator, :class:`guandan.VecGame` and the table server without Python per
+decision, and are also callable from an observation (:class:`NativePolicy`).
+Every module that accepts a policy name (``Game.play_out``, ``simulate``,
+``guandan serve --bots``, ``guandan play --bots``) resolves it here.
+
+* ``"random"``: uniform over the full legal list.
+* ``"greedy"``: the lowest play that beats, never over its partner, bombs
+  kept for an opponent close to going out; tribute and return: the first
+  allowed card (the lowest suit of the highest card, the lowest return card).
+
+A native policy decides from a *view* (its own hand, every seat's card
+count, the cards played this round, the trick, the levels), never from the
+other hands.
 
 >>> from guandan import Game
 >>> g = Game(seed=3)
 >>> m = GreedyPolicy()(g.observation(g.to_act), g.legal_moves())
 >>> m in g.legal_moves()
 True
+>>> native_code("greedy"), parse_policy("search:ms=200")
+(2, ('search', {'ms': '200'}))
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _core, _engine
+from ._core import Hand
 from .errors import GuandanError
 
-__all__ = ["RandomPolicy", "GreedyPolicy", "get_policy", "BUILTIN"]
+__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
+           "policy_names", "parse_policy", "BUILTIN"]
 
-BUILTIN = ("random", "greedy")
+_NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
+_PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
+
+
+def policy_names() -> Tuple[str, ...]:
+    """The built-in policy names available in this build."""
+    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c))
+
+
+BUILTIN = policy_names()
+
+
+def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:
+    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, options)``."""
+    if not isinstance(spec, str) or not spec:
+        raise GuandanError(f"a policy name is a non-empty string, got {spec!r}")
+    name, _, rest = spec.partition(":")
+    opts: Dict[str, str] = {}
+    for part in filter(None, rest.split(",")):
+        k, eq, v = part.partition("=")
+        if not eq or not k:
+            raise GuandanError(f"policy options are key=value, got {part!r} in {spec!r}")
+        opts[k] = v
+    return name, opts
+
+
+def native_code(name: str) -> int:
+    """The native code of a built-in policy name (GuandanError if unknown)."""
+    code = _NATIVE.get(name) if isinstance(name, str) else None
+    if code is None or not _engine.policy_available(code):
+        raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
+    return code
+
+
+class NativePolicy:
+    """A built-in native policy as a callable over an observation (for SDK
+    bots, the network client and Python loops). The decision is exactly the
+    native one: the observation is turned into the same view the native
+    loop builds from the state."""
+
+    def __init__(self, name: str, seed: Optional[int] = None) -> None:
+        self.name = name
+        self.code = native_code(name)
+        self._rng = random.Random(seed)
+
+    def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
+        if len(legal_moves) == 0:
+            raise GuandanError("no legal move to choose from")
+        if not isinstance(legal_moves, _core.MoveList):
+            import numpy as np
+            words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
+            legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
+        i = _choose(self.code, observation, legal_moves, self._rng.getrandbits(64))
+        if not 0 <= i < len(legal_moves):
+            raise GuandanError(f"policy {self.name} made no choice")
+        return legal_moves[i]
+
+
+def _choose(code: int, obs: Dict[str, Any], moves: Any, rng_seed: int) -> int:
+    from .moves import Move
+    lv = _core.level_index(obs["level"])
+    played = Hand()
+    for _, triple in obs.get("history", ()):
+        m = Move.from_platform(triple, lv + 2)
+        if not m.is_pass:
+            played = played + m.hand()
+    top = obs.get("top")
+    if top is not None:
+        t = Move.from_platform(top["move"], lv + 2)
+        top_lo, top_hi, top_seat = t.words[0], t.words[1], int(top["seat"])
+    else:
+        top_lo = top_hi = 0
+        top_seat = -1
+    return _engine.choose_from_view(
+        code, moves, Hand(obs["hand"]), played, int(obs["seat"]), _PHASE_CODES[obs["phase"]], lv,
+        tuple(_core.level_index(x) for x in obs["team_levels"]), top_lo, top_hi, top_seat,
+        int(obs.get("passes", 0)), list(obs["card_counts"]), list(obs.get("finish_order", ())),
+        rng_seed)
 
 
 class RandomPolicy:
@@ -41,36 +131,21 @@ class RandomPolicy:
         return legal_moves[self._rng.randrange(len(legal_moves))]
 
 
-class GreedyPolicy:
+class GreedyPolicy(NativePolicy):
     """The native greedy rule (see the module docstring), from an observation."""
 
-    name = "greedy"
+    def __init__(self, seed: Optional[int] = None) -> None:
+        super().__init__("greedy", seed)
 
-    def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
-        if len(legal_moves) == 0:
-            raise GuandanError("no legal move to choose from")
-        if observation["phase"] != "play":
-            return legal_moves[0]
-        if not isinstance(legal_moves, _core.MoveList):
-            import numpy as np
-            words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
-            legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
-        seat = observation["seat"]
-        top = observation["top"]
-        counts = observation["card_counts"]
-        i = _engine.greedy_index(
-            legal_moves, _core.level_index(observation["level"]), top is None,
-            top is not None and top["seat"] % 2 == seat % 2,
-            counts[top["seat"]] if top is not None else 27, counts[seat])
-        return legal_moves[i]
+
+_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
 
 
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
     """A policy callable from a built-in name or a callable."""
     if callable(name_or_callable):
         return name_or_callable
-    if name_or_callable == "random":
-        return RandomPolicy(seed)
-    if name_or_callable == "greedy":
-        return GreedyPolicy()
-    raise GuandanError(f"unknown policy {name_or_callable!r}; built-in: {', '.join(BUILTIN)}")
+    name, _ = parse_policy(name_or_callable)
+    native_code(name)                               # unknown names fail here
+    factory = _PY_FACTORIES.get(name)
+    return factory(seed) if factory else NativePolicy(name, seed)

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _engine, _sim
 from ._files import atomic_write
+from .policies import native_code
 from .errors import GuandanError
 from .rules import Rules
 
@@ -35,7 +36,6 @@ __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_
 
 CHUNK_DEALS = 2000
 CHUNK_GAMES = 100
-_POLICY_CODES = {"random": 1, "greedy": 2}
 
 
 def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
@@ -301,8 +301,8 @@ def simulate(n: int, *, unit: str = "deal",
     if len(policies) != 4:
         raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
     for p in policies:
-        if not callable(p) and p not in _POLICY_CODES:
-            raise GuandanError(f"unknown policy {p!r}; built-in: random, greedy")
+        if not callable(p):
+            native_code(p)           # unknown names fail here
     rules = rules if rules is not None else Rules.default()
     u = 0 if unit == "deal" else 1
     size = chunk or (CHUNK_DEALS if u == 0 else CHUNK_GAMES)
@@ -314,7 +314,7 @@ def simulate(n: int, *, unit: str = "deal",
     def task(i: int) -> Tuple[Callable[..., Any], tuple]:
         k = min(size, n - i * size)
         if native:
-            return _run_native, (seed, i, k, u, tuple(_POLICY_CODES[p] for p in policies),
+            return _run_native, (seed, i, k, u, tuple(native_code(p) for p in policies),
                                  _rflags(rules), rules.a_fail_limit or 0, rules.max_rounds or 0)
         return _run_python, (seed, i, k, u, list(policies), rules)
 
