@@ -51,6 +51,8 @@ cdef int HR_FACE = 53
 cdef int KEY_JOKER_BOMB = 15
 
 RANK_CHARS = "23456789TJQKA"
+MOVE_TAG_SHIFT = TAG_SHIFT         # move words: type (lo) / key (hi) start at this bit
+MOVE_FACE_MASK = FACE_MASK         # move words: the face bits
 SUIT_CHARS = "SHCD"
 TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo",
               "TwoTrips", "Straight", "StraightFlush", "Bomb", "Bomb",
