@@ -100,3 +100,19 @@ cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
 
+cdef enum Refusal:
+    # why an action is refused (st_refusal); guandan.game words each one
+    REFUSE_NONE = 0             # legal
+    REFUSE_GAME_OVER = 1
+    REFUSE_TRIBUTE_DUE = 2      # the tribute phase wants a tribute card
+    REFUSE_RETURN_DUE = 3       # the return phase wants a return card
+    REFUSE_NOT_IN_HAND = 4      # cards the seat does not hold
+    REFUSE_TRIBUTE_CARD = 5     # not the highest card / a wild
+    REFUSE_RETURN_CARD = 6      # not a card that may be returned
+    REFUSE_NOT_A_PLAY = 7       # a tribute/return action in the play phase
+    REFUSE_LEADER_PASS = 8      # the leader cannot pass
+    REFUSE_DOES_NOT_BEAT = 9    # does not beat the play on the table
+    REFUSE_OTHER = 10
+
+cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
+

@@ -15,7 +15,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 import numpy as np
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with,
+    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
@@ -23,7 +23,6 @@ from guandan._core cimport (
 
 from .errors import IllegalMoveError, GuandanError
 
-cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef int HR_FACE = 53
 
 # ---------------------------------------------------------------------------
@@ -400,9 +399,39 @@ cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t 
     return 0
 
 
+cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Why (lo, hi) is not legal now (a Refusal code; REFUSE_NONE when it is
+    legal; -1 out of memory). The rules' own reasons, in the order a player
+    would be told them."""
+    cdef int t = move_type(lo), seat = st.to_act, rc
+    cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
+    rc = st_is_legal(st, g, scratch, lo, hi)
+    if rc != 0:
+        return REFUSE_NONE if rc == 1 else -1
+    if st.phase == PH_OVER:
+        return REFUSE_GAME_OVER
+    if st.phase == PH_TRIBUTE and t != T_TRIBUTE:
+        return REFUSE_TRIBUTE_DUE
+    if st.phase == PH_BACK and t != T_BACK:
+        return REFUSE_RETURN_DUE
+    if (one & ~st.one[seat]) or (two & ~st.two[seat]):
+        return REFUSE_NOT_IN_HAND
+    if st.phase == PH_TRIBUTE:
+        return REFUSE_TRIBUTE_CARD
+    if st.phase == PH_BACK:
+        return REFUSE_RETURN_CARD
+    if t == T_TRIBUTE or t == T_BACK:
+        return REFUSE_NOT_A_PLAY
+    if t == T_PASS and st.top_seat < 0:
+        return REFUSE_LEADER_PASS
+    if st.top_seat >= 0:
+        return REFUSE_DOES_NOT_BEAT
+    return REFUSE_OTHER
+
+
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     """Apply a legal action of the seat to act (not checked here)."""
-    cdef int seat = st.to_act, t = (lo >> TAG_SHIFT) & 15, i, f, others, s
+    cdef int seat = st.to_act, t = move_type(lo), i, f, others, s
     st.decisions += 1
     if st.phase == PH_TRIBUTE:
         # the card stays in the payer's hand until every tribute is chosen
@@ -486,10 +515,10 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
     for i in range(moves.n):
         lo = moves.data[2 * i]
         hi = moves.data[2 * i + 1]
-        t = (lo >> TAG_SHIFT) & 15
+        t = move_type(lo)
         if t == T_PASS or t > T_BACK:
             continue
-        k = (hi >> TAG_SHIFT) & 31
+        k = move_key(hi)
         sz = move_size(lo, hi)
         if is_bomb_type(t):
             v = bomb_value(t, k, sz, level)
@@ -606,9 +635,9 @@ cdef void obs_fill(const View* v, float* out) noexcept nogil:
         out[54 + k] = v.counts[(s + k) & 3]
     if v.top_seat >= 0:
         _counts54(v.top_lo & FACE_MASK, v.top_hi & FACE_MASK, &out[58])   # 58..111 top cards
-        t = (v.top_lo >> TAG_SHIFT) & 15
+        t = move_type(v.top_lo)
         out[112 + t] = 1.0                                          # 112..124 top type
-        out[125] = <float>((v.top_hi >> TAG_SHIFT) & 31)            # 125 top key
+        out[125] = <float>move_key(v.top_hi)            # 125 top key
         out[126 + ((v.top_seat - s) & 3)] = 1.0                     # 126..129 top seat
     out[130 + v.rlevel] = 1.0                                       # 130..142 round level
     out[143 + v.level[team]] = 1.0                                  # 143..155 own team
@@ -631,6 +660,13 @@ cdef float st_round_reward(const State* st) noexcept nogil:
 
 policy_register(POL_RANDOM, policy_random)
 policy_register(POL_GREEDY, policy_greedy)
+
+# The refusal reasons by name (guandan.game words them).
+REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": REFUSE_TRIBUTE_DUE,
+            "RETURN_DUE": REFUSE_RETURN_DUE, "NOT_IN_HAND": REFUSE_NOT_IN_HAND,
+            "TRIBUTE_CARD": REFUSE_TRIBUTE_CARD, "RETURN_CARD": REFUSE_RETURN_CARD,
+            "NOT_A_PLAY": REFUSE_NOT_A_PLAY, "LEADER_PASS": REFUSE_LEADER_PASS,
+            "DOES_NOT_BEAT": REFUSE_DOES_NOT_BEAT, "OTHER": REFUSE_OTHER}
 
 # Built-in native policies by code (guandan.policies names them).
 NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL_EXPERT}
@@ -798,6 +834,13 @@ cdef class GameCore:
         if rc < 0:
             raise MemoryError()
         return ml
+
+    def refusal(self, uint64_t lo, uint64_t hi):
+        """The Refusal code of (lo, hi) now (0: legal)."""
+        cdef int rc = st_refusal(&self.st, self.g, &self.scratch, lo, hi)
+        if rc < 0:
+            raise MemoryError()
+        return rc
 
     def is_legal(self, uint64_t lo, uint64_t hi):
         cdef int rc = st_is_legal(&self.st, self.g, &self.scratch, lo, hi)

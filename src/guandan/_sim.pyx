@@ -12,7 +12,8 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, TAG_SHIFT, T_PASS, gd_ctz64,
+    Gen, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
+    move_type, move_key, move_once, move_twice, FACE_MASK,
     beats,
 )
 from guandan._engine cimport (
@@ -61,9 +62,9 @@ CHECKS = {
 
 cdef int _check_step(State* a, State* z, uint64_t lo, uint64_t hi, int* played) noexcept nogil:
     """Invariants of one step from state a to state z (0: all hold)."""
-    cdef int seat = a.to_act, t = (lo >> TAG_SHIFT) & 15, k, total, team, ppos = 0, i, seen = 0
+    cdef int seat = a.to_act, t = move_type(lo), k, total, team, ppos = 0, i, seen = 0
     cdef int expect
-    cdef uint64_t mo = lo & ((<uint64_t>1 << 54) - 1), mt = hi & ((<uint64_t>1 << 54) - 1)
+    cdef uint64_t mo = move_once(lo), mt = move_twice(hi)
     if a.phase == PH_PLAY:
         if a.one[seat] == 0:
             return 1
@@ -293,7 +294,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         rec[rec_n + 1] = b.data[2 * i]
                         rec[rec_n + 2] = b.data[2 * i + 1]
                         rec_n += 3
-                    if is_bomb_type((b.data[2 * i] >> TAG_SHIFT) & 15):
+                    if is_bomb_type(move_type(b.data[2 * i])):
                         bombs += 1
                     if check:
                         memcpy(&before, &st, sizeof(State))

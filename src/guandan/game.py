@@ -93,6 +93,10 @@ _native_move = Move._from_native        # words read from the native state
 _TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
+_R = _engine.REFUSALS                    # the native Refusal codes by name
+_R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
+_R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
+_R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
 
 
 def _cards_str(h: Hand, level: int) -> str:
@@ -619,32 +623,31 @@ class Game:
             self._deals.append(self._deal_strings())
 
     def _why_illegal(self, m: Move) -> str:
+        # the rule is native (st_refusal); here it is only put into words
         c = self._core
+        lo, hi = m.words
+        code = c.refusal(lo, hi)
         seat = c.to_act
-        hand = c.hand(seat)
-        phase = self.phase
-        t = m.type
-        if phase in ("tribute", "back"):
-            want = MoveType.TRIBUTE if phase == "tribute" else MoveType.BACK
+        if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
+            return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
+        if code == _R_NOT_IN_HAND:
+            missing = _missing(c.hand(seat), m)
+            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+        if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
-            if t != want:
-                return f"seat {seat} must {'pay tribute' if phase == 'tribute' else 'return a card'} now, not play {m}"
-            if m.cards[0] not in hand:
-                return f"{m.cards[0]} is not in seat {seat}'s hand"
-            if phase == "tribute":
+            if code == _R_TRIBUTE_CARD:
                 return f"the tribute is the highest card in level order, never a wild: one of {choices}"
             return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if t in (MoveType.TRIBUTE, MoveType.BACK):
-            return f"there is no {t.platform} in the play phase"
-        seat_top, lo, hi, _ = c.top
-        if m.is_pass:
+        if code == _R_NOT_A_PLAY:
+            return f"there is no {m.type.platform} in the play phase"
+        if code == _R_LEADER_PASS:
             return "the leader cannot pass"
-        missing = [x for x in _missing(hand, m)]
-        if missing:
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
-        if seat_top >= 0:
-            top = _native_move(lo, hi, c.rlevel)
-            return f"{m} does not beat {top} (played by seat {seat_top})"
+        if code == _R_DOES_NOT_BEAT:
+            top = self.top
+            assert top is not None
+            return f"{m} does not beat {top.move} (played by seat {top.seat})"
+        if code == _R_GAME_OVER:
+            return "the game is over"
         return f"{m} is not legal here"
 
     @_locked
