@@ -15,7 +15,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 import numpy as np
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
+    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
@@ -780,7 +780,7 @@ cdef class GameCore:
         self.stack = NULL
         self.nstack = 0
         self.capstack = 0
-        self.g = <Gen*>malloc(sizeof(Gen))
+        self.g = gen_new()
         self.scratch.data = NULL
         self.scratch.n = 0
         self.scratch.cap = 0
@@ -792,7 +792,7 @@ cdef class GameCore:
 
     def __dealloc__(self):
         free(self.stack)
-        free(self.g)
+        gen_free(self.g)
         buf_free(&self.scratch)
 
     @staticmethod
@@ -912,10 +912,10 @@ cdef class GameCore:
         if depth == 0:
             return 1
         bufs = <MoveBuf*>malloc((depth + 1) * sizeof(MoveBuf))
-        g = <Gen*>malloc(sizeof(Gen))
+        g = gen_new()
         if bufs == NULL or g == NULL:
             free(bufs)
-            free(g)
+            gen_free(g)
             raise MemoryError()
         memset(bufs, 0, (depth + 1) * sizeof(MoveBuf))
         # The GIL is released: work on a private copy of the state and a
@@ -926,7 +926,7 @@ cdef class GameCore:
         for i in range(depth + 1):
             buf_free(&bufs[i])
         free(bufs)
-        free(g)
+        gen_free(g)
         if n < 0:
             raise MemoryError()
         return n

@@ -38,7 +38,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from . import _sim
+from . import _vec
 from ._checks import check_int
 from .errors import GuandanError
 from .rules import Rules
@@ -100,7 +100,7 @@ class VecGame:
         self.unit = unit
         self.rules = rules
         self.max_actions = max_actions
-        self._core = _sim.VecCore(n, seed, 0 if unit == "deal" else 1, rules.native)
+        self._core = _vec.VecCore(n, seed, 0 if unit == "deal" else 1, rules.native)
 
     def observe(self) -> Dict[str, np.ndarray]:
         """``seat`` (to act), ``obs`` (n, 227), ``level``, ``legal_offsets``
