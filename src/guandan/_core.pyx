@@ -988,14 +988,19 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
     return 0
 
 
+cdef enum:
+    READING_BOMBS_FIRST = 100000   # above every non-bomb reading
+    READING_TYPE_WEIGHT = 100      # type outweighs key strength (< 100)
+
+
 cdef int64_t reading_order(uint64_t lo, uint64_t hi, int level) noexcept nogil:
     """Sort key of readings: bombs by bomb order above everything else, then
     by type (reverse platform order), then key strength."""
     cdef int t = move_type(lo)
     cdef int k = move_key(hi)
     if is_bomb_type(t):
-        return 100000 + bomb_value(t, k, move_size(lo, hi), level)
-    return t * 100 + key_strength(t, k, level)
+        return READING_BOMBS_FIRST + bomb_value(t, k, move_size(lo, hi), level)
+    return t * READING_TYPE_WEIGHT + key_strength(t, k, level)
 
 # ---------------------------------------------------------------------------
 # Python-facing: levels, cards, hands

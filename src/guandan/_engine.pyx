@@ -21,7 +21,7 @@ from guandan._core cimport (
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
 )
 
-from .errors import IllegalMoveError, GuandanError
+from .errors import IllegalMoveError, GuandanError, LevelError
 
 cdef int HR_FACE = 53
 
@@ -497,7 +497,12 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    GREEDY_NO_TOP_COUNT = 27   # "cards of the top player" when leading: a full hand
+    # the greedy rule's scoring (lower plays first)
+    GREEDY_NO_TOP_COUNT = 27       # "cards of the top player" when leading: a full hand
+    GREEDY_KEY_WEIGHT = 64         # key strength outweighs the number of cards (at most 10)
+    GREEDY_GO_OUT_BONUS = 100000   # a play that empties the hand comes first
+    GREEDY_BOMB_OUT_BONUS = 1000   # a bomb that empties the hand comes first among bombs
+    GREEDY_BOMB_THREAT = 10        # bomb an opponent holding this many cards or fewer
 
 cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partner_on_top,
                             int top_count, int own_count) noexcept nogil:
@@ -523,20 +528,20 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
         if is_bomb_type(t):
             v = bomb_value(t, k, sz, level)
             if sz == own_count:
-                v -= 1000                    # a bomb that goes out
+                v -= GREEDY_BOMB_OUT_BONUS
             if v < bombv:
                 bombv = v
                 bomb = i
             continue
-        v = key_strength(t, k, level) * 64 - sz
+        v = key_strength(t, k, level) * GREEDY_KEY_WEIGHT - sz
         if sz == own_count:
-            v -= 100000                      # go out when we can
+            v -= GREEDY_GO_OUT_BONUS
         if v < bestv:
             bestv = v
             best = i
     if best >= 0:
         return best
-    if bomb >= 0 and (leading or top_count <= 10 or own_count <= move_size(
+    if bomb >= 0 and (leading or top_count <= GREEDY_BOMB_THREAT or own_count <= move_size(
             moves.data[2 * bomb], moves.data[2 * bomb + 1])):
         return bomb
     return 0 if not leading else bomb
@@ -1098,7 +1103,7 @@ def _choices(Hand hand, int level, bint tribute):
     cdef Py_ssize_t i
     from ._core import FACE_STR
     if level < 0 or level > 12:
-        raise GuandanError(f"level index must be 0..12, got {level}")
+        raise LevelError(f"level index must be 0..12, got {level}")
     memset(&st, 0, sizeof(State))
     st.one[0] = hand.one
     st.two[0] = hand.two
