@@ -95,4 +95,4 @@ cdef class MoveList:
     cdef MoveBuf buf
     cdef int _level
     cdef object _move(self, Py_ssize_t i)
-    cpdef tuple raw(self, Py_ssize_t i)
+    cpdef tuple raw(self, object i)

@@ -35,6 +35,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 cimport cython
 cimport numpy as cnp
 import numpy as np
+import operator
 
 from .errors import (
     UnknownCardError, TooManyCopiesError, CardError, LevelError, InvalidMoveError,
@@ -1132,6 +1133,7 @@ cdef class Hand:
             x = counts[f]
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
                 raise CardError(f"count for {FACE_STR[f]} must be an int 0..2, got {x!r}")
+            x = int(x)
             if not 0 <= x <= 2:
                 if x < 0:
                     raise CardError(f"negative count {x} for {FACE_STR[f]}")
@@ -1148,9 +1150,12 @@ cdef class Hand:
         return h
 
     @staticmethod
-    def from_masks(uint64_t one, uint64_t two):
+    def from_masks(one_, two_):
         """A hand from its two bitboard words (see :attr:`masks`)."""
         cdef Hand h = Hand.__new__(Hand)
+        cdef uint64_t one, two
+        one = _u64(one_, CardError, "masks")
+        two = _u64(two_, CardError, "masks")
         if (one | two) & ~FACE_MASK or two & ~one:
             raise CardError("invalid masks: bits above 53 set, or a face in `two` missing from `one`")
         h.one = one
@@ -1324,12 +1329,19 @@ cdef int words_valid(uint64_t lo, uint64_t hi, int level, bint wild_sf) noexcept
     return rc
 
 
+cdef uint64_t _u64(object x, object error, str what) except? 0:
+    """The validator of a 64-bit unsigned word from outside (ints and numpy
+    integers, no bools), else ``error``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise error(f"{what} must be 64-bit unsigned ints, got {type(x).__name__}")
+    v = int(x)
+    if not 0 <= v < (1 << 64):
+        raise error(f"{what} must be 64-bit unsigned ints, got {v}")
+    return <uint64_t>v
+
+
 cdef inline uint64_t _word(object x, str what) except? 0:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InvalidMoveError(f"move {what} must be an int, got {type(x).__name__}")
-    if not 0 <= x < (1 << 64):
-        raise InvalidMoveError(f"move {what} must be a 64-bit unsigned word, got {x}")
-    return <uint64_t>x
+    return _u64(x, InvalidMoveError, f"move {what}")
 
 
 def check_move_words(lo, hi, level, bint wild_sf=True):
@@ -1340,9 +1352,10 @@ def check_move_words(lo, hi, level, bint wild_sf=True):
     takes raw words."""
     cdef uint64_t a = _word(lo, "word lo"), b = _word(hi, "word hi")
     cdef int lv, rc
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= 12:
-        raise LevelError(f"a move's level index must be an int 0..12, got {level!r}")
-    lv = level
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)) \
+            or not 0 <= int(level) <= 12:
+        raise LevelError(f"a move's level index must be an int 0..12, got {level!r:.40}")
+    lv = int(level)
     rc = words_valid(a, b, lv, wild_sf)
     if rc < 0:
         raise MemoryError("move buffer allocation failed")
@@ -1494,11 +1507,15 @@ cdef class MoveList:
         cdef Py_ssize_t k
         if isinstance(i, slice):
             return [self._move(k) for k in range(*i.indices(self.buf.n))]
-        k = i
-        if k < 0:
-            k += self.buf.n
-        if k < 0 or k >= self.buf.n:
+        try:
+            j = operator.index(i)
+        except TypeError:
+            raise TypeError(f"move indices must be integers or slices, not {type(i).__name__}") from None
+        if j < 0:
+            j += self.buf.n
+        if j < 0 or j >= self.buf.n:
             raise IndexError("move index out of range")
+        k = j
         return self._move(k)
 
     def __iter__(self):
@@ -1511,17 +1528,26 @@ cdef class MoveList:
         for k in range(self.buf.n - 1, -1, -1):
             yield self._move(k)
 
-    cpdef tuple raw(self, Py_ssize_t i):
+    cpdef tuple raw(self, object i):
         """The native words ``(lo, hi)`` of move ``i``."""
-        if i < 0:
-            i += self.buf.n
-        if i < 0 or i >= self.buf.n:
+        cdef Py_ssize_t k
+        j = operator.index(i)
+        if j < 0:
+            j += self.buf.n
+        if j < 0 or j >= self.buf.n:
             raise IndexError("move index out of range")
-        return (self.buf.data[2 * i], self.buf.data[2 * i + 1])
+        k = j
+        return (self.buf.data[2 * k], self.buf.data[2 * k + 1])
 
-    def find(self, uint64_t lo, uint64_t hi):
+    def find(self, lo_, hi_):
         """Index of the move with words (lo, hi), or -1."""
         cdef Py_ssize_t i
+        cdef uint64_t lo, hi
+        try:
+            lo = _u64(lo_, InvalidMoveError, "move words")
+            hi = _u64(hi_, InvalidMoveError, "move words")
+        except InvalidMoveError:
+            return -1
         for i in range(self.buf.n):
             if self.buf.data[2 * i] == lo and self.buf.data[2 * i + 1] == hi:
                 return i

@@ -26,10 +26,10 @@ import numpy as np
 from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int, parse_int
-from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
+from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError, PolicyError
 from .moves import Move, MoveList, MoveType, parse_move
 from .policies import native_code, parse_policy
-from .rules import Rules
+from .rules import Rules, resolve_rules
 
 __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
            "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
@@ -116,12 +116,7 @@ def _parse_cards_str(s: str) -> Hand:
 MAX_ROUND_INDEX = 30_000          # the native round counter is 16-bit
 
 
-def _check_rules(rules: Any) -> Rules:
-    if rules is None:
-        return Rules.default()
-    if not isinstance(rules, Rules):
-        raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
-    return rules
+_check_rules = resolve_rules
 
 
 def _check_seed(seed: Any) -> int:
@@ -334,6 +329,7 @@ class Game:
         self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
         self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
         self._deals: List[List[str]] = []
+        self._round0 = 0                  # round index the game (or position) starts at
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -376,6 +372,7 @@ class Game:
         g._init(r, seed)
         g._core.set_position(*pos.native, seed, r.native)
         g._initial_trick = pos.trick
+        g._round0 = g._core.round_index
         g._deals = [g._deal_strings()]
         g._start = g.position
         return g
@@ -441,6 +438,14 @@ class Game:
     @property
     def card_counts(self) -> List[int]:
         return [self._core.hand_size(s) for s in range(4)]
+
+    @property
+    @_locked
+    def deals(self) -> List[List[str]]:
+        """The cards dealt at the start of each round of this game so far
+        (from the start position for games from a position), four card
+        strings per round."""
+        return [list(d) for d in self._deals]
 
     @property
     def level_index(self) -> int:
@@ -658,7 +663,7 @@ class Game:
         self._core.undo()
         self._log.pop()
         self._tricks.pop()
-        while len(self._deals) > self._core.round_index + 1:
+        while len(self._deals) > self._core.round_index - self._round0 + 1:
             self._deals.pop()
 
     @_locked
@@ -673,6 +678,7 @@ class Game:
         g._log = list(self._log)
         g._tricks = list(self._tricks)
         g._deals = list(self._deals)
+        g._round0 = self._round0
         if hasattr(self, "_initial_trick"):
             g._initial_trick = self._initial_trick
         return g
@@ -682,11 +688,20 @@ class Game:
         """Let a policy act for the seat to act; returns the move played.
         ``"random"`` and ``"greedy"`` run natively; any callable
         ``(observation, legal_moves) -> move`` works too."""
+        if not isinstance(policy, str) and not callable(policy):
+            raise GuandanError(f"a policy is a built-in name or a callable (observation, legal_moves) "
+                               f"-> move, got {type(policy).__name__}")
         if isinstance(policy, str):
             lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
             m = _native_move(lo, hi, self._core.rlevel)
         else:
-            m = self.parse_action(policy(self.observation(self.to_act), self.legal_moves()))
+            try:
+                answer = policy(self.observation(self.to_act), self.legal_moves())
+            except GuandanError:
+                raise
+            except Exception as e:
+                raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+            m = self.parse_action(answer)
         self.play(m)
         return m
 
@@ -706,8 +721,7 @@ class Game:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
         this round once resolved, and the last round's order. Nothing hidden."""
-        if seat not in range(4):
-            raise GuandanError(f"seat must be 0..3, got {seat}")
+        seat = check_int(seat, "seat", 0, 3)
         c = self._core
         lv = c.rlevel
         seat_top, lo, hi, passes = c.top

@@ -41,7 +41,7 @@ import numpy as np
 from . import _vec
 from ._checks import check_int
 from .errors import GuandanError
-from .rules import Rules
+from .rules import Rules, resolve_rules
 
 __all__ = ["VecGame", "move_features", "OBS_DIM", "MOVE_FEATURES_DIM"]
 
@@ -93,8 +93,7 @@ class VecGame:
         seed = check_int(seed, "seed", 0, (1 << 64) - 1)
         if max_actions is not None:
             max_actions = check_int(max_actions, "max_actions", 1, 1 << 20)
-        from .game import _check_rules
-        rules = _check_rules(rules)
+        rules = resolve_rules(rules)
         self._lock = threading.Lock()       # step/observe share native buffers
         self.n = n
         self.unit = unit
