@@ -811,12 +811,33 @@ cdef class GameCore:
         """Seed the RNG the built-in random policy draws from."""
         st_seed(self.prng, seed)
 
-    def copy(self):
-        """A copy of the current state (without the undo history)."""
+    def copy(self, bint history=True):
+        """A copy of the current state (with the undo history unless told not)."""
         cdef GameCore c = GameCore.__new__(GameCore)
         memcpy(&c.st, &self.st, sizeof(State))
         memcpy(c.prng, self.prng, sizeof(self.prng))
+        if history and self.nstack:
+            c.stack = <State*>malloc(self.nstack * sizeof(State))
+            if c.stack == NULL:
+                raise MemoryError()
+            memcpy(c.stack, self.stack, self.nstack * sizeof(State))
+            c.nstack = self.nstack
+            c.capstack = self.nstack
         return c
+
+    def trick_span(self):
+        """``(k, continued)``: the current trick is the last ``k`` actions of
+        the undo history, preceded by plays made before the history began when
+        ``continued`` (a game loaded from a position mid-trick). ``(0, False)``
+        when no trick is open."""
+        cdef Py_ssize_t i
+        if self.st.phase != PH_PLAY or self.st.top_seat < 0:
+            return (0, False)
+        for i in range(self.nstack - 1, -1, -1):
+            if self.stack[i].phase == PH_PLAY and self.stack[i].top_seat < 0 \
+                    and self.stack[i].round_index == self.st.round_index:
+                return (self.nstack - i, False)
+        return (self.nstack, True)
 
     def state_bytes(self):
         """The whole native state as bytes (exact comparisons, pickling)."""

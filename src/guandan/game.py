@@ -80,7 +80,6 @@ class Game:
         self._core = _engine.GameCore.new_game(seed, rules.native)
         self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
-        self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
         self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
         self._deals: List[List[str]] = []
         self._round0 = 0                  # round index the game (or position) starts at
@@ -161,9 +160,10 @@ class Game:
     @_locked
     def trick(self) -> List[TrickPlay]:
         """The plays of the current trick so far, ``(seat, move)``, passes included."""
-        if self._tricks:
-            return list(self._tricks[-1])
-        return list(getattr(self, "_initial_trick", ()))
+        k, continued = self._core.trick_span()     # from the native undo history
+        head = list(self._initial_trick) if continued else []
+        tail = self._log[len(self._log) - k:] if k else []
+        return head + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail]
 
     @property
     def finish_order(self) -> List[int]:
@@ -365,19 +365,10 @@ class Game:
         m = self._to_move(move)
         lo, hi = m.words
         c = self._core
-        seat, phase, r0 = c.to_act, self.phase, c.round_index
-        was_leading = c.top[0] < 0
+        seat, r0 = c.to_act, c.round_index
         if not c.apply(lo, hi, True):
             raise IllegalMoveError(self._why_illegal(m))
         self._log.append((seat, lo, hi, m._level, r0))
-        prev = self._tricks[-1] if self._tricks else getattr(self, "_initial_trick", ())
-        if phase is not Phase.PLAY or c.round_index != r0 or c.top[0] < 0:
-            trick: Tuple[Tuple[int, Move], ...] = ()       # not a play, or the trick/round ended
-        elif was_leading:
-            trick = (TrickPlay(seat, m),)
-        else:
-            trick = tuple(prev) + (TrickPlay(seat, m),)
-        self._tricks.append(trick)
         if c.round_index != r0 and not self.is_over:
             self._deals.append(self._deal_strings())
 
@@ -416,13 +407,12 @@ class Game:
             raise GuandanError("nothing to undo")
         self._core.undo()
         self._log.pop()
-        self._tricks.pop()
         while len(self._deals) > self._core.round_index - self._round0 + 1:
             self._deals.pop()
 
     @_locked
     def copy(self) -> "Game":
-        """An independent copy (native state copied; history kept)."""
+        """An independent copy (native state and undo history copied)."""
         g = Game.__new__(Game)
         g._lock = threading.RLock()
         g.rules = self.rules
@@ -430,11 +420,9 @@ class Game:
         g._start = self._start
         g._core = self._core.copy()
         g._log = list(self._log)
-        g._tricks = list(self._tricks)
         g._deals = list(self._deals)
         g._round0 = self._round0
-        if hasattr(self, "_initial_trick"):
-            g._initial_trick = self._initial_trick
+        g._initial_trick = self._initial_trick
         return g
 
     @_locked
