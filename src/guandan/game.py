@@ -256,6 +256,14 @@ class Game:
             return None
         return RoundResult(tuple(order), order[0] & 1, c.last_delta, c.round_reward, c.last_won_a)
 
+    @property
+    def round_end_hands(self) -> Optional[List[Hand]]:
+        """The cards each seat still held when the last round ended (the
+        platform's ``restCards``); None before the first round ends."""
+        if self._core.last_order is None:
+            return None
+        return [self._core.end_hand(s) for s in range(4)]
+
     def played_cards(self, seat: Optional[int] = None) -> Hand:
         """The cards played so far this round (public knowledge): by everyone,
         or by ``seat``."""
