@@ -25,11 +25,13 @@ bytes (64 KiB; answers are tiny) makes the WebSocket layer close the
 connection with code 1009, and the seat counts as disconnected. Ignored frames
 are logged with the reason (the first 20 of each connection, then every 1000th).
 
-*Timeout.* A seat that does not answer within ``timeout`` seconds (default 30;
-``0`` or ``None`` waits forever, as the reference server) plays the *default
-action*: index 0 of its ``actionList`` (the pass when following; otherwise the
-first listed move, the lowest-suited lowest single when leading, or the first
-allowed tribute/return card). A seat that leaves ``max_misses`` (default 5)
+*Timeout.* A seat that does not answer within ``timeout`` seconds plays the
+*default action*. Default 30 s: PROTOCOL.md sets no limit (the reference server
+waits forever, so one hung bot freezes its table); 30 s is far more than a
+contest bot thinks per move yet bounds a hung one. ``0`` or ``None`` waits
+forever. The default action is index 0 of its ``actionList`` (the pass when
+following; otherwise the first listed move, the lowest-suited lowest single
+when leading, or the first allowed tribute/return card). A seat that leaves ``max_misses`` (default 5)
 questions in a row without any answer, not even a late one, is hung: it is
 closed (code 1008) and counts as disconnected (``0``: never).
 
@@ -88,7 +90,7 @@ from . import _core
 from ._files import atomic_write
 from .errors import GuandanError
 from .game import Game
-from .moves import Move, MoveType
+from .moves import Move
 from .rules import Rules
 
 __all__ = ["TableServer", "serve", "parse_bots", "origin_allowed", "DEFAULT_TIMEOUT"]
