@@ -645,8 +645,8 @@ class TableServer:
         if self._aborted:
             return
         order = g.last_round_order
-        rest = [[s, g._core.end_hand(s).cards(self._round_level + 2)] for s in order
-                if len(g._core.end_hand(s))]
+        hands = g.round_end_hands
+        rest = [[s, hands[s].cards(self._round_level + 2)] for s in order if len(hands[s])]
         await self._broadcast({"type": "notify", "stage": "episodeOver", "order": order,
                                "curRank": _RANKS[self._round_level], "restCards": rest})
 
