@@ -31,6 +31,7 @@ import random
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _core, _engine
+from . import _expert  # noqa: F401  (registers the native "expert" policy)
 from ._core import Hand
 from .errors import GuandanError
 
