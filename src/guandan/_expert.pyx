@@ -100,6 +100,8 @@ ctypedef struct Params:
     int ret_str        # return: penalty per strength point of the returned card
     int nodes          # search budget (decomposition nodes)
     int fresh          # 1: search every new hand again (no splits carried over from the last)
+    int max_eval       # following: plays evaluated beyond those that are whole groups
+    int max_bombs      # following: bombs evaluated beyond those that are whole groups
 
 cdef Params P
 cdef long long STATS[8]
@@ -136,12 +138,14 @@ cdef void _default_params() noexcept:
     P.ret_str = 1
     P.nodes = 3000
     P.fresh = 0
+    P.max_eval = 6
+    P.max_bombs = 2
 
 _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs")
 
 
 def get_params():
@@ -791,7 +795,8 @@ cdef bint rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
             acc.H += 1
             acc.nctrl += seq_h(tb, tt, q) == 0
     x.npath = e.npath
-    leaf(x, &acc)
+    # the cached sequences stay; new ones may form from the rest
+    dfs(x, 0, 0, acc)
     return True
 
 
@@ -958,6 +963,23 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
     x.nodes = 0
     leaf(x, &acc)
     return True
+
+
+cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
+    """Whether the cards (signature) are whole groups of the split's leaf:
+    every rank they touch given up entirely (nothing broken)."""
+    cdef int r, n
+    for r in range(13):
+        n = <int>((sig >> (4 * r)) & 15)
+        if n and n != x0.bh.c[r]:
+            return False
+    n = <int>((sig >> 52) & 3)
+    if n and n != x0.bh.sb:
+        return False
+    n = <int>((sig >> 54) & 3)
+    if n and n != x0.bh.hr:
+        return False
+    return ((sig >> 56) & 3) <= <uint64_t>x0.bh.w
 
 
 cdef inline void cache_store(uint64_t one, uint64_t two, int L, const X* x) noexcept nogil:
@@ -1348,7 +1370,7 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t sigs[MAXC]
-    cdef int nsig = 0, dup
+    cdef int nsig = 0, dup, nbe = 0, nne = 0
     cdef X x
     cdef X xr
     cdef bint sfs, bomb
@@ -1382,6 +1404,14 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
             if nsig < MAXC:
                 sigs[nsig] = sig
                 nsig += 1
+        if bomb:
+            if nbe >= P.max_bombs and not leaf_group(&x, cards_sig(mo, mt, tb.L)):
+                continue
+            nbe += 1
+        else:
+            if nne >= P.max_eval and not leaf_group(&x, cards_sig(mo, mt, tb.L)):
+                continue
+            nne += 1
         if not quick_rest(&x, v.one, v.two, mo, mt, &xr):
             if nfull >= MAX_FULL:
                 continue
