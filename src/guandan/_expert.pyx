@@ -102,6 +102,9 @@ ctypedef struct Params:
     int fresh          # 1: search every new hand again (no splits carried over from the last)
     int max_eval       # following: plays evaluated beyond those that are whole groups
     int max_bombs      # following: bombs evaluated beyond those that are whole groups
+    int urg, urg_from  # following an opponent with n < urg_from cards: tempo + urg * (urg_from - n)
+    int bomb_out_max   # bomb to go out only with at most this many groups left (unless no bomb is out)
+    int last           # following as the last to answer: tempo + last
 
 cdef Params P
 cdef long long STATS[8]
@@ -110,7 +113,7 @@ def stats():
     return [STATS[i] for i in range(8)]
 
 cdef void _default_params() noexcept:
-    P.K = 40
+    P.K = 30
     P.b1 = 0
     P.s1 = 4
     P.c1 = 16
@@ -124,28 +127,32 @@ cdef void _default_params() noexcept:
     P.ss = 4
     P.cs = 16
     P.hcap = 12
-    P.bomb = 72
+    P.bomb = 110
     P.bstep = 12
     P.st_odd = 3
     P.tempo = 8
     P.tempo_ctrl = 8
     P.follow_min = 0
-    P.stop = 5
+    P.stop = 3
     P.bomb_opp = 6
-    P.lead_size = 2
-    P.danger = 3
+    P.lead_size = 6
+    P.danger = 4
     P.feed = 2
     P.ret_str = 1
     P.nodes = 3000
     P.fresh = 0
     P.max_eval = 6
     P.max_bombs = 2
+    P.urg = 16
+    P.urg_from = 10
+    P.bomb_out_max = 2
+    P.last = 0
 
 _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last")
 
 
 def get_params():
@@ -190,6 +197,7 @@ ctypedef struct Tab:
     int16_t bpw[11]         # bombs by size
     int16_t sfpw
     int16_t jbpw
+    int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -310,6 +318,9 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         tb.pwt[q] = power(P.bs, P.ss, P.cs, tb.ht[q])
     for q in range(13):
         tb.pwp[q] = power(P.bs, P.ss, P.cs, tb.hp[q])
+    tb.bombs_out = (tb.out[13] == 2 and tb.out[14] == 2)
+    for r in range(13):
+        tb.bombs_out += tb.out[r] >= 4
     for k in range(11):
         tb.bpw[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
@@ -1370,7 +1381,7 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t sigs[MAXC]
-    cdef int nsig = 0, dup, nbe = 0, nne = 0
+    cdef int nsig = 0, dup, nbe = 0, nne = 0, urg, others
     cdef X x
     cdef X xr
     cdef bint sfs, bomb
@@ -1384,6 +1395,14 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         return 0
     STATS[5] += 1
     v0 = best_split_cached(tb, v.one, v.two, &x)
+    urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
+    # the last to answer (everyone else still in has passed): if we pass, the opponent leads
+    others = 0
+    for j in range(4):
+        if j != ts and v.counts[j] > 0:
+            others += 1
+    if v.passes >= others - 1:
+        urg += P.last
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
     for i in range(1, moves.n):
         t = mtype(moves, i)
@@ -1422,13 +1441,14 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         vr = xr.best
         gain = vr - v0
         if bomb:
-            if xr.bacc.H - xr.bacc.nctrl <= 1 and bout < 0:
+            if (xr.bacc.H - xr.bacc.nctrl <= 1 and bout < 0
+                    and (xr.bacc.H <= P.bomb_out_max or tb.bombs_out == 0)):
                 bout = i
             if gain > bbg:
                 bbg = gain
                 bbi = i
         else:
-            gain += P.tempo + (P.tempo_ctrl if play_h(tb, t, mkey(moves, i)) == 0 else 0)
+            gain += P.tempo + (P.tempo_ctrl if play_h(tb, t, mkey(moves, i)) == 0 else 0) + urg
             if gain > bg:
                 bg = gain
                 bi = i
