@@ -558,21 +558,15 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""
-    cdef int s, f, c
-    cdef uint64_t bit
+    cdef int s
+    cdef uint64_t a = st.one[0], b = st.one[1], c = st.one[2], d = st.one[3]
     v.one = st.one[seat]
     v.two = st.two[seat]
-    v.pone = 0
-    v.ptwo = 0
-    for f in range(54):
-        bit = (<uint64_t>1) << f
-        c = 2
-        for s in range(4):
-            c -= <int>((st.one[s] & bit) != 0) + <int>((st.two[s] & bit) != 0)
-        if c >= 1:
-            v.pone |= bit
-        if c >= 2:
-            v.ptwo |= bit
+    # a face is played once when the hands hold at most one copy of it (no
+    # hand holds two, at most one hand holds one), twice when no hand holds it
+    v.pone = ~(st.two[0] | st.two[1] | st.two[2] | st.two[3]
+               | (a & (b | c | d)) | (b & (c | d)) | (c & d)) & FACE_MASK
+    v.ptwo = ~(a | b | c | d) & FACE_MASK
     v.top_lo = st.top_lo
     v.top_hi = st.top_hi
     v.seat = seat

@@ -66,14 +66,15 @@ cdef enum:
     R_TRIBUTE = 16
     R_RETURN = 17
     R_FALLBACK = 18
-    R_COUNT = 19
+    R_BLOCK = 19
+    R_COUNT = 20
 
 RULE_NAMES = (
     "none", "only-move", "go-out", "lead-weakest-group", "lead-control-then-out",
     "lead-unfollowable", "lead-strong-vs-short-opponent", "lead-for-partner", "lead-bomb",
     "let-partner-lead", "let-partner-go-out", "follow-without-breaking", "stop-opponent",
     "stop-opponent-with-bomb", "bomb-to-go-out", "pass-keep-hand", "tribute-forced",
-    "return-cheapest", "fallback",
+    "return-cheapest", "fallback", "block-next-opponent",
 )
 
 # ---------------------------------------------------------------------------
@@ -105,6 +106,7 @@ ctypedef struct Params:
     int urg, urg_from  # following an opponent with n < urg_from cards: tempo + urg * (urg_from - n)
     int bomb_out_max   # bomb to go out only with at most this many groups left (unless no bomb is out)
     int last           # following as the last to answer: tempo + last
+    int block          # the next opponent holds this many cards or fewer: play over a weak partner play
 
 cdef Params P
 cdef long long STATS[8]
@@ -141,18 +143,19 @@ cdef void _default_params() noexcept:
     P.ret_str = 1
     P.nodes = 3000
     P.fresh = 0
-    P.max_eval = 6
-    P.max_bombs = 2
+    P.max_eval = 40
+    P.max_bombs = 40
     P.urg = 16
     P.urg_from = 10
     P.bomb_out_max = 2
     P.last = 0
+    P.block = 0
 
 _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last", "block")
 
 
 def get_params():
@@ -198,6 +201,8 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
+    int16_t csc[16][4]      # leaf: score of n (0..3) cards of strength ks as one group
+    int8_t cnc[16][4]       # ... 1 if that group is control
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -323,6 +328,15 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         tb.bombs_out += tb.out[r] >= 4
     for k in range(11):
         tb.bpw[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+    for s in range(16):
+        tb.csc[s][0] = 0
+        tb.cnc[s][0] = 0
+        tb.csc[s][1] = tb.pw1[s] - P.K
+        tb.cnc[s][1] = tb.h1[s] == 0
+        tb.csc[s][2] = tb.pw2[s] - P.K
+        tb.cnc[s][2] = tb.h2[s] == 0
+        tb.csc[s][3] = tb.pw3[s] - P.K
+        tb.cnc[s][3] = tb.h3[s] == 0
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
     tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
 
@@ -458,37 +472,31 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
-    cdef int i, r, n, ks, K = P.K
-    b.sc = 0
-    b.H = 0
-    b.nc = 0
-    b.nb = 0
-    b.np = 0
-    b.nt = 0
+    cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
     for i in range(13):
         r = tb.ord[i]
         n = c[r]
         if n == 0:
             continue
         ks = tb.ks[r]
-        if n == 1:
-            b.sc += tb.pw1[ks] - K
-            b.H += 1
-            b.nc += tb.h1[ks] == 0
-        elif n == 2:
-            b.sc += tb.pw2[ks] - K
-            b.H += 1
-            b.nc += tb.h2[ks] == 0
-            b.ps[b.np] = <int8_t>ks          # ranks come in ascending strength
-            b.np += 1
-        elif n == 3:
-            b.sc += tb.pw3[ks] - K
-            b.H += 1
-            b.nc += tb.h3[ks] == 0
-            b.nt += 1
+        if n <= 3:
+            sc += tb.csc[ks][n]
+            nc += tb.cnc[ks][n]
+            H += 1
+            if n == 2:
+                b.ps[npr] = <int8_t>ks          # ranks come in ascending strength
+                npr += 1
+            elif n == 3:
+                nt += 1
         else:
-            b.sc += tb.bpw[n if n <= 10 else 10]
-            b.nb += 1
+            sc += tb.bpw[n if n <= 10 else 10]
+            nb += 1
+    b.sc = sc
+    b.H = H
+    b.nc = nc
+    b.nb = nb
+    b.np = npr
+    b.nt = nt
     if ws:
         lb_add(tb, b, 13, ws, 1)
     if sb == 2 and hr == 2:
@@ -549,10 +557,23 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
     cdef int t[4]
     cdef int nt = 0
     cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
-    cdef LB base, b0, b
-    STATS[2] += 1
+    cdef LB base
     lb_build(tb, c, x.h.sb, x.h.hr, w, &base)
-    try_lb(x, tb, &base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
+    leaf_from(x, acc, &base)
+
+
+cdef void leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
+    """leaf() from the LB of the counts x.h with every wild left alone."""
+    cdef const Tab* tb = x.tb
+    cdef int w = x.h.w, i, j, r, n
+    cdef int best = -(1 << 30), bopt = 0
+    cdef Acc bacc
+    cdef int8_t* c = x.h.c
+    cdef int t[4]
+    cdef int nt = 0
+    cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
+    cdef LB b0, b
+    try_lb(x, tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
     if w:
         for i in range(13):
             r = tb.ord[i]
@@ -578,7 +599,7 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
             t[nt] = t4
             nt += 1
         # b0: one wild fewer left alone
-        b0 = base
+        b0 = base[0]
         lb_add(tb, &b0, 13, w, -1)
         if w == 2:
             lb_add(tb, &b0, 13, 1, 1)
@@ -711,13 +732,13 @@ cdef void take_sf(HC* h, int s, int q) noexcept nogil:
             h.w -= 1
 
 
-cdef void sf_root(X* x, int j0, Acc acc) noexcept nogil:
+cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
     """Choose at most two straight flushes (kept as bombs), then the sequences."""
     cdef int j, s, q
     cdef HC save
     cdef Acc a
     dfs(x, 0, 0, acc)
-    if x.npath >= 2:
+    if nsf >= 2 or x.npath >= MAXPATH:
         return
     for j in range(j0, 40):
         s = j // 10
@@ -731,9 +752,15 @@ cdef void sf_root(X* x, int j0, Acc acc) noexcept nogil:
         a.nbomb += 1
         x.path[x.npath] = <int8_t>(48 + s * 16 + q)
         x.npath += 1
-        sf_root(x, j, a)
+        sf_root(x, j, a, nsf + 1)
         x.npath -= 1
         memcpy(&x.h, &save, sizeof(HC))
+
+
+cdef inline bint hand_has_sf(uint64_t one, uint64_t two, int L) noexcept nogil:
+    cdef HC h
+    hand_counts(one, two, L, &h)
+    return has_sf(&h)
 
 
 cdef bint has_sf(const HC* h) noexcept nogil:
@@ -806,21 +833,30 @@ cdef bint rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
             acc.H += 1
             acc.nctrl += seq_h(tb, tt, q) == 0
     x.npath = e.npath
-    # the cached sequences stay; new ones may form from the rest
-    dfs(x, 0, 0, acc)
+    if e.pad[0]:
+        # the split was searched for this very hand: only the tables changed
+        leaf(x, &acc)
+    else:
+        # carried over from the hand before the last play: the cached
+        # sequences stay, new ones may form from the rest
+        dfs(x, 0, 0, acc)
     return True
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
     """best_split, reusing the split found the last time this thread saw this hand."""
     cdef CacheEntry* e = cache_slot(one, two, tb.L)
-    if e.one == one and e.two == two and e.level == tb.L and e.npath >= 0:
+    if (e.one == one and e.two == two and e.level == tb.L and e.npath >= 0
+            and (e.npath and e.path[0] >= 48 or not hand_has_sf(one, two, tb.L))):
+        # (a hand that could hold a straight flush the cached split lacks is searched again)
         STATS[3] += 1
         if rescore(tb, one, two, e, x):
+            if not e.pad[0]:
+                cache_store(one, two, tb.L, x, 1)
             return x.best
         STATS[3] -= 1
     best_split(tb, one, two, x)
-    cache_store(one, two, tb.L, x)
+    cache_store(one, two, tb.L, x, 1)
     return x.best
 
 
@@ -841,7 +877,7 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
     acc.nctrl = 0
     acc.nbomb = 0
     if has_sf(&x.h):
-        sf_root(x, 0, acc)
+        sf_root(x, 0, acc, 0)
     else:
         dfs(x, 0, 0, acc)
     STATS[0] += 1
@@ -993,13 +1029,77 @@ cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
     return ((sig >> 56) & 3) <= <uint64_t>x0.bh.w
 
 
-cdef inline void cache_store(uint64_t one, uint64_t two, int L, const X* x) noexcept nogil:
-    """Remember a split of the hand (one, two) for this thread."""
+cdef inline bint quick_value(const X* x0, const LB* lb0, uint64_t sig, X* x) noexcept nogil:
+    """quick_rest for the common case, by deltas on the leaf's LB (lb0: the
+    leaf of x0 with its wilds alone): the cards come from the leaf. Fills x
+    like quick_rest; False if a sequence would have to give cards up."""
+    cdef const Tab* tb = x0.tb
+    cdef LB b
+    cdef int r, n, c, w
+    memcpy(&x.h, &x0.bh, sizeof(HC))
+    memcpy(&b, lb0, sizeof(LB))
+    for r in range(13):
+        n = <int>((sig >> (4 * r)) & 15)
+        if n == 0:
+            continue
+        c = x.h.c[r]
+        if n > c:
+            return False
+        lb_add(tb, &b, tb.ks[r], c, -1)
+        if c > n:
+            lb_add(tb, &b, tb.ks[r], c - n, 1)
+        x.h.c[r] = <int8_t>(c - n)
+    n = <int>((sig >> 56) & 3)
+    if n:
+        w = x.h.w
+        if n > w:
+            return False
+        lb_add(tb, &b, 13, w, -1)
+        if w > n:
+            lb_add(tb, &b, 13, w - n, 1)
+        x.h.w = <int8_t>(w - n)
+    n = <int>((sig >> 52) & 3)
+    c = <int>((sig >> 54) & 3)
+    if n or c:
+        if n > x.h.sb or c > x.h.hr:
+            return False
+        if x.h.sb == 2 and x.h.hr == 2:
+            b.sc -= tb.jbpw
+            b.nb -= 1
+        else:
+            if x.h.sb:
+                lb_add(tb, &b, 14, x.h.sb, -1)
+            if x.h.hr:
+                lb_add(tb, &b, 15, x.h.hr, -1)
+        x.h.sb -= n
+        x.h.hr -= c
+        if x.h.sb == 2 and x.h.hr == 2:
+            b.sc += tb.jbpw
+            b.nb += 1
+        else:
+            if x.h.sb:
+                lb_add(tb, &b, 14, x.h.sb, 1)
+            if x.h.hr:
+                lb_add(tb, &b, 15, x.h.hr, 1)
+    x.tb = tb
+    x.best = -(1 << 30)
+    x.npath = x0.bnpath
+    memcpy(x.path, x0.bpath, x0.bnpath)
+    x.replayed = 0
+    x.nodes = 0
+    leaf_from(x, <Acc*>&x0.bpacc, &b)
+    return True
+
+
+cdef inline void cache_store(uint64_t one, uint64_t two, int L, const X* x, int searched) noexcept nogil:
+    """Remember a split of the hand (one, two) for this thread (searched: found
+    by a search of this hand, not carried over from the hand before)."""
     cdef CacheEntry* e = cache_slot(one, two, L)
     e.one = one
     e.two = two
     e.level = <int8_t>L
     e.npath = <int8_t>x.bnpath
+    e.pad[0] = <int8_t>searched
     memcpy(e.path, x.bpath, x.bnpath)
 
 
@@ -1208,7 +1308,8 @@ cdef Py_ssize_t find_group_move(const View* v, X* x, MoveBuf* moves, const Group
     cdef bint sfs = x.bnpath > 0 and x.bpath[0] >= 48
     cdef const Tab* tb = x.tb
     for i in range(moves.n):
-        if mtype(moves, i) != g.t or mkey(moves, i) != g.key:
+        if (mtype(moves, i) != g.t and not (g.t == T_STRAIGHT and mtype(moves, i) == T_STRAIGHT_FLUSH)) \
+                or mkey(moves, i) != g.key:
             continue
         if cards_sig(moves.data[2 * i], moves.data[2 * i + 1], tb.L) != g.sig:
             continue
@@ -1322,11 +1423,25 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
                 bp = p
                 bi = i
         rule[0] = R_LEAD_WEAKEST
-    if bi >= 0:
+    while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
         if mi >= 0:
             remember_rest(v, &x, moves, mi)
             return mi
+        # not a legal play under these rules (a wild straight flush on the
+        # contest server): the next group by the default order
+        d.g[bi].t = T_PASS
+        bi = -1
+        bp = -(1 << 30)
+        for i in range(d.ng):
+            g = &d.g[i]
+            if g.t == T_PASS:
+                continue
+            p = lead_prio(g) - (1 << 20) * is_bomb_type(g.t)
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)
 
@@ -1340,7 +1455,7 @@ cdef void remember_rest(const View* v, X* x, MoveBuf* moves, Py_ssize_t i) noexc
         return
     if quick_rest(x, v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &xr):
         minus(v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &ro, &rt)
-        cache_store(ro, rt, x.tb.L, &xr)
+        cache_store(ro, rt, x.tb.L, &xr, 0)
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
@@ -1368,7 +1483,7 @@ cdef inline int play_strength(int t, int key, int L) noexcept nogil:
 
 
 cdef enum:
-    MAXC = 48
+    SEEN = 256            # following: hash set of the distinct candidate plays
 
 
 cdef enum:
@@ -1380,8 +1495,12 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     cdef int i, j, t, v0, vr, gain, top_n, bg = -(1 << 30), bbg = -(1 << 30), nfull = 0
     cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
     cdef uint64_t sig, ro, rt, mo, mt
-    cdef uint64_t sigs[MAXC]
-    cdef int nsig = 0, dup, nbe = 0, nne = 0, urg, others
+    cdef uint64_t seen[SEEN]
+    cdef uint64_t csig, sfall
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, others, nxt
+    cdef bint partner_top, lb0ok
+    cdef LB lb0
+    cdef Acc qa
     cdef X x
     cdef X xr
     cdef bint sfs, bomb
@@ -1390,12 +1509,20 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         rule[0] = R_GO_OUT
         return mi
     top_n = v.counts[ts]
-    if (ts & 1) == (seat & 1):
+    partner_top = (ts & 1) == (seat & 1)
+    if partner_top:
         rule[0] = R_LET_PARTNER_OUT if top_n <= P.feed else R_LET_PARTNER
-        return 0
+        nxt = v.counts[(seat + 1) & 3]
+        # pass, unless the next opponent is close to out and the partner's
+        # play is one they may well beat (not control): then play over it
+        if (top_n <= P.feed or not (0 < nxt <= P.block)
+                or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
+            return 0
     STATS[5] += 1
     v0 = best_split_cached(tb, v.one, v.two, &x)
     urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
+    if partner_top:
+        urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
     # the last to answer (everyone else still in has passed): if we pass, the opponent leads
     others = 0
     for j in range(4):
@@ -1404,6 +1531,15 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     if v.passes >= others - 1:
         urg += P.last
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    lb0ok = not sfs
+    memset(seen, 0, sizeof(seen))
+    sfall = 0
+    if sfs:
+        replay(&x, v.one, v.two)
+        for j in range(x.bnpath):
+            sfall |= x.sfface[j]
+    if lb0ok:
+        lb_build(tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
     for i in range(1, moves.n):
         t = mtype(moves, i)
         if t == T_PASS or t > T_JOKER_BOMB:
@@ -1411,38 +1547,47 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         mo = moves.data[2 * i]
         mt = moves.data[2 * i + 1]
         bomb = is_bomb_type(t)
-        if not sfs:
-            sig = cards_sig(mo, mt, tb.L) ^ (<uint64_t>t << 58)
-            dup = 0
-            for j in range(nsig):
-                if sigs[j] == sig:
-                    dup = 1
-                    break
-            if dup:
+        csig = cards_sig(mo, mt, tb.L)
+        if nseen < SEEN // 2:
+            # one evaluation per distinct (type, cards by rank) - suits aside,
+            # but for the straight flush cards of the split the play takes
+            sig = csig ^ (<uint64_t>t << 58)
+            if sfs:
+                sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
+            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+            while seen[j] and seen[j] != sig:
+                j = (j + 1) & (SEEN - 1)
+            if seen[j]:
                 continue
-            if nsig < MAXC:
-                sigs[nsig] = sig
-                nsig += 1
+            seen[j] = sig
+            nseen += 1
         if bomb:
-            if nbe >= P.max_bombs and not leaf_group(&x, cards_sig(mo, mt, tb.L)):
+            if nbe >= P.max_bombs and not leaf_group(&x, csig):
                 continue
             nbe += 1
         else:
-            if nne >= P.max_eval and not leaf_group(&x, cards_sig(mo, mt, tb.L)):
+            if nne >= P.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
-        if not quick_rest(&x, v.one, v.two, mo, mt, &xr):
+        if lb0ok and quick_value(&x, &lb0, csig, &xr):
+            # the cards come from the leaf: by deltas
+            vr = xr.best
+            qa = xr.bacc
+        elif quick_rest(&x, v.one, v.two, mo, mt, &xr):
+            vr = xr.best
+            qa = xr.bacc
+        else:
             if nfull >= MAX_FULL:
                 continue
             nfull += 1
-            STATS[4] += 1
             minus(v.one, v.two, mo, mt, &ro, &rt)
             best_split(tb, ro, rt, &xr)
-        vr = xr.best
+            vr = xr.best
+            qa = xr.bacc
         gain = vr - v0
         if bomb:
-            if (xr.bacc.H - xr.bacc.nctrl <= 1 and bout < 0
-                    and (xr.bacc.H <= P.bomb_out_max or tb.bombs_out == 0)):
+            if (qa.H - qa.nctrl <= 1 and bout < 0
+                    and (qa.H <= P.bomb_out_max or tb.bombs_out == 0)):
                 bout = i
             if gain > bbg:
                 bbg = gain
@@ -1453,6 +1598,12 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
                 bg = gain
                 bi = i
     mi = 0
+    if partner_top:
+        if bi >= 0 and bg > P.follow_min:
+            rule[0] = R_BLOCK
+            remember_rest(v, &x, moves, bi)
+            return bi
+        return 0
     rule[0] = R_PASS
     if top_n <= P.stop and bi >= 0:
         rule[0] = R_STOP
@@ -1529,9 +1680,17 @@ cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept
     return follow(v, &tb, moves, rule)
 
 
+cdef long long RULE_HIST[32]
+
+def rule_hist():
+    return {RULE_NAMES[i]: RULE_HIST[i] for i in range(R_COUNT)}
+
+
 cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
-    return expert_decide(v, moves, &rule)
+    cdef Py_ssize_t i = expert_decide(v, moves, &rule)
+    RULE_HIST[rule] += 1
+    return i
 
 
 policy_register(POL_EXPERT, expert_policy)
