@@ -202,3 +202,34 @@ def test_explain_rejects_other_policies():
     from guandan import GuandanError
     with pytest.raises(GuandanError):
         explain(Game(seed=1), "greedy")
+
+
+def test_split_covers_the_hand_and_leads_map_to_legal_plays():
+    from helpers import DECK, LEVELS, random_hand
+    rng = random.Random(3)
+    for _ in range(300):
+        lv = rng.choice(LEVELS)
+        cards = random_hand(rng, level=lv)
+        d = _expert.decompose_hand(Hand(cards), LEVELS.index(lv))
+        assert sum(p[2] for p in d["plays"]) == len(cards), (lv, cards, d)
+        rest = list((Hand(DECK) - Hand(cards)).cards())
+        rng.shuffle(rest)
+        g = Game.from_position([cards, rest[:12], rest[12:24], rest[24:36]], lv, 0)
+        m, rule = explain(g)
+        assert rule != "fallback", (lv, cards)
+        assert m in g.legal_moves()
+
+
+def test_full_games_use_named_rules_only():
+    from guandan import Rules
+    for rules in (Rules.default(), Rules.contest()):
+        g = Game(rules=rules, seed=8)
+        seen = set()
+        for _ in range(400):
+            if g.is_over:
+                break
+            m, rule = explain(g)
+            seen.add(rule)
+            g.play(m)
+        assert seen <= set(_expert.RULE_NAMES) - {"none"}
+        assert {"lead-weakest-group", "follow-without-breaking", "let-partner-lead"} <= seen

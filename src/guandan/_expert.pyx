@@ -109,10 +109,6 @@ ctypedef struct Params:
     int block          # the next opponent holds this many cards or fewer: play over a weak partner play
 
 cdef Params P
-cdef long long STATS[8]
-
-def stats():
-    return [STATS[i] for i in range(8)]
 
 cdef void _default_params() noexcept:
     P.K = 30
@@ -143,13 +139,13 @@ cdef void _default_params() noexcept:
     P.ret_str = 1
     P.nodes = 3000
     P.fresh = 0
-    P.max_eval = 40
-    P.max_bombs = 40
+    P.max_eval = 1000
+    P.max_bombs = 1000
     P.urg = 16
     P.urg_from = 10
     P.bomb_out_max = 2
     P.last = 0
-    P.block = 0
+    P.block = 2
 
 _default_params()
 
@@ -849,12 +845,10 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
     if (e.one == one and e.two == two and e.level == tb.L and e.npath >= 0
             and (e.npath and e.path[0] >= 48 or not hand_has_sf(one, two, tb.L))):
         # (a hand that could hold a straight flush the cached split lacks is searched again)
-        STATS[3] += 1
         if rescore(tb, one, two, e, x):
             if not e.pad[0]:
                 cache_store(one, two, tb.L, x, 1)
             return x.best
-        STATS[3] -= 1
     best_split(tb, one, two, x)
     cache_store(one, two, tb.L, x, 1)
     return x.best
@@ -880,8 +874,6 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
         sf_root(x, 0, acc, 0)
     else:
         dfs(x, 0, 0, acc)
-    STATS[0] += 1
-    STATS[1] += x.nodes
     return x.best
 
 
@@ -1348,7 +1340,6 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
     if mi >= 0:
         rule[0] = R_GO_OUT
         return mi
-    STATS[6] += 1
     decompose(tb, v.one, v.two, &d, &x)
     for s in range(1, 4, 2):
         o = v.counts[(seat + s) & 3]
@@ -1518,7 +1509,6 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         if (top_n <= P.feed or not (0 < nxt <= P.block)
                 or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
             return 0
-    STATS[5] += 1
     v0 = best_split_cached(tb, v.one, v.two, &x)
     urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
     if partner_top:
@@ -1680,17 +1670,9 @@ cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept
     return follow(v, &tb, moves, rule)
 
 
-cdef long long RULE_HIST[32]
-
-def rule_hist():
-    return {RULE_NAMES[i]: RULE_HIST[i] for i in range(R_COUNT)}
-
-
 cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
-    cdef Py_ssize_t i = expert_decide(v, moves, &rule)
-    RULE_HIST[rule] += 1
-    return i
+    return expert_decide(v, moves, &rule)
 
 
 policy_register(POL_EXPERT, expert_policy)
