@@ -100,15 +100,17 @@ ctypedef struct Params:
     int feed           # partner with this many cards or fewer: lead for them
     int ret_str        # return: penalty per strength point of the returned card
     int nodes          # search budget (decomposition nodes)
-    int fresh          # 1: search every new hand again (no splits carried over from the last)
     int max_eval       # following: plays evaluated beyond those that are whole groups
     int max_bombs      # following: bombs evaluated beyond those that are whole groups
     int urg, urg_from  # following an opponent with n < urg_from cards: tempo + urg * (urg_from - n)
     int bomb_out_max   # bomb to go out only with at most this many groups left (unless no bomb is out)
     int last           # following as the last to answer: tempo + last
     int block          # the next opponent holds this many cards or fewer: play over a weak partner play
+    int urg_min        # urgency also from the top player's partner's count (+ this; 0: off)
+    int sfsets         # decomposition: sets of straight flushes tried (each with the node budget)
 
 cdef Params P
+cdef uint64_t P_GEN = 1             # bumped by every parameter change (cached splits invalid)
 
 cdef void _default_params() noexcept:
     P.K = 30
@@ -137,8 +139,7 @@ cdef void _default_params() noexcept:
     P.danger = 4
     P.feed = 2
     P.ret_str = 1
-    P.nodes = 3000
-    P.fresh = 0
+    P.nodes = 60
     P.max_eval = 1000
     P.max_bombs = 1000
     P.urg = 16
@@ -146,12 +147,14 @@ cdef void _default_params() noexcept:
     P.bomb_out_max = 2
     P.last = 0
     P.block = 2
+    P.urg_min = 0
+    P.sfsets = 8
 
 _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "fresh", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last", "block")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last", "block", "urg_min", "sfsets")
 
 
 def get_params():
@@ -162,15 +165,19 @@ def get_params():
 
 def set_params(**kw):
     """Change tuning parameters (for measurements; not thread-safe)."""
+    global P_GEN
     cdef int* p = <int*>&P
     for k, val in kw.items():
         if k not in _PARAM_NAMES:
             raise GuandanError(f"unknown expert parameter {k!r}")
         p[_PARAM_NAMES.index(k)] = int(val)
+    P_GEN += 1
 
 
 def reset_params():
+    global P_GEN
     _default_params()
+    P_GEN += 1
 
 # ---------------------------------------------------------------------------
 # Card counting tables (per decision)
@@ -232,7 +239,7 @@ cdef extern from *:
     #else
     #define GD_TLS __thread
     #endif
-    static GD_TLS unsigned long long gd_split_cache[64 * 4];
+    static GD_TLS unsigned long long gd_split_cache[64 * 5];
     static inline unsigned long long* gd_tls_split_cache(void) { return gd_split_cache; }
     """
     uint64_t* gd_tls_split_cache() noexcept nogil
@@ -411,6 +418,7 @@ ctypedef struct X:
     int npath
     int8_t path[MAXPATH]     # applied pieces: tt * 16 + q (tt 0..2 sequences), 48 + s * 16 + q: SF
     int bnpath
+    int sfsets               # sets of straight flushes tried
     int8_t bpath[MAXPATH]
     int bopt                 # best leaf's wild option
     HC bh                    # the best leaf's counts (before its wild assignment)
@@ -558,8 +566,9 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
     leaf_from(x, acc, &base)
 
 
-cdef void leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
-    """leaf() from the LB of the counts x.h with every wild left alone."""
+cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
+    """leaf() from the LB of the counts x.h with every wild left alone;
+    returns the leaf's best score."""
     cdef const Tab* tb = x.tb
     cdef int w = x.h.w, i, j, r, n
     cdef int best = -(1 << 30), bopt = 0
@@ -622,6 +631,7 @@ cdef void leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
         x.bpacc = acc[0]
         x.bnpath = x.npath
         memcpy(x.bpath, x.path, x.npath)
+    return best
 
 
 cdef inline int seq_pw(const Tab* tb, int tt, int q) noexcept nogil:
@@ -672,37 +682,121 @@ cdef inline void take_seq(HC* h, int tt, int q) noexcept nogil:
         h.w -= k - tk
 
 
+cdef inline void take_seq_lb(HC* h, LB* b, const Tab* tb, int tt, int q) noexcept nogil:
+    """take_seq, keeping the leaf's LB (every wild alone) up to date."""
+    cdef int k = tt + 1, ln = 5 if tt == 0 else (3 if tt == 1 else 2), i, r, tk, c, w0 = h.w
+    for i in range(ln):
+        r = rk(q + i)
+        c = h.c[r]
+        tk = c if c < k else k
+        if tk:
+            lb_add(tb, b, tb.ks[r], c, -1)
+            if c > tk:
+                lb_add(tb, b, tb.ks[r], c - tk, 1)
+            h.c[r] = <int8_t>(c - tk)
+        h.w -= k - tk
+    if h.w != w0:
+        lb_add(tb, b, 13, w0, -1)
+        if h.w:
+            lb_add(tb, b, 13, h.w, 1)
+
+
 cdef void dfs(X* x, int p, int t, Acc acc) noexcept nogil:
     """Every set of sequences (windows in (position, type) order from (p, t)),
     each evaluated as a leaf."""
-    cdef uint16_t pm[5]
-    cdef uint32_t odd
-    cdef int q, tt
-    cdef HC save
-    cdef Acc a
+    cdef LB b
+    lb_build(x.tb, x.h.c, x.h.sb, x.h.hr, x.h.w, &b)
+    dfs_lb(x, p, t, acc, &b)
+
+
+ctypedef struct Child:
+    int value
+    int8_t tt, q
+    Acc acc
+    HC h
+    LB b
+
+
+cdef enum:
+    MAXCHILD = 24
+
+
+cdef void dfs_lb(X* x, int p, int t, Acc acc, const LB* lb) noexcept nogil:
     x.nodes += 1
-    leaf(x, &acc)
+    leaf_from(x, &acc, lb)
+    dfs_children(x, p, t, &acc, lb)
+
+
+cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcept nogil:
+    """The node's children (one more window each), evaluated, then searched
+    best first while the node budget lasts."""
+    cdef uint16_t pm[5]
+    cdef uint32_t odd, cand, m4, m2, m3
+    cdef int q, tt, n = 0, i, j, bi
+    cdef HC save
+    cdef Child ch[MAXCHILD]
+    cdef Child tmp
     if x.nodes >= P.nodes or x.npath >= MAXPATH:
         return
     pos_masks(x.h.c, pm)
     odd = pm[1] | pm[3]
     if pop16(odd) < P.st_odd and pm[2] == 0 and pm[3] == 0:
         return
-    for q in range(p, 13):
+    # start positions where some window may be promising (a cheap superset)
+    m4 = pm[4]
+    m2 = pm[2]
+    m3 = pm[3]
+    cand = 0
+    if pop16(odd) >= P.st_odd:
+        cand |= ~(m4 | (m4 >> 1) | (m4 >> 2) | (m4 >> 3) | (m4 >> 4)) & 0x3FF
+    if m2:
+        cand |= (m2 | (m2 >> 1) | (m2 >> 2)) & 0xFFF
+    if m3:
+        cand |= (m3 | (m3 >> 1)) & 0x1FFF
+    cand &= ~((1 << p) - 1)
+    memcpy(&save, &x.h, sizeof(HC))
+    while cand and n < MAXCHILD:
+        q = gd_ctz64(cand)
+        cand &= cand - 1
         for tt in range(t if q == p else 0, 3):
-            if not promising(pm, odd, x.h.w, tt, q):
+            if n >= MAXCHILD or x.nodes >= P.nodes:
+                break
+            if not promising(pm, odd, save.w, tt, q):
                 continue
-            memcpy(&save, &x.h, sizeof(HC))
-            take_seq(&x.h, tt, q)
-            a = acc
-            a.score += seq_pw(x.tb, tt, q) - P.K
-            a.H += 1
-            a.nctrl += seq_h(x.tb, tt, q) == 0
+            ch[n].tt = <int8_t>tt
+            ch[n].q = <int8_t>q
+            ch[n].b = lb[0]
+            take_seq_lb(&x.h, &ch[n].b, x.tb, tt, q)
+            ch[n].acc = acc[0]
+            ch[n].acc.score += seq_pw(x.tb, tt, q) - P.K
+            ch[n].acc.H += 1
+            ch[n].acc.nctrl += seq_h(x.tb, tt, q) == 0
             x.path[x.npath] = <int8_t>(tt * 16 + q)
             x.npath += 1
-            dfs(x, q, tt, a)
+            x.nodes += 1
+            ch[n].value = leaf_from(x, &ch[n].acc, &ch[n].b)
             x.npath -= 1
+            ch[n].h = x.h
             memcpy(&x.h, &save, sizeof(HC))
+            n += 1
+    # best first
+    for i in range(n):
+        bi = i
+        for j in range(i + 1, n):
+            if ch[j].value > ch[bi].value:
+                bi = j
+        if bi != i:
+            tmp = ch[i]
+            ch[i] = ch[bi]
+            ch[bi] = tmp
+        if x.nodes >= P.nodes:
+            break
+        x.h = ch[i].h
+        x.path[x.npath] = <int8_t>(ch[i].tt * 16 + ch[i].q)
+        x.npath += 1
+        dfs_children(x, ch[i].q, ch[i].tt, &ch[i].acc, &ch[i].b)
+        x.npath -= 1
+        memcpy(&x.h, &save, sizeof(HC))
 
 
 cdef inline int sf_need(const HC* h, int s, int q) noexcept nogil:
@@ -729,34 +823,38 @@ cdef void take_sf(HC* h, int s, int q) noexcept nogil:
 
 
 cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
-    """Choose at most two straight flushes (kept as bombs), then the sequences."""
-    cdef int j, s, q
+    """Choose at most two straight flushes (kept as bombs; at most one wild
+    each; natural ones first), then the sequences; every set of straight
+    flushes gets the whole node budget, and at most P.sfsets sets are tried."""
+    cdef int j, s, q, need, pass_
     cdef HC save
     cdef Acc a
+    x.sfsets += 1
+    x.nodes = 0
     dfs(x, 0, 0, acc)
     if nsf >= 2 or x.npath >= MAXPATH:
         return
-    for j in range(j0, 40):
-        s = j // 10
-        q = j % 10
-        if pop16(x.h.s1[s]) < 3 or sf_need(&x.h, s, q) > x.h.w:
-            continue
-        memcpy(&save, &x.h, sizeof(HC))
-        take_sf(&x.h, s, q)
-        a = acc
-        a.score += x.tb.sfpw
-        a.nbomb += 1
-        x.path[x.npath] = <int8_t>(48 + s * 16 + q)
-        x.npath += 1
-        sf_root(x, j, a, nsf + 1)
-        x.npath -= 1
-        memcpy(&x.h, &save, sizeof(HC))
-
-
-cdef inline bint hand_has_sf(uint64_t one, uint64_t two, int L) noexcept nogil:
-    cdef HC h
-    hand_counts(one, two, L, &h)
-    return has_sf(&h)
+    for pass_ in range(2):
+        for j in range(j0, 40):
+            if x.sfsets >= P.sfsets:
+                return
+            s = j // 10
+            q = j % 10
+            if pop16(x.h.s1[s]) < 3:
+                continue
+            need = sf_need(&x.h, s, q)
+            if need != pass_ or need > x.h.w:
+                continue
+            memcpy(&save, &x.h, sizeof(HC))
+            take_sf(&x.h, s, q)
+            a = acc
+            a.score += x.tb.sfpw
+            a.nbomb += 1
+            x.path[x.npath] = <int8_t>(48 + s * 16 + q)
+            x.npath += 1
+            sf_root(x, j, a, nsf + 1)
+            x.npath -= 1
+            memcpy(&x.h, &save, sizeof(HC))
 
 
 cdef bint has_sf(const HC* h) noexcept nogil:
@@ -765,14 +863,15 @@ cdef bint has_sf(const HC* h) noexcept nogil:
         if pop16(h.s1[s]) < 3:
             continue
         for q in range(10):
-            if sf_need(h, s, q) <= h.w:
+            if sf_need(h, s, q) <= (h.w if h.w < 1 else 1):
                 return True
     return False
 
 
-ctypedef struct CacheEntry:          # 32 bytes: 4 words of gd_split_cache
+ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
     uint64_t one
     uint64_t two
+    uint64_t tkey                    # the parameters' generation the split was searched with
     int8_t level
     int8_t npath
     int8_t path[MAXPATH]
@@ -781,26 +880,13 @@ ctypedef struct CacheEntry:          # 32 bytes: 4 words of gd_split_cache
 
 cdef inline CacheEntry* cache_slot(uint64_t one, uint64_t two, int L) noexcept nogil:
     cdef uint64_t hsh = (one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F) ^ <uint64_t>L
-    return <CacheEntry*>(gd_tls_split_cache() + 4 * <int>((hsh >> 58) & 63))
+    return <CacheEntry*>(gd_tls_split_cache() + 5 * <int>((hsh >> 58) & 63))
 
 
-cdef inline bint entry_fits(const HC* h, int k) noexcept nogil:
-    cdef int tt, q, i, r, need = 0, ln
-    if k >= 48:
-        return sf_need(h, (k - 48) >> 4, k & 15) <= h.w
-    tt = k >> 4
-    q = k & 15
-    ln = 5 if tt == 0 else (3 if tt == 1 else 2)
-    for i in range(ln):
-        r = rk(q + i)
-        if h.c[r] < tt + 1:
-            need += tt + 1 - h.c[r]
-    return need <= h.w
-
-
-cdef bint rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e, X* x) noexcept nogil:
-    """The cached split of this hand (its sequences and straight flushes),
-    scored again with the current tables; the leaf is evaluated anew."""
+cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e, X* x) noexcept nogil:
+    """The cached split of this hand, searched with these very tables: its
+    sequences and straight flushes applied, its leaf evaluated again - the
+    search's own result (so a decision never depends on what was cached)."""
     cdef Acc acc
     cdef int i, k, tt, q
     x.tb = tb
@@ -815,42 +901,34 @@ cdef bint rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     for i in range(e.npath):
         k = e.path[i]
         x.path[i] = k
-        if not entry_fits(&x.h, k):
-            return False
         if k >= 48:
             take_sf(&x.h, (k - 48) >> 4, k & 15)
-            acc.score += tb.sfpw
-            acc.nbomb += 1
         else:
-            tt = k >> 4
-            q = k & 15
-            take_seq(&x.h, tt, q)
-            acc.score += seq_pw(tb, tt, q) - P.K
-            acc.H += 1
-            acc.nctrl += seq_h(tb, tt, q) == 0
+            take_seq(&x.h, k >> 4, k & 15)
+        entry_acc(tb, k, &acc, 1)
     x.npath = e.npath
-    if e.pad[0]:
-        # the split was searched for this very hand: only the tables changed
-        leaf(x, &acc)
-    else:
-        # carried over from the hand before the last play: the cached
-        # sequences stay, new ones may form from the rest
-        dfs(x, 0, 0, acc)
-    return True
+    leaf(x, &acc)
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
-    """best_split, reusing the split found the last time this thread saw this hand."""
+    """The split of the hand: which sequences and straight flushes to form is
+    searched with the tables of the hand alone (nothing played), so it is the
+    same every time the hand is seen (cached per thread); the split is then
+    scored, its leaf evaluated, with the current tables. A pure function of
+    the hand and the tables: a decision never depends on what was cached."""
     cdef CacheEntry* e = cache_slot(one, two, tb.L)
-    if (e.one == one and e.two == two and e.level == tb.L and e.npath >= 0
-            and (e.npath and e.path[0] >= 48 or not hand_has_sf(one, two, tb.L))):
-        # (a hand that could hold a straight flush the cached split lacks is searched again)
-        if rescore(tb, one, two, e, x):
-            if not e.pad[0]:
-                cache_store(one, two, tb.L, x, 1)
-            return x.best
-    best_split(tb, one, two, x)
-    cache_store(one, two, tb.L, x, 1)
+    cdef Tab st
+    if not (e.one == one and e.two == two and e.level == tb.L and e.tkey == P_GEN
+            and e.npath >= 0):
+        build_tab(&st, one, two, 0, 0, tb.L)
+        best_split(&st, one, two, x)
+        e.one = one
+        e.two = two
+        e.tkey = P_GEN
+        e.level = <int8_t>tb.L
+        e.npath = <int8_t>x.bnpath
+        memcpy(e.path, x.bpath, x.bnpath)
+    rescore(tb, one, two, e, x)
     return x.best
 
 
@@ -860,6 +938,7 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
     cdef Acc acc
     x.tb = tb
     x.replayed = 0
+    x.sfsets = 0
     hand_counts(one, two, tb.L, &x.h)
     x.nodes = 0
     x.best = -(1 << 30)
@@ -1081,18 +1160,6 @@ cdef inline bint quick_value(const X* x0, const LB* lb0, uint64_t sig, X* x) noe
     x.nodes = 0
     leaf_from(x, <Acc*>&x0.bpacc, &b)
     return True
-
-
-cdef inline void cache_store(uint64_t one, uint64_t two, int L, const X* x, int searched) noexcept nogil:
-    """Remember a split of the hand (one, two) for this thread (searched: found
-    by a search of this hand, not carried over from the hand before)."""
-    cdef CacheEntry* e = cache_slot(one, two, L)
-    e.one = one
-    e.two = two
-    e.level = <int8_t>L
-    e.npath = <int8_t>x.bnpath
-    e.pad[0] = <int8_t>searched
-    memcpy(e.path, x.bpath, x.bnpath)
 
 
 cdef inline void add_group(Decomp* d, int t, int key, int size, int ctrl, int pw, uint64_t sig) noexcept nogil:
@@ -1417,7 +1484,6 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
     while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
         if mi >= 0:
-            remember_rest(v, &x, moves, mi)
             return mi
         # not a legal play under these rules (a wild straight flush on the
         # contest server): the next group by the default order
@@ -1435,18 +1501,6 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
         rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)
-
-
-cdef void remember_rest(const View* v, X* x, MoveBuf* moves, Py_ssize_t i) noexcept nogil:
-    """After playing move i, cache a split of the rest (the next decision
-    with that hand rescored it instead of searching)."""
-    cdef X xr
-    cdef uint64_t ro, rt
-    if P.fresh:
-        return
-    if quick_rest(x, v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &xr):
-        minus(v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &ro, &rt)
-        cache_store(ro, rt, x.tb.L, &xr, 0)
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
@@ -1510,7 +1564,11 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
                 or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
             return 0
     v0 = best_split_cached(tb, v.one, v.two, &x)
-    urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
+    # urgency: if we pass, the opponents lead; the closer one of them is to out, the worse
+    j = top_n
+    if P.urg_min and 0 < v.counts[(ts + 2) & 3] + P.urg_min < j:
+        j = v.counts[(ts + 2) & 3] + P.urg_min
+    urg = P.urg * (P.urg_from - j) if j < P.urg_from else 0
     if partner_top:
         urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
     # the last to answer (everyone else still in has passed): if we pass, the opponent leads
@@ -1591,7 +1649,6 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     if partner_top:
         if bi >= 0 and bg > P.follow_min:
             rule[0] = R_BLOCK
-            remember_rest(v, &x, moves, bi)
             return bi
         return 0
     rule[0] = R_PASS
@@ -1610,8 +1667,6 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     elif bbi >= 0 and top_n <= P.bomb_opp:
         rule[0] = R_STOP_BOMB
         mi = bbi
-    if mi > 0:
-        remember_rest(v, &x, moves, mi)
     return mi
 
 
