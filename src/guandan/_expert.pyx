@@ -265,6 +265,7 @@ cdef inline int16_t power(int base, int step, int ctrlb, int h) noexcept nogil:
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
     cdef int r, i, k, s, q, ok, n
+    cdef uint32_t o1, o2, o3
     cdef int os[16]
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
@@ -300,26 +301,24 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         tb.pw2[s] = power(P.b2, P.s2, P.c2, tb.h2[s])
         tb.pw3[s] = power(P.b3, P.s3, P.c3, tb.h3[s])
     # sequences: stronger windows that the cards still out could fill
-    n = 0
-    for q in range(9, -1, -1):
-        tb.hs[q] = n
-        ok = 1
-        for i in range(5):
-            if tb.out[rk(q + i)] < 1:
-                ok = 0
-        n += ok
-    n = 0
-    for q in range(11, -1, -1):
-        tb.ht[q] = n
-        ok = 1
-        for i in range(3):
-            if tb.out[rk(q + i)] < 2:
-                ok = 0
-        n += ok
-    n = 0
-    for q in range(12, -1, -1):
-        tb.hp[q] = n
-        n += (tb.out[rk(q)] >= 3 and tb.out[rk(q + 1)] >= 3)
+    # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
+    o1 = 0
+    o2 = 0
+    o3 = 0
+    for q in range(14):
+        n = tb.out[rk(q)]
+        o1 |= (n >= 1) << q
+        o2 |= (n >= 2) << q
+        o3 |= (n >= 3) << q
+    o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
+    o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
+    o3 = o3 & (o3 >> 1) & 0x1FFF
+    for q in range(10):
+        tb.hs[q] = pop16(o1 >> (q + 1))
+    for q in range(12):
+        tb.ht[q] = pop16(o2 >> (q + 1))
+    for q in range(13):
+        tb.hp[q] = pop16(o3 >> (q + 1))
     for q in range(10):
         tb.pws[q] = power(P.bs, P.ss, P.cs, tb.hs[q])
     for q in range(12):
@@ -1100,34 +1099,79 @@ cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
     return ((sig >> 56) & 3) <= <uint64_t>x0.bh.w
 
 
-cdef inline bint quick_value(const X* x0, const LB* lb0, uint64_t sig, X* x) noexcept nogil:
-    """quick_rest for the common case, by deltas on the leaf's LB (lb0: the
-    leaf of x0 with its wilds alone): the cards come from the leaf. Fills x
-    like quick_rest; False if a sequence would have to give cards up."""
+cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
+    """A rank (or the wilds, ks 13 with c the number left alone) goes from c0 to c1 cards."""
+    if c0 == c1:
+        return
+    if c0:
+        lb_add(tb, b, ks, c0, -1)
+    if c1:
+        lb_add(tb, b, ks, c1, 1)
+
+
+cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t sig,
+                      X* x) noexcept nogil:
+    """quick_rest by deltas on the leaf's LB (lb0: the leaf of x0 with its
+    wilds alone), for splits without straight flushes: the sequences that
+    must give cards up are dissolved into the leaf, the play's cards taken
+    out, the leaf evaluated. Fills x like quick_rest; False if no split."""
     cdef const Tab* tb = x0.tb
     cdef LB b
-    cdef int r, n, c, w
+    cdef Acc acc
+    cdef int need[14]
+    cdef int8_t keep[MAXPATH]
+    cdef int r, n, c, w, i, k, e, deficit = 0
     memcpy(&x.h, &x0.bh, sizeof(HC))
     memcpy(&b, lb0, sizeof(LB))
+    acc = x0.bpacc
     for r in range(13):
-        n = <int>((sig >> (4 * r)) & 15)
-        if n == 0:
-            continue
-        c = x.h.c[r]
-        if n > c:
+        need[r] = <int>((sig >> (4 * r)) & 15)
+        deficit += need[r] > x.h.c[r]
+    need[13] = <int>((sig >> 56) & 3)
+    deficit += need[13] > x.h.w
+    for i in range(x0.bnpath):
+        keep[i] = 1
+    if deficit:
+        if not x0.replayed:
+            replay(x0, one, two)
+        for i in range(x0.bnpath - 1, -1, -1):
+            if not deficit:
+                break
+            k = 0
+            for r in range(13):
+                if need[r] > x.h.c[r] and x0.taken[i][r]:
+                    k = 1
+            if need[13] > x.h.w and x0.taken[i][13]:
+                k = 1
+            if not k:
+                continue
+            keep[i] = 0
+            for r in range(13):
+                if x0.taken[i][r]:
+                    c = x.h.c[r]
+                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
+                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
+            if x0.taken[i][13]:
+                w = x.h.w
+                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
+                x.h.w = <int8_t>(w + x0.taken[i][13])
+            entry_acc(tb, x0.bpath[i], &acc, -1)
+            deficit = 0
+            for r in range(13):
+                deficit += need[r] > x.h.c[r]
+            deficit += need[13] > x.h.w
+        if deficit:
             return False
-        lb_add(tb, &b, tb.ks[r], c, -1)
-        if c > n:
-            lb_add(tb, &b, tb.ks[r], c - n, 1)
-        x.h.c[r] = <int8_t>(c - n)
-    n = <int>((sig >> 56) & 3)
+    for r in range(13):
+        n = need[r]
+        if n:
+            c = x.h.c[r]
+            lb_recount(tb, &b, tb.ks[r], c, c - n)
+            x.h.c[r] = <int8_t>(c - n)
+    n = need[13]
     if n:
         w = x.h.w
-        if n > w:
-            return False
-        lb_add(tb, &b, 13, w, -1)
-        if w > n:
-            lb_add(tb, &b, 13, w - n, 1)
+        lb_recount(tb, &b, 13, w, w - n)
         x.h.w = <int8_t>(w - n)
     n = <int>((sig >> 52) & 3)
     c = <int>((sig >> 54) & 3)
@@ -1154,11 +1198,14 @@ cdef inline bint quick_value(const X* x0, const LB* lb0, uint64_t sig, X* x) noe
                 lb_add(tb, &b, 15, x.h.hr, 1)
     x.tb = tb
     x.best = -(1 << 30)
-    x.npath = x0.bnpath
-    memcpy(x.path, x0.bpath, x0.bnpath)
+    x.npath = 0
+    for i in range(x0.bnpath):
+        if keep[i]:
+            x.path[x.npath] = x0.bpath[i]
+            x.npath += 1
     x.replayed = 0
     x.nodes = 0
-    leaf_from(x, <Acc*>&x0.bpacc, &b)
+    leaf_from(x, &acc, &b)
     return True
 
 
@@ -1617,7 +1664,7 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
             if nne >= P.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
-        if lb0ok and quick_value(&x, &lb0, csig, &xr):
+        if lb0ok and quick_value(&x, &lb0, v.one, v.two, csig, &xr):
             # the cards come from the leaf: by deltas
             vr = xr.best
             qa = xr.bacc
@@ -1709,12 +1756,24 @@ cdef Py_ssize_t back_pick(const View* v, const Tab* tb, MoveBuf* moves, int* rul
 cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil:
     """The expert's choice (index into moves) and the rule that fired."""
     cdef Tab tb
+    cdef Py_ssize_t mi
+    cdef int nxt
     rule[0] = R_NONE
     if moves.n == 0:
         return -1
     if moves.n == 1:
         rule[0] = R_ONLY_MOVE
         return 0
+    if v.phase == PH_PLAY and v.top_seat >= 0 and (v.top_seat & 1) == (v.seat & 1):
+        # the partner is on top: the common pass needs no tables
+        mi = go_out_move(v, moves, card_count(v.one, v.two), 1)
+        if mi >= 0:
+            rule[0] = R_GO_OUT
+            return mi
+        nxt = v.counts[(v.seat + 1) & 3]
+        if v.counts[v.top_seat] <= P.feed or not (0 < nxt <= P.block):
+            rule[0] = R_LET_PARTNER_OUT if v.counts[v.top_seat] <= P.feed else R_LET_PARTNER
+            return 0
     build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
     if v.phase == PH_TRIBUTE:
         return tribute_pick(v, &tb, moves, rule)
