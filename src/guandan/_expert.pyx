@@ -104,9 +104,7 @@ ctypedef struct Params:
     int max_bombs      # following: bombs evaluated beyond those that are whole groups
     int urg, urg_from  # following an opponent with n < urg_from cards: tempo + urg * (urg_from - n)
     int bomb_out_max   # bomb to go out only with at most this many groups left (unless no bomb is out)
-    int last           # following as the last to answer: tempo + last
     int block          # the next opponent holds this many cards or fewer: play over a weak partner play
-    int urg_min        # urgency also from the top player's partner's count (+ this; 0: off)
     int sfsets         # decomposition: sets of straight flushes tried (each with the node budget)
 
 cdef Params P
@@ -145,16 +143,17 @@ cdef void _default_params() noexcept:
     P.urg = 16
     P.urg_from = 10
     P.bomb_out_max = 2
-    P.last = 0
     P.block = 2
-    P.urg_min = 0
     P.sfsets = 8
 
 _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "last", "block", "urg_min", "sfsets")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "block", "sfsets")
+
+
+assert len(_PARAM_NAMES) * sizeof(int) == sizeof(Params), "parameter names out of step"
 
 
 def get_params():
@@ -1589,7 +1588,7 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t seen[SEEN]
     cdef uint64_t csig, sfall
-    cdef int nseen = 0, nbe = 0, nne = 0, urg, others, nxt
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt
     cdef bint partner_top, lb0ok
     cdef LB lb0
     cdef Acc qa
@@ -1611,20 +1610,10 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
                 or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
             return 0
     v0 = best_split_cached(tb, v.one, v.two, &x)
-    # urgency: if we pass, the opponents lead; the closer one of them is to out, the worse
-    j = top_n
-    if P.urg_min and 0 < v.counts[(ts + 2) & 3] + P.urg_min < j:
-        j = v.counts[(ts + 2) & 3] + P.urg_min
-    urg = P.urg * (P.urg_from - j) if j < P.urg_from else 0
+    # urgency: if we pass, the opponent on top leads; the closer to out, the worse
+    urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
     if partner_top:
         urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
-    # the last to answer (everyone else still in has passed): if we pass, the opponent leads
-    others = 0
-    for j in range(4):
-        if j != ts and v.counts[j] > 0:
-            others += 1
-    if v.passes >= others - 1:
-        urg += P.last
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
     lb0ok = not sfs
     memset(seen, 0, sizeof(seen))

@@ -11,6 +11,9 @@ Every module that accepts a policy name (``Game.play_out``, ``simulate``,
 * ``"greedy"``: the lowest play that beats, never over its partner, bombs
   kept for an opponent close to going out; tribute and return: the first
   allowed card (the lowest suit of the highest card, the lowest return card).
+* ``"expert"``: rule-based (``guandan._expert``): hand decomposition, card
+  counting, named rules for leading, following, tribute and return;
+  :func:`explain` names the rule behind a decision.
 
 A native policy decides from a *view* (its own hand, every seat's card
 count, the cards played this round, the trick, the levels), never from the
