@@ -233,3 +233,22 @@ def test_full_games_use_named_rules_only():
             g.play(m)
         assert seen <= set(_expert.RULE_NAMES) - {"none"}
         assert {"lead-weakest-group", "follow-without-breaking", "let-partner-lead"} <= seen
+
+
+def test_expert_bots_at_the_table_server(tmp_path):
+    import asyncio
+    from guandan.bots import Bot, _run
+    from guandan.server import TableServer, parse_bots
+    assert parse_bots("1=expert,3=expert") == {1: "expert", 3: "expert"}
+
+    async def main():
+        srv = TableServer("127.0.0.1", 0, games=1, bots=parse_bots("1=expert,2=expert,3=expert"),
+                          seed=6, record_dir=str(tmp_path), start_delay=0.05)
+        task = asyncio.create_task(srv.run())
+        while srv.bound_port is None:
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(_run(Bot(), f"ws://127.0.0.1:{srv.bound_port}/game/sdk"), 120)
+        return await asyncio.wait_for(task, 10)
+
+    records = asyncio.run(main())
+    assert len(records) == 1 and Game.replay(records[0]).is_over

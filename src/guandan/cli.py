@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
     pl.add_argument("--seat", type=int, default=0, choices=range(4))
-    pl.add_argument("--bots", default="greedy", help="bot policy: greedy or random")
+    pl.add_argument("--bots", default="greedy", help="bot policy: greedy, random or expert")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--rules", default="default")
     pl.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=23456)
     sv.add_argument("--games", type=int, default=1, help="games to play (settingTimes)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
-    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=greedy,2=random,3=greedy")
+    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy")
     sv.add_argument("--timeout", type=float, default=None,
                     help="seconds a client may think; then its default action (index 0)")
     sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")

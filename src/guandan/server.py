@@ -32,6 +32,7 @@ from . import _core
 from .errors import GuandanError
 from .game import Game
 from .moves import Move, MoveType
+from .policies import policy_names
 from .rules import Rules
 
 __all__ = ["TableServer", "serve", "parse_bots"]
@@ -52,8 +53,8 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
             seat = int(seat_s)
         except ValueError:
             raise GuandanError(f"--bots takes SEAT=POLICY,... (e.g. 1=greedy,3=random), got {part!r}") from None
-        if seat not in range(4) or pol not in ("greedy", "random"):
-            raise GuandanError(f"bad bot {part!r}: seat 0..3, policy greedy or random")
+        if seat not in range(4) or pol not in policy_names():
+            raise GuandanError(f"bad bot {part!r}: seat 0..3, policy {' or '.join(policy_names())}")
         out[seat] = pol
     if len(out) == 4:
         raise GuandanError("all four seats are bots: nothing to serve")
