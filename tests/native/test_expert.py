@@ -8,7 +8,7 @@ import pytest
 
 from guandan import Game, Hand, simulate
 from guandan import _core, _engine, _expert
-from guandan.game import _parse_position_string
+from guandan.positions import parse_position_string as _parse_position_string
 from guandan.policies import explain, get_policy, policy_names
 
 # filler hands: many cards, so that nobody is "close to out" unless a test says so
