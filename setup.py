@@ -82,7 +82,7 @@ def ext(name):
 
 setup(
     ext_modules=cythonize(
-        [ext("_core"), ext("_engine"), ext("_sim")],
+        [ext("_core"), ext("_engine"), ext("_sim"), ext("_solve"), ext("_search")],
         compiler_directives=directives,
         include_path=["src"],
         annotate=_flag("GUANDAN_ANNOTATE"),
@@ -94,7 +94,7 @@ setup(
         # setuptools skips an extension whose built .so is newer than its C source, which
         # with one shared build/lib.* would ship the previous mode's binary
         "build": {"build_base": os.path.join("build", MODE)},
-        # compile the three extensions in parallel (pip install runs build_ext without -j)
-        "build_ext": {"parallel": min(3, os.cpu_count() or 1)},
+        # compile the extensions in parallel (pip install runs build_ext without -j)
+        "build_ext": {"parallel": min(5, os.cpu_count() or 1)},
     },
 )
