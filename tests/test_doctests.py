@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["guandan", "guandan._core", "guandan.errors", "guandan.moves", "guandan.rules", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server",
+MODULES = ["guandan", "guandan._core", "guandan.errors", "guandan.moves", "guandan.rules", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server", "guandan.search",
            "guandan.cli"]
 
 

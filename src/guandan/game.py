@@ -95,6 +95,24 @@ def _is_seq(x: Any) -> bool:
     return isinstance(x, (list, tuple))
 
 
+def _mix_seed(a: int, b: int) -> int:
+    """A 64-bit seed from two integers (splitmix64)."""
+    m = (1 << 64) - 1
+    z = (a + (b + 1) * 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+def _rollout_code(policy: Any) -> int:
+    """The native code of a rollout policy name (a native policy that is not
+    a search)."""
+    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
+        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
+                           f"got {policy!r:.60}")
+    return native_code(parse_policy(policy)[0])
+
+
 class _Position:
     """A validated play-phase position: the arguments of the native
     ``set_position`` (``native``) and the trick as ``(seat, Move)`` pairs."""
@@ -282,6 +300,7 @@ class Game:
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
         self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
         self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
+        self._start_round = 0                                   # round of the start position
         self._deals: List[List[str]] = []
 
     # -- construction -----------------------------------------------------------
@@ -325,6 +344,7 @@ class Game:
         g._init(r, seed)
         g._core.set_position(*pos.native, seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
         g._initial_trick = pos.trick
+        g._start_round = g._core.round_index
         g._deals = [g._deal_strings()]
         g._start = g.position
         return g
@@ -536,16 +556,26 @@ class Game:
         g._deals = list(self._deals)
         if hasattr(self, "_initial_trick"):
             g._initial_trick = self._initial_trick
+        g._start_round = getattr(self, "_start_round", 0)
         return g
 
     @_locked
     def play_policy(self, policy: Union[str, Callable[..., Any]]) -> Move:
         """Let a policy act for the seat to act; returns the move played.
-        ``"random"`` and ``"greedy"`` run natively; any callable
+        ``"random"`` and ``"greedy"`` run natively; ``"search"`` /
+        ``"search:ms=200"`` / ``"search:rollouts=500"`` run the native
+        search (:mod:`guandan.search`) for the seat to act; any callable
         ``(observation, legal_moves) -> move`` works too."""
         if isinstance(policy, str):
-            lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
-            m = _native_move(lo, hi, self._core.rlevel)
+            name, opts = parse_policy(policy)
+            if name == "search":
+                # the search from everything the seat knows (the tribute of the
+                # round included), on this game's rules
+                from .search import SearchConfig
+                m = self.search(SearchConfig.from_options(opts)).move
+            else:
+                lo, hi = self._core.pick(native_code(name))
+                m = _native_move(lo, hi, self._core.rlevel)
         else:
             m = self._to_move(policy(self.observation(self.to_act), self.legal_moves()))
         self.play(m)
@@ -560,6 +590,136 @@ class Game:
         start = self.round_index
         while not self.is_over and (until == "game" or self.round_index == start):
             self.play_policy(policies[self.to_act])
+
+    # -- search tools (guandan.search) ------------------------------------------
+    def _round_plays(self) -> List[Tuple[int, int, int]]:
+        """This round's plays as ``(seat, lo, hi)`` words (passes, tribute and
+        return left out), the start position's trick included."""
+        r = self._core.round_index
+        plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
+                 if rr == r and (lo >> 56) & 15 not in (0, MoveType.TRIBUTE, MoveType.BACK)]
+        if r == self._start_round:
+            plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
+        return plays
+
+    def _info(self, seat: int) -> Any:
+        from . import _search
+        if self._core.phase != 2:
+            raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
+        return _search.InfoSet.from_state(self._core.state_bytes(), seat, self._round_plays())
+
+    @_locked
+    def sample_worlds(self, seat: int, n: int, seed: int = 0) -> List["Game"]:
+        """``n`` full positions (play phase) consistent with what ``seat``
+        knows: its own hand, every seat's card count, the cards played this
+        round (and by whom) and this round's tribute and return cards. The
+        other hands are dealt from the unseen cards, every physical deal
+        (the two copies of a card told apart) that meets the constraints
+        equally likely; see :mod:`guandan._search` for the constraints and
+        the weighting. Deterministic for ``seed``.
+
+        Each world is a game started at that position, as
+        :meth:`from_position` builds it (no history before it; its trick is
+        this game's trick).
+
+        >>> g = Game(seed=1)
+        >>> for _ in range(30): _ = g.play_policy("greedy")
+        >>> w = g.sample_worlds(g.to_act, 2, seed=5)
+        >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
+        ([True, True], True)
+        """
+        from . import _search
+        seat = check_int(seat, "seat", 0, 3)
+        n = check_int(n, "n", 0, 1_000_000)
+        seed = _check_seed(seed)
+        hands = self._info(seat).sample_hands(n, seed)
+        base = self._core.state_bytes()
+        trick = tuple(self.trick)
+        out = []
+        for i in range(n):
+            wseed = _mix_seed(seed, i)
+            st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
+                                               for s in range(4)], wseed)
+            g = Game.__new__(Game)
+            g._init(self.rules, wseed)
+            g._core.load_state_bytes(st)
+            g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
+            g._initial_trick = trick
+            g._start_round = g._core.round_index
+            g._deals = [g._deal_strings()]
+            g._start = g.position
+            out.append(g)
+        return out
+
+    @_locked
+    def rollouts(self, policy: str = "greedy", n: int = 100, seed: int = 0, *,
+                 seat: Optional[int] = None) -> Any:
+        """Play the current round to its end ``n`` times with the native
+        policy ``policy`` at every seat (GIL released) and return the results
+        as a :class:`guandan.search.RolloutResult` (finishing orders, level
+        points per team, team-0 values). With ``seat``, every rollout starts
+        from a new world sampled for that seat (:meth:`sample_worlds`), else
+        from this position as it is. The policies' random stream is seeded
+        with ``seed``."""
+        import time
+        from . import _search
+        from .search import RolloutResult
+        code = _rollout_code(policy)
+        n = check_int(n, "n", 0, 100_000_000)
+        seed = _check_seed(seed)
+        if self._core.phase != 2:
+            raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
+        t = time.perf_counter()
+        if seat is None:
+            orders, values = _search.rollouts_from_state(self._core.state_bytes(), code, n, seed)
+        else:
+            orders, values = self._info(check_int(seat, "seat", 0, 3)).rollouts(code, n, seed)
+        return RolloutResult(orders, values, time.perf_counter() - t, policy)
+
+    @_locked
+    def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
+              per_move: bool = False, tt_bits: int = 20) -> Any:
+        """Solve the current round exactly with all four hands known; see
+        :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
+        from . import _solve
+        from .search import SolveResult
+        if self._core.phase != 2:
+            raise GuandanError(f"solve works in the play phase, not the {self.phase} phase")
+        mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
+        if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+            raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
+        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move)
+        lv = self._core.rlevel
+        best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
+        moves = None
+        if per_move:
+            moves = [(_native_move(lo, hi, lv), vlo, vhi) for lo, hi, vlo, vhi in r["moves"]]
+        return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
+
+    @_locked
+    def search(self, config: Any = None, **options: Any) -> Any:
+        """One decision of the determinized Monte-Carlo search for the seat to
+        act, from what that seat knows; see :func:`guandan.search.explain`.
+        ``config``: a :class:`guandan.search.SearchConfig` (or give its fields
+        as keywords). Returns a :class:`guandan.search.SearchResult` whose
+        ``move`` is the choice. Without a ``seed`` in the config the seed comes
+        from the game's seed and the number of actions so far, so a replayed
+        game makes the same decisions."""
+        from .search import SearchConfig, SearchResult
+        cfg = config if config is not None else SearchConfig(**options)
+        if config is not None and options:
+            cfg = cfg.replace(**options)
+        if not isinstance(cfg, SearchConfig):
+            raise GuandanError("config must be a guandan.search.SearchConfig")
+        if self._core.phase != 2:
+            # tribute and return: the rollout policy's choice
+            lo, hi = self._core.pick(_rollout_code(cfg.rollout))
+            return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
+        seat = self._core.to_act
+        seed = cfg.seed if cfg.seed is not None else _mix_seed(self.seed, self._core.decisions)
+        raw = self._info(seat).search(*cfg.native_args(), seed)
+        return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 
     # -- information ------------------------------------------------------------
     @_locked

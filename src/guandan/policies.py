@@ -11,6 +11,12 @@ Every module that accepts a policy name (``Game.play_out``, ``simulate``,
 * ``"greedy"``: the lowest play that beats, never over its partner, bombs
   kept for an opponent close to going out; tribute and return: the first
   allowed card (the lowest suit of the highest card, the lowest return card).
+* ``"search"``, ``"search:ms=200"``, ``"search:rollouts=500"``: the
+  determinized Monte-Carlo search of :mod:`guandan.search` (options are
+  :class:`guandan.search.SearchConfig` fields). ``Game.play_policy`` and
+  :func:`get_policy` decide from everything the seat knows; native callers
+  (``simulate``) get a native code (see
+  :func:`guandan.search.native_search_code`).
 
 A native policy decides from a *view* (its own hand, every seat's card
 count, the cards played this round, the trick, the levels), never from the
@@ -43,7 +49,7 @@ _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
 
 def policy_names() -> Tuple[str, ...]:
     """The built-in policy names available in this build."""
-    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c))
+    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c)) + ("search",)
 
 
 BUILTIN = policy_names()
@@ -64,7 +70,12 @@ def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:
 
 
 def native_code(name: str) -> int:
-    """The native code of a built-in policy name (GuandanError if unknown)."""
+    """The native code of a built-in policy name (GuandanError if unknown).
+    A ``"search:..."`` spec gets the code of a native search with those
+    options (registered on first use)."""
+    if isinstance(name, str) and name.partition(":")[0] == "search":
+        from .search import native_search_code
+        return native_search_code(name)
     code = _NATIVE.get(name) if isinstance(name, str) else None
     if code is None or not _engine.policy_available(code):
         raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
@@ -138,14 +149,25 @@ class GreedyPolicy(NativePolicy):
         super().__init__("greedy", seed)
 
 
-_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
+def _search_policy(seed: Optional[int] = None, **options: str) -> Any:
+    from .search import SearchConfig, SearchPolicy
+    return SearchPolicy(seed, SearchConfig.from_options(options))
+
+
+_search_policy.takes_options = True   # type: ignore[attr-defined]
+
+_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy,
+                                                "search": _search_policy}
 
 
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
-    """A policy callable from a built-in name or a callable."""
+    """A policy callable from a built-in name (with options, e.g.
+    ``"search:rollouts=200"``) or a callable."""
     if callable(name_or_callable):
         return name_or_callable
-    name, _ = parse_policy(name_or_callable)
-    native_code(name)                               # unknown names fail here
+    name, opts = parse_policy(name_or_callable)
     factory = _PY_FACTORIES.get(name)
+    if factory is not None and getattr(factory, "takes_options", False):
+        return factory(seed, **opts)
+    native_code(name)                               # unknown names fail here
     return factory(seed) if factory else NativePolicy(name, seed)
