@@ -50,7 +50,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, T_PASS, TAG_SHIFT, F_NO_WILD_SF, gd_popcount64,
+    key_strength, T_PASS, TAG_SHIFT, F_NO_WILD_SF,
 )
 from guandan._engine cimport (
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
@@ -65,6 +65,19 @@ cdef enum:
 
 cdef int64_t INT64_BIG = 0x7FFFFFFFFFFFFFFF
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+
+
+cdef inline int pc64(uint64_t x) noexcept nogil:
+    """Popcount without a library call (the build does not assume the popcnt
+    instruction)."""
+    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
+    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+
+
+cdef inline int ncards(uint64_t one, uint64_t two) noexcept nogil:
+    return pc64(one & FACE_MASK) + pc64(two & FACE_MASK)
 
 # ---------------------------------------------------------------------------
 # Values
@@ -87,7 +100,7 @@ cdef bint ends_round(const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     cdef int seat = st.to_act, n
     if ((lo >> TAG_SHIFT) & 15) == T_PASS:
         return False
-    if move_size(lo, hi) != card_count(st.one[seat], st.two[seat]):
+    if ncards(lo, hi) != ncards(st.one[seat], st.two[seat]):
         return False
     n = st.nfin + 1
     return n >= 3 or (n == 2 and (st.fin[0] & 1) == (seat & 1))
@@ -181,11 +194,11 @@ cdef inline bint hand_can_sf(uint64_t one, int level, bint wild_sf) noexcept nog
         m = 0
         for r in range(13):
             m |= (<uint32_t>((nat >> (4 * r + s)) & 1)) << r
-        if gd_popcount64(m) + w < 5:
+        if pc64(m) + w < 5:
             continue
         m14 = (m << 1) | ((m >> 12) & 1)
         for start in range(10):
-            if gd_popcount64((m14 >> start) & 31) + w >= 5:
+            if pc64((m14 >> start) & 31) + w >= 5:
                 return True
     return False
 
@@ -236,7 +249,7 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
         a = fmix(a ^ c)
         b = fmix(b ^ (c * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
     c = ((st.top_lo >> TAG_SHIFT) & 15) | (((st.top_hi >> TAG_SHIFT) & 31) << 4)
-    c |= (<uint64_t>move_size(st.top_lo, st.top_hi)) << 9
+    c |= (<uint64_t>ncards(st.top_lo, st.top_hi)) << 9
     w = small_word(st) | (c << 34) | (<uint64_t>1 << 63)
     a = fmix(a ^ w)
     b = fmix(b ^ (w * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>1))
@@ -330,7 +343,7 @@ cdef inline int64_t move_score(uint64_t lo, uint64_t hi, int handn, int level,
     cdef int t = (lo >> TAG_SHIFT) & 15, sz, k
     if t == T_PASS:
         return 1500 if partner_top else 300
-    sz = move_size(lo, hi)
+    sz = ncards(lo, hi)
     if sz == handn:
         return 2000
     k = (hi >> TAG_SHIFT) & 31
@@ -350,7 +363,7 @@ cdef inline int broken_ranks(uint64_t one, uint64_t two, uint64_t lo, uint64_t h
     x = rem | (rem >> 1)
     x = x | (x >> 2)
     left = x & <uint64_t>0x0111111111111 | (x & (<uint64_t>0x15 << 52))
-    return gd_popcount64(touched & left)
+    return pc64(touched & left)
 
 
 cdef inline bint seen_sig(Ply* P, uint64_t c, uint64_t tk, uint32_t stamp) noexcept nogil:
@@ -373,7 +386,7 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
     (-1: out of memory)."""
     cdef Py_ssize_t n = P.moves.n, i, j, cap, m = n
     cdef int64_t sc, x
-    cdef int seat = st.to_act, handn = card_count(st.one[seat], st.two[seat])
+    cdef int seat = st.to_act, handn = ncards(st.one[seat], st.two[seat])
     cdef bint partner_top = st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1)
     cdef Py_ssize_t pick = -1
     cdef int64_t* p
@@ -450,8 +463,8 @@ cdef inline bint only_pass(Solver* S, State* st) noexcept nogil:
     cdef int seat = st.to_act, n
     if st.top_seat < 0:
         return False
-    n = card_count(st.one[seat], st.two[seat])
-    if n < 4 and n < move_size(st.top_lo, st.top_hi):
+    n = ncards(st.one[seat], st.two[seat])
+    if n < 4 and n < ncards(st.top_lo, st.top_hi):
         return True                     # too few cards to match it, and no bomb
     S.scratch.n = 0
     if st_legal(st, S.g, &S.scratch) < 0:
@@ -487,9 +500,8 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) n
         alpha = slo - 1
     if beta > shi + 1:
         beta = shi + 1
-    size = 0
-    for s in range(4):
-        size += card_count(st.one[s], st.two[s])
+    size = ncards(st.one[0], st.two[0]) + ncards(st.one[1], st.two[1]) + \
+        ncards(st.one[2], st.two[2]) + ncards(st.one[3], st.two[3])
     if cf:
         canon_keys(st, &k1, &k2)
     else:

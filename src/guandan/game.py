@@ -18,7 +18,7 @@ import json
 import random as _random
 import threading
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core, _engine
 from ._core import Hand
@@ -27,6 +27,10 @@ from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
 from .moves import Move, MoveList, MoveType, parse_move
 from .policies import native_code, parse_policy
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from ._search import InfoSet
+    from .search import RolloutResult, SearchConfig, SearchResult, SolveResult
 
 __all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
@@ -602,7 +606,7 @@ class Game:
             plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
         return plays
 
-    def _info(self, seat: int) -> Any:
+    def _info(self, seat: int) -> "InfoSet":
         from . import _search
         if self._core.phase != 2:
             raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
@@ -653,7 +657,7 @@ class Game:
 
     @_locked
     def rollouts(self, policy: str = "greedy", n: int = 100, seed: int = 0, *,
-                 seat: Optional[int] = None) -> Any:
+                 seat: Optional[int] = None) -> "RolloutResult":
         """Play the current round to its end ``n`` times with the native
         policy ``policy`` at every seat (GIL released) and return the results
         as a :class:`guandan.search.RolloutResult` (finishing orders, level
@@ -678,7 +682,7 @@ class Game:
 
     @_locked
     def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
-              per_move: bool = False, tt_bits: int = 20) -> Any:
+              per_move: bool = False, tt_bits: Optional[int] = None) -> "SolveResult":
         """Solve the current round exactly with all four hands known; see
         :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
         from . import _solve
@@ -688,6 +692,9 @@ class Game:
         mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
         if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
             raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if tt_bits is None:
+            # a table to the size of the problem (a big one costs its allocation)
+            tt_bits = min(20, max(12, 8 + sum(self._core.hand_size(s) for s in range(4)) // 2))
         tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
         r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move)
         lv = self._core.rlevel
@@ -698,7 +705,7 @@ class Game:
         return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
 
     @_locked
-    def search(self, config: Any = None, **options: Any) -> Any:
+    def search(self, config: Optional["SearchConfig"] = None, **options: Any) -> "SearchResult":
         """One decision of the determinized Monte-Carlo search for the seat to
         act, from what that seat knows; see :func:`guandan.search.explain`.
         ``config``: a :class:`guandan.search.SearchConfig` (or give its fields

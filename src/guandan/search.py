@@ -306,7 +306,7 @@ def rollouts(game: Any, policy: str = "greedy", n: int = 100, seed: int = 0, *,
 
 
 def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
-          per_move: bool = False, tt_bits: int = 20) -> SolveResult:
+          per_move: bool = False, tt_bits: Optional[int] = None) -> SolveResult:
     """The exact value of the current round with all four hands known.
 
     Minimax over the two teams: seats 0 and 2 maximize the team-0 value,
@@ -325,7 +325,7 @@ def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float
     per hand typically well under a second (see ``docs/search.md``).
     ``per_move`` also solves every legal move (the limits cover the whole
     call). ``tt_bits``: the transposition table holds ``2**tt_bits`` 16-byte
-    entries.
+    entries (default: 2**12 .. 2**20 by the number of cards).
     """
     return game.solve(max_nodes, time_limit, per_move=per_move, tt_bits=tt_bits)
 
