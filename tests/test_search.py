@@ -582,3 +582,36 @@ def test_native_search_in_simulate_is_deterministic():
     b = simulate(6, policies=pol, rules=rules, seed=3, workers=1)
     assert (a.rows["order"] == b.rows["order"]).all()
     assert len(a) == 6
+
+
+def test_nothing_hidden_is_used():
+    """Two positions that differ only in the other seats' hands give the
+    seat the same worlds and the same search decisions."""
+    rng = random.Random(51)
+    for _ in range(5):
+        deck = DECK[:]
+        rng.shuffle(deck)
+        sizes = [rng.randint(4, 12) for _ in range(4)]
+        hands, k = [], 0
+        for n in sizes:
+            hands.append(deck[k:k + n])
+            k += n
+        seat = rng.randrange(4)
+        others = [c for s in range(4) if s != seat for c in hands[s]]
+        rng.shuffle(others)
+        hands2, k = [], 0
+        for s in range(4):
+            if s == seat:
+                hands2.append(hands[s])
+            else:
+                hands2.append(others[k:k + sizes[s]])
+                k += sizes[s]
+        g1 = Game.from_position(hands, level="7", to_act=seat, seed=1)
+        g2 = Game.from_position(hands2, level="7", to_act=seat, seed=1)
+        assert [w.position for w in g1.sample_worlds(seat, 10, 3)] == \
+            [w.position for w in g2.sample_worlds(seat, 10, 3)]
+        e1 = search.explain(g1, rollouts=60, seed=4)
+        e2 = search.explain(g2, rollouts=60, seed=4)
+        assert e1.to_dict()["candidates"] == e2.to_dict()["candidates"]
+        assert g1.rollouts("random", 30, 5, seat=seat).orders.tolist() == \
+            g2.rollouts("random", 30, 5, seat=seat).orders.tolist()

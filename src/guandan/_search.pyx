@@ -158,6 +158,11 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
     memcpy(&IS.base, base, sizeof(State))
     IS.seat = seat
     IS.G = NULL
+    # nothing hidden stays in the template: not the other hands (below), not
+    # the deal RNG (the next rounds' deals), not the last round's end hands
+    st_seed(IS.base.deal_rng, <uint64_t>0x5EED5EED5EED5EED)
+    memset(IS.base.end_one, 0, sizeof(IS.base.end_one))
+    memset(IS.base.end_two, 0, sizeof(IS.base.end_two))
     k = 0
     for s in range(4):
         if s != seat:
