@@ -82,7 +82,8 @@ def ext(name):
 
 setup(
     ext_modules=cythonize(
-        [ext("_core"), ext("_engine"), ext("_sim"), ext("_vec"), ext("_bench"), ext("_expert")],
+        [ext("_core"), ext("_engine"), ext("_sim"), ext("_vec"), ext("_bench"), ext("_expert"),
+         ext("_solve"), ext("_search")],
         compiler_directives=directives,
         include_path=["src"],
         annotate=_flag("GUANDAN_ANNOTATE"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random as _random
 import threading
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
 
+if TYPE_CHECKING:
+    from ._search import InfoSet
+    from .search import RolloutResult, SearchConfig, SearchResult, SolveResult
+
 __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
            "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
@@ -45,6 +49,21 @@ _R = _engine.REFUSALS                    # the native Refusal codes by name
 _R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
 _R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
 _R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
+
+
+def _mix_seed(a: int, b: int) -> int:
+    """A 64-bit seed from two integers (the native splitmix64 seed mix)."""
+    from .simulate import game_seed
+    return game_seed(a, b)
+
+
+def _rollout_code(policy: Any) -> int:
+    """The native code of a rollout policy name (a native policy that is not
+    a search)."""
+    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
+        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
+                           f"got {policy!r:.60}")
+    return native_code(parse_policy(policy)[0])
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -444,7 +463,13 @@ class Game:
         if self.is_over:
             raise IllegalMoveError("the game is over")
         if isinstance(policy, str):
-            lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
+            name, opts = parse_policy(policy)
+            if name == "search":
+                # the search from everything the seat knows (the tribute of the
+                # round included), on this game's rules
+                from .search import SearchConfig
+                return self.search(SearchConfig.from_options(opts)).move
+            lo, hi = self._core.pick(native_code(name))
             return _native_move(lo, hi, self._core.rlevel)
         try:
             answer = policy(self.observation(self.to_act), self.legal_moves())
@@ -471,6 +496,139 @@ class Game:
         start = self.round_index
         while not self.is_over and (until == "game" or self.round_index == start):
             self.play_policy(policies[self.to_act])
+
+    # -- search tools (guandan.search) ------------------------------------------
+    def _round_plays(self) -> List[Tuple[int, int, int]]:
+        """This round's plays as ``(seat, lo, hi)`` words (passes, tribute and
+        return left out), the start position's trick included."""
+        r = self._core.round_index
+        plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
+                 if rr == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+        if r == self._round0:
+            plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
+        return plays
+
+    def _info(self, seat: int) -> "InfoSet":
+        from . import _search
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
+        return _search.InfoSet.from_state(self._core.state_bytes(), seat, self._round_plays())
+
+    @_locked
+    def sample_worlds(self, seat: int, n: int, seed: int = 0) -> List["Game"]:
+        """``n`` full positions (play phase) consistent with what ``seat``
+        knows: its own hand, every seat's card count, the cards played this
+        round (and by whom) and this round's tribute and return cards. The
+        other hands are dealt from the unseen cards, every physical deal
+        (the two copies of a card told apart) that meets the constraints
+        equally likely; see :mod:`guandan._search` for the constraints and
+        the weighting. Deterministic for ``seed``.
+
+        Each world is a game started at that position, as
+        :meth:`from_position` builds it (no history before it; its trick is
+        this game's trick).
+
+        >>> g = Game(seed=1)
+        >>> for _ in range(30): _ = g.play_policy("greedy")
+        >>> w = g.sample_worlds(g.to_act, 2, seed=5)
+        >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
+        ([True, True], True)
+        """
+        from . import _search
+        seat = check_int(seat, "seat", 0, 3)
+        n = check_int(n, "n", 0, 1_000_000)
+        seed = check_seed(seed)
+        hands = self._info(seat).sample_hands(n, seed)
+        base = self._core.state_bytes()
+        trick = tuple(self.trick)
+        out = []
+        for i in range(n):
+            wseed = _mix_seed(seed, i)
+            st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
+                                               for s in range(4)], wseed)
+            g = Game.__new__(Game)
+            g._init(self.rules, wseed)
+            g._core.load_state_bytes(st)
+            g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
+            g._initial_trick = trick
+            g._round0 = g._core.round_index
+            g._deals = [g._deal_strings()]
+            g._start = g.position
+            out.append(g)
+        return out
+
+    @_locked
+    def rollouts(self, policy: str = "greedy", n: int = 100, seed: int = 0, *,
+                 seat: Optional[int] = None) -> "RolloutResult":
+        """Play the current round to its end ``n`` times with the native
+        policy ``policy`` at every seat (GIL released) and return the results
+        as a :class:`guandan.search.RolloutResult` (finishing orders, level
+        points per team, team-0 values). With ``seat``, every rollout starts
+        from a new world sampled for that seat (:meth:`sample_worlds`), else
+        from this position as it is. The policies' random stream is seeded
+        with ``seed``."""
+        import time
+        from . import _search
+        from .search import RolloutResult
+        code = _rollout_code(policy)
+        n = check_int(n, "n", 0, 100_000_000)
+        seed = check_seed(seed)
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
+        t = time.perf_counter()
+        if seat is None:
+            orders, values = _search.rollouts_from_state(self._core.state_bytes(), code, n, seed)
+        else:
+            orders, values = self._info(check_int(seat, "seat", 0, 3)).rollouts(code, n, seed)
+        return RolloutResult(orders, values, time.perf_counter() - t, policy)
+
+    @_locked
+    def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
+              per_move: bool = False, tt_bits: Optional[int] = None) -> "SolveResult":
+        """Solve the current round exactly with all four hands known; see
+        :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
+        from . import _solve
+        from .search import SolveResult
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"solve works in the play phase, not the {self.phase} phase")
+        mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
+        if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+            raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if tt_bits is None:
+            # a table to the size of the problem (a big one costs its allocation)
+            tt_bits = min(20, max(12, 8 + sum(self._core.hand_size(s) for s in range(4)) // 2))
+        tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
+        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move)
+        lv = self._core.rlevel
+        best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
+        moves = None
+        if per_move:
+            moves = [(_native_move(lo, hi, lv), vlo, vhi) for lo, hi, vlo, vhi in r["moves"]]
+        return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
+
+    @_locked
+    def search(self, config: Optional["SearchConfig"] = None, **options: Any) -> "SearchResult":
+        """One decision of the determinized Monte-Carlo search for the seat to
+        act, from what that seat knows; see :func:`guandan.search.explain`.
+        ``config``: a :class:`guandan.search.SearchConfig` (or give its fields
+        as keywords). Returns a :class:`guandan.search.SearchResult` whose
+        ``move`` is the choice. Without a ``seed`` in the config the seed comes
+        from the game's seed and the number of actions so far, so a replayed
+        game makes the same decisions."""
+        from .search import SearchConfig, SearchResult
+        cfg = config if config is not None else SearchConfig(**options)
+        if config is not None and options:
+            cfg = cfg.replace(**options)
+        if not isinstance(cfg, SearchConfig):
+            raise GuandanError("config must be a guandan.search.SearchConfig")
+        if self.phase is not Phase.PLAY:
+            # tribute and return: the rollout policy's choice
+            lo, hi = self._core.pick(_rollout_code(cfg.rollout))
+            return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
+        seat = self._core.to_act
+        seed = cfg.seed if cfg.seed is not None else _mix_seed(self.seed, self._core.decisions)
+        raw = self._info(seat).search(*cfg.native_args(), seed)
+        return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 
     # -- information ------------------------------------------------------------
     @_locked
