@@ -82,7 +82,8 @@ def ext(name):
 
 setup(
     ext_modules=cythonize(
-        [ext("_core"), ext("_engine"), ext("_sim"), ext("_solve"), ext("_search")],
+        [ext("_core"), ext("_engine"), ext("_sim"), ext("_vec"), ext("_bench"), ext("_solve"),
+         ext("_search")],
         compiler_directives=directives,
         include_path=["src"],
         annotate=_flag("GUANDAN_ANNOTATE"),
@@ -95,6 +96,6 @@ setup(
         # with one shared build/lib.* would ship the previous mode's binary
         "build": {"build_base": os.path.join("build", MODE)},
         # compile the extensions in parallel (pip install runs build_ext without -j)
-        "build_ext": {"parallel": min(5, os.cpu_count() or 1)},
+        "build_ext": {"parallel": min(7, os.cpu_count() or 1)},
     },
 )

@@ -365,7 +365,7 @@ def test_sampler_exact_against_enumeration_with_tribute():
         info = _search.InfoSet.from_fields(
             observer, Hand(list(hands[observer].elements())), counts,
             [(s, *Move.from_cards([c], level).words) for s, c in plays], lv, (lv, lv), -1, 0, 0, 0,
-            [], 0, [payer], [face_index(t)], [banker], [face_index(b)], False)
+            [], None, [payer], [face_index(t)], [banker], [face_index(b)], False)
         W = 4000
         hs = info.sample_hands(W, cases)
         got = Counter()

@@ -5,7 +5,7 @@ native modules to cimport."""
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
 from guandan._core cimport Gen, MoveBuf
-from guandan._engine cimport State, View
+from guandan._engine cimport State, View, RuleSet
 
 cdef enum:
     MAXCAND = 64               # candidate moves evaluated by one search decision
@@ -30,7 +30,7 @@ ctypedef struct SearchCfg:
     int solve_cards            # solve exactly when the hands hold at most this many cards (0: never)
     int64_t solve_nodes        # node limit of one exact solve (over it: a rollout instead)
     int tt_bits                # transposition table of the solver: 2**tt_bits entries
-    uint8_t rflags             # rule flags of worlds built from a View
+    RuleSet rules              # the rules of worlds built from a View
 
 ctypedef struct SearchOut:
     int ncand
@@ -50,7 +50,7 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                    const uint64_t* pby_two, bint use_tribute) noexcept nogil
 cdef void info_free(Info* IS) noexcept nogil
 cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil
-cdef int info_from_view(Info* IS, const View* v, uint8_t rflags) noexcept nogil
+cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil
 cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
                  int8_t* order) noexcept nogil
 cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,

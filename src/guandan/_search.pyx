@@ -48,12 +48,13 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
+    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, card_count, move_size,
+    is_bomb_type,
     bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
 )
 from guandan._engine cimport (
-    State, View, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
-    policy_register,
+    State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply,
+    policy_choose, policy_register,
 )
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
@@ -402,7 +403,7 @@ cdef void info_marginals(const Info* IS, double* out) noexcept nogil:
     free(F)
 
 
-cdef void base_from_view(State* st, const View* v, uint8_t rflags) noexcept nogil:
+cdef void base_from_view(State* st, const View* v, const RuleSet* rules) noexcept nogil:
     cdef int s
     memset(st, 0, sizeof(State))
     st.one[v.seat] = v.one
@@ -427,16 +428,16 @@ cdef void base_from_view(State* st, const View* v, uint8_t rflags) noexcept nogi
         st.recv[s] = -1
         st.returned[s] = -1
     st.winner = -1
-    st.rflags = rflags
+    st.rules = rules[0]
     st.leader = v.seat if v.top_seat < 0 else v.top_seat
     st.first_leader = st.leader
 
 
-cdef int info_from_view(Info* IS, const View* v, uint8_t rflags) noexcept nogil:
+cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil:
     """The information set of a native policy's View (no tribute knowledge:
     the View does not carry it)."""
     cdef State st
-    base_from_view(&st, v, rflags)
+    base_from_view(&st, v, rules)
     return info_init(IS, &st, v.seat, v.counts, v.pone, v.ptwo, NULL, NULL, False)
 
 # ---------------------------------------------------------------------------
@@ -630,7 +631,7 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
         out.seconds = gd_now() - t0
         return 0
     st_seed(rng, seed)
-    g = <Gen*>malloc(sizeof(Gen))
+    g = gen_new()
     if g == NULL:
         return -1
     b.data = NULL
@@ -644,7 +645,7 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
     out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand)
     out.choice = out.cand[0] if out.ncand > 0 else p0
     if out.ncand <= 1:
-        free(g)
+        gen_free(g)
         out.seconds = gd_now() - t0
         return 0
     for s in range(4):
@@ -701,7 +702,7 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
                 best = m
                 out.choice = out.cand[c]
     buf_free(&b)
-    free(g)
+    gen_free(g)
     solver_free(S)
     out.seconds = gd_now() - t0
     return rc
@@ -726,7 +727,7 @@ cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* 
     if v.phase != PH_PLAY or moves.n == 1 or not SLOT_ON[code]:
         return 0                         # tribute / return: the first allowed card
     IS.G = NULL
-    rc = info_from_view(&IS, v, cfg.rflags)
+    rc = info_from_view(&IS, v, &cfg.rules)
     if rc != 0:
         info_free(&IS)
         return 0
@@ -754,7 +755,7 @@ cdef Py_ssize_t _slot7(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
 
 
 cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms, int topk,
-                    int solve_cards, int64_t solve_nodes, int tt_bits, int rflags) except -1:
+                    int solve_cards, int64_t solve_nodes, int tt_bits, const RuleSet* rules) except -1:
     if not (0 < rollout_code < POL_SLOTS) or not policy_available(rollout_code) or SLOT_ON[rollout_code]:
         raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
                            f"search (code {rollout_code})")
@@ -764,8 +765,6 @@ cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms,
         raise GuandanError(f"k (candidate moves) must be 1..{MAXCAND}, got {topk}")
     if not 0 <= solve_cards <= 108 or solve_nodes < 0 or not 4 <= tt_bits <= 30:
         raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
-    if not 0 <= rflags <= 255:
-        raise GuandanError("rule flags out of range")
     c.rollout_code = rollout_code
     c.rollouts = rollouts
     c.ms = ms
@@ -773,12 +772,12 @@ cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms,
     c.solve_cards = solve_cards
     c.solve_nodes = solve_nodes
     c.tt_bits = tt_bits
-    c.rflags = <uint8_t>rflags
+    c.rules = rules[0]
     return 0
 
 
 def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int topk,
-                  int solve_cards, int64_t solve_nodes, int tt_bits, int rflags):
+                  int solve_cards, int64_t solve_nodes, int tt_bits, NativeRules rules not None):
     """Register the search with this configuration as native policy ``code``
     (4..7, a free slot). ``guandan.search`` allocates the slots."""
     if code < 4 or code > 7:
@@ -786,7 +785,7 @@ def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int t
     if policy_available(code) and not SLOT_ON[code]:
         raise GuandanError(f"native policy code {code} is taken")
     _check_cfg(&SLOT_CFG[code], rollout_code, rollouts, ms, topk, solve_cards, solve_nodes,
-               tt_bits, rflags)
+               tt_bits, &rules.r)
     SLOT_ON[code] = 1
     if code == 4:
         policy_register(4, _slot4)
@@ -906,7 +905,7 @@ cdef class InfoSet:
 
     @staticmethod
     def from_fields(int seat, Hand hand, counts, plays, int rlevel, levels, int top_seat,
-                    uint64_t top_lo, uint64_t top_hi, int passes, fin, int rflags=0,
+                    uint64_t top_lo, uint64_t top_hi, int passes, fin, NativeRules rules=None,
                     payers=(), paid=(), recv=(), returned=(), bint anti=False):
         """From an observation's fields (see ``guandan.search``): the cards
         played are the union of ``plays``, which must then be this round's
@@ -921,7 +920,7 @@ cdef class InfoSet:
         if not (0 <= seat <= 3 and 0 <= rlevel <= 12 and len(levels) == 2 and len(counts) == 4
                 and -1 <= top_seat <= 3 and 0 <= passes <= 3 and len(fin) < 4
                 and all(0 <= x <= 12 for x in levels) and all(0 <= x <= 3 for x in fin)
-                and all(0 <= x <= 54 for x in counts) and 0 <= rflags <= 255
+                and all(0 <= x <= 54 for x in counts)
                 and len(payers) <= 2 and len(paid) == len(recv) == len(returned) == len(payers)
                 and (top_seat >= 0) == (top_lo != 0)):
             raise GuandanError("InfoSet.from_fields: a value is out of range")
@@ -956,7 +955,10 @@ cdef class InfoSet:
             st.fin[k] = fin[k] if k < len(fin) else -1
             st.last_order[k] = -1
             cs[k] = counts[k]
-        st.rflags = rflags
+        if rules is None:
+            from .rules import Rules
+            rules = Rules.default().native
+        st.rules = rules.r
         st.winner = -1
         st.leader = seat if top_seat < 0 else top_seat
         st.first_leader = st.leader
@@ -1057,7 +1059,7 @@ cdef class InfoSet:
         values = np.zeros(n, dtype=np.int8)
         cdef int8_t[:, ::1] vo = orders
         cdef int8_t[::1] vv = values
-        g = <Gen*>malloc(sizeof(Gen))
+        g = gen_new()
         if g == NULL:
             raise MemoryError()
         b.data = NULL
@@ -1075,7 +1077,7 @@ cdef class InfoSet:
                 for k in range(4):
                     vo[i, k] = order[k]
         buf_free(&b)
-        free(g)
+        gen_free(g)
         if bad:
             raise GuandanError("a rollout failed (policy made no choice)")
         return orders, values
@@ -1096,8 +1098,8 @@ cdef class InfoSet:
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
         _check_cfg(&cfg, rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits,
-                   self.info.base.rflags)
-        g = <Gen*>malloc(sizeof(Gen))
+                   &self.info.base.rules)
+        g = gen_new()
         if g == NULL:
             raise MemoryError()
         legal.data = NULL
@@ -1124,7 +1126,7 @@ cdef class InfoSet:
             }
         finally:
             buf_free(&legal)
-            free(g)
+            gen_free(g)
 
 
 def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
@@ -1150,7 +1152,7 @@ def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
     values = np.zeros(n, dtype=np.int8)
     cdef int8_t[:, ::1] vo = orders
     cdef int8_t[::1] vv = values
-    g = <Gen*>malloc(sizeof(Gen))
+    g = gen_new()
     if g == NULL:
         raise MemoryError()
     b.data = NULL
@@ -1168,7 +1170,7 @@ def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
             for k in range(4):
                 vo[i, k] = order[k]
     buf_free(&b)
-    free(g)
+    gen_free(g)
     if bad:
         raise GuandanError("a rollout failed (policy made no choice)")
     return orders, values
@@ -1209,9 +1211,7 @@ def position_state(bytes base, hands, uint64_t seed):
     st.afail[0] = src.afail[0]
     st.afail[1] = src.afail[1]
     st.winner = -1
-    st.rflags = src.rflags
-    st.a_fail_limit = src.a_fail_limit
-    st.max_rounds = src.max_rounds
+    st.rules = src.rules
     st.phase = PH_PLAY
     st.leader = src.to_act if src.top_seat < 0 else src.top_seat
     st.first_leader = st.leader

@@ -49,8 +49,8 @@ from libc.string cimport memset, memcpy
 
 cimport cython
 from guandan._core cimport (
-    Gen, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, T_PASS, TAG_SHIFT, F_NO_WILD_SF,
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
+    bomb_value, key_strength, T_PASS, TAG_SHIFT,
 )
 from guandan._engine cimport (
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
@@ -205,7 +205,7 @@ cdef inline bint hand_can_sf(uint64_t one, int level, bint wild_sf) noexcept nog
 
 cdef inline bint sf_free(const State* st) noexcept nogil:
     cdef int s
-    cdef bint wsf = (st.rflags & F_NO_WILD_SF) == 0
+    cdef bint wsf = st.rules.wild_sf != 0
     for s in range(4):
         if hand_can_sf(st.one[s] | st.two[s], st.rlevel, wsf):
             return False
@@ -234,7 +234,7 @@ cdef inline uint64_t small_word(const State* st) noexcept nogil:
     for i in range(4):
         w |= (<uint64_t>(st.fin[i] + 1)) << (10 + 3 * i)
     w |= (<uint64_t>st.rlevel) << 22
-    w |= (<uint64_t>st.rflags) << 26
+    w |= (<uint64_t>(st.rules.wild_sf != 0)) << 26
     return w
 
 
@@ -602,7 +602,7 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     S.tt_raw = calloc(((<size_t>1) << tt_bits) + 4, sizeof(TTE))
     S.tt = <TTE*>((<size_t>S.tt_raw + 63) & ~(<size_t>63)) if S.tt_raw != NULL else NULL
     S.mask = ((<uint64_t>1) << tt_bits) - 1
-    S.g = <Gen*>malloc(sizeof(Gen))
+    S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
     if S.tt == NULL or S.g == NULL or S.plies == NULL:
         solver_free(S)
@@ -624,7 +624,8 @@ cdef void solver_free(Solver* S) noexcept nogil:
     free(S.plies)
     buf_free(&S.scratch)
     free(S.tt_raw)
-    free(S.g)
+    if S.g != NULL:
+        gen_free(S.g)
     free(S)
 
 

@@ -14,89 +14,40 @@ True
 
 from __future__ import annotations
 
-import json
 import random as _random
 import threading
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _core, _engine
 from ._core import Hand
-from ._checks import check_int, parse_int
-from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
+from ._checks import check_int
+from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import Move, MoveList, MoveType, parse_move
 from .policies import native_code, parse_policy
-from .rules import Rules
+from .positions import cards_str, check_seed, parse_position_string, validate_position
+from .records import RECORD_FORMAT, validate_record
+from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
+from .rules import Rules, resolve_rules
+
+__all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
+           "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
 if TYPE_CHECKING:
     from ._search import InfoSet
     from .search import RolloutResult, SearchConfig, SearchResult, SolveResult
 
-__all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
-
-PHASES = ("tribute", "back", "play", "over")
-RECORD_FORMAT = "guandan-record/1"
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
-
-
-def _rflags(rules: Rules) -> int:
-    f = 0
-    if rules.a_win_partner == "second":
-        f |= 1
-    if not rules.wild_straight_flush:
-        f |= 2
-    if rules.equal_tribute_leader == "banker_left":
-        f |= 4
-    return f
-
-
-def _cards_str(h: Hand, level: int) -> str:
-    return "".join(h.cards(level + 2)) or "-"
-
-
-def _parse_cards_str(s: str) -> Hand:
-    if s == "-":
-        return Hand()
-    if len(s) % 2:
-        raise GuandanError(f"bad hand in position: {s!r}")
-    return Hand([s[i:i + 2] for i in range(0, len(s), 2)])
-
-
-# -- validators of untrusted input (one per kind) -------------------------------
-
-MAX_ROUND_INDEX = 30_000          # the native round counter is 16-bit
-
-
-def _check_rules(rules: Any) -> Rules:
-    if rules is None:
-        return Rules.default()
-    if not isinstance(rules, Rules):
-        raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
-    return rules
-
-
-def _check_seed(seed: Any) -> int:
-    return check_int(seed, "seed", 0, (1 << 64) - 1)
-
-
-def _check_level(level: Any, name: str) -> int:
-    try:
-        return _core.level_index(level)
-    except (TypeError, OverflowError):
-        raise LevelError(f"{name} must be a rank 2..A, got {level!r:.40}") from None
-
-
-def _as_hand(h: Any, what: str) -> Hand:
-    if isinstance(h, Hand):
-        return h
-    if isinstance(h, (list, tuple, str)):
-        return Hand(h)
-    raise GuandanError(f"{what} must be a Hand, a card string or a list of cards, got {type(h).__name__}")
-
-
-def _is_seq(x: Any) -> bool:
-    return isinstance(x, (list, tuple))
+_TAG_SHIFT = _core.MOVE_TAG_SHIFT
+_FACE_MASK = _core.MOVE_FACE_MASK
+_NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
+_R = _engine.REFUSALS                    # the native Refusal codes by name
+_R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
+_R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
+_R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
 
 
 def _mix_seed(a: int, b: int) -> int:
@@ -115,157 +66,6 @@ def _rollout_code(policy: Any) -> int:
         raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
                            f"got {policy!r:.60}")
     return native_code(parse_policy(policy)[0])
-
-
-class _Position:
-    """A validated play-phase position: the arguments of the native
-    ``set_position`` (``native``) and the trick as ``(seat, Move)`` pairs."""
-
-    __slots__ = ("native", "trick")
-
-    def __init__(self, native: tuple, trick: Tuple[Tuple[int, Move], ...]) -> None:
-        self.native = native
-        self.trick = trick
-
-
-def _validated_position(hands: Any, level: Any, to_act: Any, team_levels: Any, owner: Any,
-                        trick: Any, passes: Any, finished: Any, round_index: Any, a_fails: Any,
-                        rules: Rules) -> _Position:
-    """The validator of play-phase positions (from arguments, position strings
-    and records): every value range-checked and the position one that can
-    arise in a game, or a GuandanError saying why."""
-    if not _is_seq(hands) or len(hands) != 4:
-        raise GuandanError("a position needs 4 hands")
-    hs = [_as_hand(h, f"hand {i}") for i, h in enumerate(hands)]
-    lv = _check_level("2" if level is None else level, "level")
-    if team_levels is None:
-        tl = (lv, lv)
-    else:
-        if not _is_seq(team_levels) or len(team_levels) != 2:
-            raise GuandanError("team_levels needs two levels")
-        tl = tuple(_check_level(x, "team level") for x in team_levels)
-    if owner is None:
-        owner = 0 if tl[0] == lv else (1 if tl[1] == lv else -1)
-    owner = check_int(owner, "owner", -1, 1)
-    if owner >= 0 and tl[owner] != lv:
-        raise GuandanError(f"the round is played at the owner's level: team {owner} is at "
-                           f"{_RANKS[tl[owner]]}, the round at {_RANKS[lv]}")
-    to_act = check_int(to_act, "to_act", 0, 3)
-    round_index = check_int(round_index, "round_index", 0, MAX_ROUND_INDEX)
-    if not _is_seq(a_fails) or len(a_fails) != 2:
-        raise GuandanError(f"a_fails needs two counts (one per team), got {a_fails!r:.60}")
-    limit = rules.a_fail_limit
-    af = tuple(check_int(x, "a_fails", 0, (limit - 1) if limit else 100) for x in a_fails)
-    if not _is_seq(finished):
-        raise GuandanError(f"finished must be a sequence of seats, got {finished!r:.60}")
-    fin = [check_int(x, "finished seat", 0, 3) for x in finished]
-    if len(set(fin)) != len(fin):
-        raise GuandanError(f"bad finishing order {fin}: a seat twice")
-    if len(fin) >= 3 or any(s in fin and (s ^ 2) in fin for s in range(2)):
-        raise GuandanError(f"finishing order {fin}: the round is already over")
-    for s in range(4):
-        if (len(hs[s]) == 0) != (s in fin):
-            raise GuandanError(f"seat {s}: finished seats have no cards and others have some")
-    if len(hs[to_act]) == 0:
-        raise GuandanError(f"seat {to_act} to act has no cards")
-    total = Hand()
-    for h in hs:
-        total = total + h          # TooManyCopiesError beyond two decks
-    # the trick: (seat, move) pairs; each play beats the one before
-    if trick is None:
-        trick = ()
-    if not _is_seq(trick):
-        raise GuandanError(f"trick must be a sequence of (seat, move) pairs, got {type(trick).__name__}")
-    top_seat, top, np_ = -1, None, 0
-    tl_list: List[Tuple[int, Move]] = []
-    for i, entry in enumerate(trick):
-        if not _is_seq(entry) or len(entry) != 2:
-            raise GuandanError(f"trick entry {i} must be a (seat, move) pair, got {entry!r:.60}")
-        seat = check_int(entry[0], f"trick entry {i}'s seat", 0, 3)
-        mv = entry[1]
-        m = mv if isinstance(mv, Move) else parse_move(mv, lv + 2, rules=rules)
-        if m.type in (MoveType.TRIBUTE, MoveType.BACK):
-            raise InvalidMoveError(f"trick entry {i}: {m} is not a play")
-        if not m.is_pass:
-            if m._level != lv or (m.type == MoveType.STRAIGHT_FLUSH and not rules.wild_straight_flush):
-                m = Move.from_platform(m.to_platform(), lv + 2, rules=rules)
-            if top is not None and not m.beats(top):
-                raise GuandanError(f"trick entry {i}: {m} does not beat {top}")
-            try:
-                total = total + m.hand()
-            except GuandanError:
-                raise GuandanError(f"trick entry {i}: the hands and the trick's cards exceed "
-                                   f"two decks") from None
-            top_seat, top, np_ = seat, m, 0
-        elif top is None:
-            raise GuandanError(f"trick entry {i}: a trick starts with a play, not a pass")
-        else:
-            np_ += 1
-        tl_list.append((seat, m))
-    if passes is not None:
-        np_ = check_int(passes, "passes", 0, 3)
-    if top is None:
-        if np_:
-            raise GuandanError(f"{np_} passes but no play to beat")
-        top_lo = top_hi = 0
-    else:
-        top_lo, top_hi = top.words
-        # the trick must still be open, and the seat to act the next one to answer
-        others = [s for s in range(4) if s != top_seat and len(hs[s]) > 0]
-        if not 0 <= np_ < len(others):
-            raise GuandanError(f"{np_} passes after seat {top_seat}'s play: the trick would be over "
-                               f"(at most {len(others) - 1})")
-        expect = top_seat
-        for _ in range(np_ + 1):
-            expect = next(s for s in ((expect + k) % 4 for k in range(1, 5))
-                          if len(hs[s]) > 0 and s != top_seat)
-        if to_act != expect:
-            raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
-                               f"{np_} passes, not seat {to_act}")
-    native = (hs, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin, round_index, af)
-    return _Position(native, tuple(tl_list))
-
-
-def _parse_position_string(s: str) -> Dict[str, Any]:
-    """The validator of position strings (:attr:`Game.position`): the fields
-    as :meth:`Game.from_position` keywords, or a GuandanError."""
-    if len(s) > 1000:
-        raise GuandanError("a position string is at most 1000 characters")
-    parts = s.split()
-    if len(parts) == 11:
-        raise GuandanError(f"this position is in the {parts[10].split(':')[0][:20]!r} phase; games "
-                           f"start from play-phase positions only (use Game.replay(record))")
-    if len(parts) != 10:
-        raise GuandanError(f"a position string has 10 fields, got {len(parts)}: {s[:80]!r}")
-    hands_s, lv, tls, own, act, top, passes, fin, rnd, afl = parts
-    hs = hands_s.split("/")
-    if len(hs) != 4:
-        raise GuandanError("a position needs 4 hands separated by '/'")
-    hands = [_parse_cards_str(x) for x in hs]
-    tl = tls.split(",")
-    if len(tl) != 2:
-        raise GuandanError(f"team levels are two ranks separated by ',', got {tls[:20]!r}")
-    trick = None
-    if top != "-":
-        fields = top.split(":")
-        if len(fields) != 4 or len(fields[3]) % 2:
-            raise GuandanError(f"bad top play {top[:60]!r}: expected seat:Type:Rank:cards")
-        seat, tname, rank, cards = fields
-        trick = [(parse_int(seat, "the top play's seat", 0, 3),
-                  [tname, rank, [cards[i:i + 2] for i in range(0, len(cards), 2)]])]
-    if fin != "-" and not (fin.isascii() and fin.isdigit()):
-        raise GuandanError(f"finished seats are digits 0..3 or '-', got {fin[:20]!r}")
-    af = afl.split(",")
-    if len(af) != 2:
-        raise GuandanError(f"failed rounds at A are two counts separated by ',', got {afl[:20]!r}")
-    return dict(
-        hands=hands, level=lv, to_act=parse_int(act, "seat to act", 0, 3), team_levels=tl,
-        owner=-1 if own == "-" else parse_int(own, "owner", 0, 1), trick=trick,
-        passes=parse_int(passes, "passes", 0, 3),
-        finished=[] if fin == "-" else [parse_int(c, "finished seat", 0, 3) for c in fin],
-        round_index=parse_int(rnd, "round index", 0, MAX_ROUND_INDEX),
-        a_fails=tuple(parse_int(x, "failed rounds at A", 0, 100) for x in af))
-
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -287,10 +87,10 @@ class Game:
     """
 
     def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None) -> None:
-        r = _check_rules(rules)
+        r = resolve_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
-        self._init(r, _check_seed(seed))
+        self._init(r, check_seed(seed))
         self._deals = [self._deal_strings()]  # cards dealt at each round start
 
     def _init(self, rules: Rules, seed: int) -> None:
@@ -298,14 +98,12 @@ class Game:
         self.rules = rules
         self.seed = seed
         self._start: Optional[str] = None
-        self._core = _engine.GameCore.new_game(seed, _rflags(rules), rules.a_fail_limit or 0,
-                                               rules.max_rounds or 0)
+        self._core = _engine.GameCore.new_game(seed, rules.native)
         self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
-        self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
         self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
-        self._start_round = 0                                   # round of the start position
         self._deals: List[List[str]] = []
+        self._round0 = 0                  # round index the game (or position) starts at
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -338,26 +136,26 @@ class Game:
         if isinstance(position, str):
             if level is not None or trick is not None or passes is not None or finished:
                 raise GuandanError("give either a position string or hands with keyword fields, not both")
-            kw = _parse_position_string(position)
+            kw = parse_position_string(position)
             return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, **kw)
-        r = _check_rules(rules)
-        seed = _check_seed(seed)
-        pos = _validated_position(position, level, to_act, team_levels, owner, trick, passes,
+        r = resolve_rules(rules)
+        seed = check_seed(seed)
+        pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
         g = cls.__new__(cls)
         g._init(r, seed)
-        g._core.set_position(*pos.native, seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
+        g._core.set_position(*pos.native, seed, r.native)
         g._initial_trick = pos.trick
-        g._start_round = g._core.round_index
+        g._round0 = g._core.round_index
         g._deals = [g._deal_strings()]
         g._start = g.position
         return g
 
     # -- state ----------------------------------------------------------------
     @property
-    def phase(self) -> str:
-        """``"tribute"``, ``"back"``, ``"play"`` or ``"over"``."""
-        return PHASES[self._core.phase]
+    def phase(self) -> Phase:
+        """The :class:`Phase` (a ``str``: ``"tribute"``, ``"back"``, ``"play"`` or ``"over"``)."""
+        return PHASE_BY_CODE[self._core.phase]
 
     @property
     def to_act(self) -> int:
@@ -381,11 +179,12 @@ class Game:
 
     @property
     @_locked
-    def trick(self) -> List[Tuple[int, Move]]:
+    def trick(self) -> List[TrickPlay]:
         """The plays of the current trick so far, ``(seat, move)``, passes included."""
-        if self._tricks:
-            return list(self._tricks[-1])
-        return list(getattr(self, "_initial_trick", ()))
+        k, continued = self._core.trick_span()     # from the native undo history
+        head = list(self._initial_trick) if continued else []
+        tail = self._log[len(self._log) - k:] if k else []
+        return head + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail]
 
     @property
     def finish_order(self) -> List[int]:
@@ -403,7 +202,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self._core.phase == 3
+        return self.phase is Phase.OVER
 
     @property
     def winner(self) -> Optional[int]:
@@ -414,6 +213,97 @@ class Game:
     @property
     def card_counts(self) -> List[int]:
         return [self._core.hand_size(s) for s in range(4)]
+
+    @property
+    @_locked
+    def deals(self) -> List[List[str]]:
+        """The cards dealt at the start of each round of this game so far
+        (from the start position for games from a position), four card
+        strings per round."""
+        return [list(d) for d in self._deals]
+
+    @property
+    def level_index(self) -> int:
+        """The round level as a rank index 0..12 (2..A), as in move words."""
+        return self._core.rlevel
+
+    @property
+    def team_level_indices(self) -> Tuple[int, int]:
+        """The team levels as rank indices 0..12."""
+        return self._core.levels
+
+    @property
+    def top(self) -> Optional[TrickPlay]:
+        """The play to beat and who made it (``None`` when leading)."""
+        seat, lo, hi, _ = self._core.top
+        return None if seat < 0 else TrickPlay(seat, _native_move(lo, hi, self._core.rlevel))
+
+    @property
+    def passes(self) -> int:
+        """Passes since the play to beat."""
+        return self._core.top[3]
+
+    @property
+    def owner(self) -> Optional[int]:
+        """The team whose level this round is played at (None in the first round)."""
+        o = self._core.owner
+        return None if o < 0 else o
+
+    @property
+    def a_fails(self) -> Tuple[int, int]:
+        """Failed rounds at its own A, per team."""
+        return self._core.afail
+
+    @property
+    def decisions(self) -> int:
+        """Actions taken in this game so far (native counter)."""
+        return self._core.decisions
+
+    @property
+    def tribute(self) -> TributeState:
+        """This round's tribute state (see :class:`TributeState`)."""
+        n, payers, paid, recv, returned, anti = self._core.tribute
+        face = lambda f: None if f < 0 else _core.FACE_STR[f]
+        return TributeState(tuple(payers), tuple(face(f) for f in paid),
+                            tuple(None if r < 0 else r for r in recv),
+                            tuple(face(f) for f in returned), anti)
+
+    @property
+    def last_round(self) -> Optional[RoundResult]:
+        """How the last finished round ended (None before the first one ends)."""
+        c = self._core
+        order = c.last_order
+        if order is None:
+            return None
+        return RoundResult(tuple(order), order[0] & 1, c.last_delta, c.round_reward, c.last_won_a)
+
+    @property
+    def round_end_hands(self) -> Optional[List[Hand]]:
+        """The cards each seat still held when the last round ended (the
+        platform's ``restCards``); None before the first round ends."""
+        if self._core.last_order is None:
+            return None
+        return [self._core.end_hand(s) for s in range(4)]
+
+    def played_cards(self, seat: Optional[int] = None) -> Hand:
+        """The cards played so far this round (public knowledge): by everyone,
+        or by ``seat``."""
+        if seat is None:
+            return self._core.played()
+        seat = check_int(seat, "seat", 0, 3)
+        out = Hand()
+        with self._lock:
+            r = self._core.round_index
+            for s, lo, hi, _, rnd in self._log:
+                if s == seat and rnd == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS:
+                    out = out + Hand.from_masks(lo & _FACE_MASK, hi & _FACE_MASK)
+        return out
+
+    def observation_tensor(self, seat: Optional[int] = None) -> np.ndarray:
+        """The observation of ``seat`` (default: the seat to act) as the
+        float32 vector VecGame and the env give (layout in :mod:`guandan.vec`)."""
+        seat = self._core.to_act if seat is None else check_int(seat, "seat", 0, 3)
+        return self._core.observation_tensor(seat)
 
     @property
     @_locked
@@ -438,7 +328,7 @@ class Game:
         (use :meth:`record` / :meth:`replay` for those)."""
         c = self._core
         lv = c.rlevel
-        hands = "/".join(_cards_str(c.hand(s), lv) for s in range(4))
+        hands = "/".join(cards_str(c.hand(s), lv) for s in range(4))
         seat, lo, hi, passes = c.top
         if seat < 0:
             top = "-"
@@ -451,9 +341,10 @@ class Game:
         f0, f1 = c.afail
         pos = (f"{hands} {_RANKS[lv]} {_RANKS[a]},{_RANKS[b]} {own} {c.to_act} {top} {passes} "
                f"{fin} {c.round_index} {f0},{f1}")
-        if c.phase == 2:
+        phase = PHASE_BY_CODE[c.phase]
+        if phase is Phase.PLAY:
             return pos
-        if c.phase == 3:
+        if phase is Phase.OVER:
             return f"{pos} over:{'-' if self.winner is None else self.winner}"
         n, payers, paid, recv, returned, _ = c.tribute
         order = "".join(str(x) for x in (c.last_order or []))
@@ -467,6 +358,19 @@ class Game:
         following) in the play phase; tribute or return choices (moves of
         type TRIBUTE / BACK) in those phases; empty when the game is over."""
         return self._core.legal()
+
+    def parse_action(self, action: Any) -> Move:
+        """``action`` as a :class:`Move` read at this game's level: a Move, a
+        platform triple, text (``"Pair 5 S5 D5"``, bare cards, ``"PASS"``) or
+        an index into :meth:`legal_moves`. Raises :class:`IllegalMoveError`
+        when it is not a valid action at this level (legality now is checked
+        by :meth:`play`)."""
+        if isinstance(action, int) and not isinstance(action, bool):
+            moves = self.legal_moves()
+            if not 0 <= action < len(moves):
+                raise IllegalMoveError(f"action index {action} out of range ({len(moves)} legal actions)")
+            return moves[action]
+        return self._to_move(action)
 
     def _to_move(self, move: Any) -> Move:
         lv = self._core.rlevel
@@ -490,49 +394,39 @@ class Game:
         m = self._to_move(move)
         lo, hi = m.words
         c = self._core
-        seat, phase, r0 = c.to_act, c.phase, c.round_index
-        was_leading = c.top[0] < 0
+        seat, r0 = c.to_act, c.round_index
         if not c.apply(lo, hi, True):
             raise IllegalMoveError(self._why_illegal(m))
         self._log.append((seat, lo, hi, m._level, r0))
-        prev = self._tricks[-1] if self._tricks else getattr(self, "_initial_trick", ())
-        if phase != 2 or c.round_index != r0 or c.top[0] < 0:
-            trick: Tuple[Tuple[int, Move], ...] = ()       # not a play, or the trick/round ended
-        elif was_leading:
-            trick = ((seat, m),)
-        else:
-            trick = tuple(prev) + ((seat, m),)
-        self._tricks.append(trick)
         if c.round_index != r0 and not self.is_over:
             self._deals.append(self._deal_strings())
 
     def _why_illegal(self, m: Move) -> str:
+        # the rule is native (st_refusal); here it is only put into words
         c = self._core
+        lo, hi = m.words
+        code = c.refusal(lo, hi)
         seat = c.to_act
-        hand = c.hand(seat)
-        phase = self.phase
-        t = m.type
-        if phase in ("tribute", "back"):
-            want = MoveType.TRIBUTE if phase == "tribute" else MoveType.BACK
+        if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
+            return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
+        if code == _R_NOT_IN_HAND:
+            missing = _missing(c.hand(seat), m)
+            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+        if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
-            if t != want:
-                return f"seat {seat} must {'pay tribute' if phase == 'tribute' else 'return a card'} now, not play {m}"
-            if m.cards[0] not in hand:
-                return f"{m.cards[0]} is not in seat {seat}'s hand"
-            if phase == "tribute":
+            if code == _R_TRIBUTE_CARD:
                 return f"the tribute is the highest card in level order, never a wild: one of {choices}"
             return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if t in (MoveType.TRIBUTE, MoveType.BACK):
-            return f"there is no {t.platform} in the play phase"
-        seat_top, lo, hi, _ = c.top
-        if m.is_pass:
+        if code == _R_NOT_A_PLAY:
+            return f"there is no {m.type.platform} in the play phase"
+        if code == _R_LEADER_PASS:
             return "the leader cannot pass"
-        missing = [x for x in _missing(hand, m)]
-        if missing:
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
-        if seat_top >= 0:
-            top = _native_move(lo, hi, c.rlevel)
-            return f"{m} does not beat {top} (played by seat {seat_top})"
+        if code == _R_DOES_NOT_BEAT:
+            top = self.top
+            assert top is not None
+            return f"{m} does not beat {top.move} (played by seat {top.seat})"
+        if code == _R_GAME_OVER:
+            return "the game is over"
         return f"{m} is not legal here"
 
     @_locked
@@ -542,13 +436,12 @@ class Game:
             raise GuandanError("nothing to undo")
         self._core.undo()
         self._log.pop()
-        self._tricks.pop()
-        while len(self._deals) > self._core.round_index + 1:
+        while len(self._deals) > self._core.round_index - self._round0 + 1:
             self._deals.pop()
 
     @_locked
     def copy(self) -> "Game":
-        """An independent copy (native state copied; history kept)."""
+        """An independent copy (native state and undo history copied)."""
         g = Game.__new__(Game)
         g._lock = threading.RLock()
         g.rules = self.rules
@@ -556,11 +449,9 @@ class Game:
         g._start = self._start
         g._core = self._core.copy()
         g._log = list(self._log)
-        g._tricks = list(self._tricks)
         g._deals = list(self._deals)
-        if hasattr(self, "_initial_trick"):
-            g._initial_trick = self._initial_trick
-        g._start_round = getattr(self, "_start_round", 0)
+        g._round0 = self._round0
+        g._initial_trick = self._initial_trick
         return g
 
     @_locked
@@ -570,6 +461,9 @@ class Game:
         ``"search:ms=200"`` / ``"search:rollouts=500"`` run the native
         search (:mod:`guandan.search`) for the seat to act; any callable
         ``(observation, legal_moves) -> move`` works too."""
+        if not isinstance(policy, str) and not callable(policy):
+            raise GuandanError(f"a policy is a built-in name or a callable (observation, legal_moves) "
+                               f"-> move, got {type(policy).__name__}")
         if isinstance(policy, str):
             name, opts = parse_policy(policy)
             if name == "search":
@@ -581,7 +475,13 @@ class Game:
                 lo, hi = self._core.pick(native_code(name))
                 m = _native_move(lo, hi, self._core.rlevel)
         else:
-            m = self._to_move(policy(self.observation(self.to_act), self.legal_moves()))
+            try:
+                answer = policy(self.observation(self.to_act), self.legal_moves())
+            except GuandanError:
+                raise
+            except Exception as e:
+                raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+            m = self.parse_action(answer)
         self.play(m)
         return m
 
@@ -602,7 +502,7 @@ class Game:
         r = self._core.round_index
         plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
                  if rr == r and (lo >> 56) & 15 not in (0, MoveType.TRIBUTE, MoveType.BACK)]
-        if r == self._start_round:
+        if r == self._round0:
             plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
         return plays
 
@@ -635,7 +535,7 @@ class Game:
         from . import _search
         seat = check_int(seat, "seat", 0, 3)
         n = check_int(n, "n", 0, 1_000_000)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         hands = self._info(seat).sample_hands(n, seed)
         base = self._core.state_bytes()
         trick = tuple(self.trick)
@@ -649,7 +549,7 @@ class Game:
             g._core.load_state_bytes(st)
             g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
             g._initial_trick = trick
-            g._start_round = g._core.round_index
+            g._round0 = g._core.round_index
             g._deals = [g._deal_strings()]
             g._start = g.position
             out.append(g)
@@ -670,7 +570,7 @@ class Game:
         from .search import RolloutResult
         code = _rollout_code(policy)
         n = check_int(n, "n", 0, 100_000_000)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         if self._core.phase != 2:
             raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
         t = time.perf_counter()
@@ -734,23 +634,23 @@ class Game:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
         this round once resolved, and the last round's order. Nothing hidden."""
-        if seat not in range(4):
-            raise GuandanError(f"seat must be 0..3, got {seat}")
+        seat = check_int(seat, "seat", 0, 3)
         c = self._core
         lv = c.rlevel
         seat_top, lo, hi, passes = c.top
         n, payers, paid, recv, returned, anti = c.tribute
         trib: Dict[str, Any] = {"anti": anti, "payers": payers if anti or n else []}
-        if c.phase != 0 and not anti and n:
+        phase = self.phase
+        if phase is not Phase.TRIBUTE and not anti and n:
             trib["tribute"] = [[payers[i], recv[i], _core.FACE_STR[paid[i]]] for i in range(n)]
-        if c.phase == 2 and not anti and n:
+        if phase is Phase.PLAY and not anti and n:
             trib["back"] = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
         history = [[s, _native_move(l, h, v).to_platform()] for s, l, h, v, r in self._log
-                   if r == c.round_index and (l >> 56) & 15 not in (MoveType.TRIBUTE, MoveType.BACK)]
+                   if r == c.round_index and (l >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
         a, b = c.levels
         return {
             "seat": seat,
-            "phase": self.phase,
+            "phase": phase.value,
             "to_act": c.to_act,
             "hand": c.hand(seat).cards(lv + 2),
             "card_counts": self.card_counts,
@@ -758,7 +658,7 @@ class Game:
             "team_levels": [_RANKS[a], _RANKS[b]],
             "my_team": seat & 1,
             "round_index": c.round_index,
-            "leading": c.phase == 2 and seat_top < 0,
+            "leading": phase is Phase.PLAY and seat_top < 0,
             "top": None if seat_top < 0 else {"seat": seat_top,
                                                "move": _native_move(lo, hi, lv).to_platform()},
             "passes": passes,
@@ -799,7 +699,7 @@ class Game:
         Records are exchanged between people: everything in one is validated
         (any malformed or impossible record raises a :class:`GuandanError`
         naming the problem), so loading an untrusted record is safe."""
-        rec = _validated_record(record)
+        rec = validate_record(record)
         if rec["start"]:
             g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
         else:
@@ -820,51 +720,6 @@ class Game:
     def __repr__(self) -> str:
         return (f"<Game round {self.round_index} level {self.level} phase {self.phase} "
                 f"to_act {self.to_act} levels {self.team_levels}>")
-
-
-MAX_RECORD_ACTIONS = 1_000_000
-
-
-def _validated_record(record: Any) -> Dict[str, Any]:
-    """The validator of game records (:meth:`Game.record` output, from a file
-    or the network): the fields replay needs, type-checked, or a GuandanError."""
-    if isinstance(record, (bytes, bytearray)):
-        try:
-            record = record.decode("utf-8")
-        except UnicodeDecodeError:
-            raise GuandanError("a record is UTF-8 JSON") from None
-    if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except (ValueError, RecursionError):
-            raise GuandanError("a record is a JSON object; this is not JSON") from None
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise GuandanError(f"not a {RECORD_FORMAT} record")
-    for key in ("rules", "seed", "actions"):
-        if key not in record:
-            raise GuandanError(f"the record has no {key!r} field")
-    rules = Rules.from_dict(record["rules"])
-    seed = _check_seed(record["seed"])
-    start = record.get("start")
-    if start is not None and not isinstance(start, str):
-        raise GuandanError("the record's 'start' is a position string or null")
-    actions = record["actions"]
-    if not isinstance(actions, list) or len(actions) > MAX_RECORD_ACTIONS:
-        raise GuandanError("the record's 'actions' is a list of [seat, move] pairs")
-    out = []
-    for i, a in enumerate(actions):
-        if not isinstance(a, list) or len(a) != 2:
-            raise GuandanError(f"action {i} is not a [seat, move] pair")
-        out.append((check_int(a[0], f"action {i}'s seat", 0, 3), a[1]))
-    deals = record.get("deals")
-    if deals is not None:
-        if not isinstance(deals, list) or not all(
-                isinstance(d, list) and len(d) == 4 and all(isinstance(x, str) for x in d) for d in deals):
-            raise GuandanError("the record's 'deals' is a list of four card strings per round")
-        deals = [list(d) for d in deals]
-        if not deals:
-            deals = None
-    return {"rules": rules, "seed": seed, "start": start, "actions": out, "deals": deals}
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:

@@ -13,11 +13,12 @@ reads :attr:`Rules.wild_straight_flush`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from typing import Any, Dict, Optional
 
 from .errors import GuandanError
 
-__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT"]
+__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT", "resolve_rules"]
 
 MAX_ROUNDS = 10_000          # native round counters are 16-bit
 MAX_A_FAIL_LIMIT = 100       # native A-failure counters are 8-bit
@@ -93,6 +94,12 @@ class Rules:
         except KeyError:
             raise GuandanError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}") from None
 
+    @cached_property
+    def native(self) -> Any:
+        """The rules as the engine's native struct (built once per Rules)."""
+        from ._engine import NativeRules
+        return NativeRules(self)
+
     def replace(self, **changes: Any) -> "Rules":
         """A copy with some options changed."""
         return replace(self, **changes)
@@ -112,3 +119,14 @@ class Rules:
 
 
 PRESETS = {"default": Rules.default, "contest": Rules.contest}
+
+
+def resolve_rules(rules: Any) -> Rules:
+    """The validator of a ``rules`` argument: a :class:`Rules`, or None for
+    the defaults (a preset by name is ``Rules.named(name)``)."""
+    if rules is None:
+        return Rules.default()
+    if not isinstance(rules, Rules):
+        raise GuandanError(f"rules must be a guandan.Rules (Rules.named(name) for a preset), "
+                           f"got {type(rules).__name__}")
+    return rules

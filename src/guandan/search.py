@@ -371,12 +371,11 @@ def _fields_from_observation(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
             for receiver, payer, card in trib.get("back", []):
                 if payer == p:
                     returned[i] = _core.face_index(card)
-    from .game import _rflags
     return dict(seat=int(obs["seat"]), hand=Hand(obs["hand"]), counts=list(obs["card_counts"]),
                 plays=plays, rlevel=lv,
                 levels=tuple(_core.level_index(x) for x in obs["team_levels"]),
                 top_seat=top_seat, top_lo=top_lo, top_hi=top_hi, passes=int(obs.get("passes", 0)),
-                fin=list(obs.get("finish_order", ())), rflags=_rflags(rules),
+                fin=list(obs.get("finish_order", ())), rules=rules.native,
                 payers=payers, paid=paid, recv=recv, returned=returned, anti=anti)
 
 
@@ -393,7 +392,7 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     try:
         return _search.InfoSet.from_fields(
             f["seat"], f["hand"], f["counts"], f["plays"], f["rlevel"], f["levels"], f["top_seat"],
-            f["top_lo"], f["top_hi"], f["passes"], f["fin"], f["rflags"], f["payers"], f["paid"],
+            f["top_lo"], f["top_hi"], f["passes"], f["fin"], f["rules"], f["payers"], f["paid"],
             f["recv"], f["returned"], f["anti"])
     except GuandanError as e:
         raise GuandanError(f"{e} (is the observation's history this round's complete history?)") from None
@@ -469,16 +468,15 @@ def native_search_code(spec: str) -> int:
         rules = Rules.named(rules_name)
     except GuandanError:
         raise GuandanError(f"search option rules={rules_name!r}: not a rules preset") from None
-    from .game import _rflags
     cfg = SearchConfig.from_options(opts)
-    key = cfg.native_args() + (_rflags(rules),)
+    key = cfg.native_args() + (rules,)
     with _SLOT_LOCK:
         code = _SLOTS.get(key)
         if code is not None and _search.is_search_slot(code):
             return code
         for code in range(4, 8):
             if not _engine.policy_available(code) and code not in _SLOTS.values():
-                _search.register_slot(code, *key)
+                _search.register_slot(code, *cfg.native_args(), rules.native)
                 _SLOTS[key] = code
                 return code
     raise GuandanError("no free native policy slot for another search configuration (codes 4..7); "
