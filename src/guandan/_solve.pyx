@@ -24,9 +24,9 @@ value's sign is fixed and its size is at most 4 - (players out).
 Transposition table: four 16-byte entries to a cache line, the entry with
 the fewest cards replaced; keyed on the position - the four hands, the seat
 to act, the play to beat, its seat, the passes since it, the finishing order
-so far, the round level and the rule flags - by two independent hashes (96
-bits, so a false match is astronomically unlikely); stores proven bounds and
-the best move.
+so far, the round level and the wild straight flush rule - by two
+independent hashes (96 bits, so a false match is astronomically unlikely);
+stores proven bounds and the best move.
 
 Suit-free positions: suits matter only for straight flushes. Once no hand
 can make one (hands only shrink, so never again), positions are keyed on
