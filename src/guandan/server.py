@@ -1,5 +1,5 @@
 """A table server for the official Guandan AI-contest protocol
-(``../shared/PROTOCOL.md``): JSON over WebSocket, so bots written for the
+(``docs/protocol.md``): JSON over WebSocket, so bots written for the
 contest platform (``guandan_offline_v1006``) play against this engine
 unchanged.
 
@@ -492,7 +492,7 @@ class TableServer:
         g = self.game
         assert g is not None
         lo, hi = g._core.pick(seat.policy or "greedy")
-        return g.legal_moves().find(lo, hi)
+        return g.legal_moves(order="contest").find(lo, hi)
 
     async def _decide(self, seat: _Seat, msg: Dict[str, Any], n: int) -> int:
         loop = asyncio.get_running_loop()
@@ -589,7 +589,7 @@ class TableServer:
             await self._exchange("back")
         while not self._aborted and not g.is_over and g.round_index == rnd:
             seat = self.seats[g.to_act]
-            legal = g.legal_moves()
+            legal = g.legal_moves(order="contest")        # the platform's actionList order
             actions = legal.to_platform()
             top_before = g._core.top
             idx = await self._decide(seat, self._act(seat.index, "play", actions), len(actions))
