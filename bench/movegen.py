@@ -1,5 +1,5 @@
-"""Move generation speed on the 1,000 anchor hands (../shared/data), the hands
-the peer engines of ANCHORS.md were timed on.
+"""Move generation speed on the 1,000 anchor hands (tests/data), the hands
+the peer engines of docs/benchmarks.md were timed on.
 
     python bench/movegen.py [--reps 5] [--runs 5]
 

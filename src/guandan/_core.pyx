@@ -1489,10 +1489,12 @@ cdef class MoveList:
     :class:`~guandan.Move`.
 
     The moves live in a native buffer of 16-byte words; a ``Move`` object is
-    built only when an element is read. Order: the contest platform's
-    ``actionList`` order (the pass first when following; then Single, Pair,
-    Trips, ThreePair, ThreeWithTwo, TwoTrips, Straight, 4-card bombs, 5-card
-    bombs, StraightFlush, 6..10-card bombs, joker bomb).
+    built only when an element is read. Order: the generator's (docs/rules.md,
+    "Order of the move list"): the pass first when following, then the
+    platform's types in order (Single, Pair, Trips, ThreePair, ThreeWithTwo,
+    TwoTrips, Straight, 4-card bombs, 5-card bombs, StraightFlush, 6..10-card
+    bombs, joker bomb), keys in natural order; :func:`contest_order` gives
+    the platform's exact ``actionList`` order.
     """
 
     def __cinit__(self):

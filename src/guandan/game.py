@@ -662,8 +662,11 @@ class Game:
         if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
             return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
         if code == _R_NOT_IN_HAND:
-            missing = _missing(c.hand(seat), m)
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+            hand = c.hand(seat)
+            missing = _missing(hand, m)
+            once = [x for x in missing if hand.count(x) == 1]
+            note = f" ({' '.join(once)} held once, needed twice)" if once else ""
+            return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
         if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
             if code == _R_TRIBUTE_CARD:

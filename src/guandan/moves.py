@@ -2,7 +2,7 @@
 the public entry points :func:`legal_moves`, :func:`classify` and
 :func:`legal_moves_batch`.
 
-A move is the triple (type, key rank, card multiset) of RULES.md. Internally
+A move is the triple (type, key rank, card multiset) of docs/rules.md. Internally
 it is 16 bytes (two 64-bit words, see ``_core.pyx``); :class:`Move` is a thin
 view over them, built only when asked for.
 

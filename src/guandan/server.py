@@ -681,7 +681,8 @@ class TableServer:
         try:
             from websockets.asyncio.server import serve as ws_serve
         except ImportError:
-            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]'") from None
+            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]' "
+                               "(from a clone of the repository: pip install '.[server]')") from None
 
         self._full = asyncio.Event()            # created in the running loop
         for seat in self.seats:
