@@ -1683,19 +1683,39 @@ cdef object _owned_array(MoveBuf* buf, int level):
     return arr
 
 
+cdef object _c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):
+    """``a`` when it is a C-contiguous ndarray of ``dtype`` with ``ndim``
+    dimensions (and ``cols`` columns when 2-D), else ValueError. (Raw data
+    pointers instead of typed memoryviews: the memoryview support code is
+    ~22,000 lines of C per module, most of its compile time.)"""
+    if (not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != ndim
+            or not a.flags.c_contiguous or (ndim == 2 and a.shape[1] != cols)):
+        shape = f"(n, {cols})" if ndim == 2 else "(n,)"
+        raise ValueError(f"{name} must be a C-contiguous {np.dtype(dtype).name} array of shape {shape}")
+    return a
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
-                   const cnp.uint64_t[:, ::1] last, bint pattern=False, bint wild_sf=True):
-    """Native loop over many hands (validated by the caller). Returns
-    ``(offsets int64[n+1], moves uint64[m, 2])``; the GIL is released."""
-    cdef Py_ssize_t n = counts.shape[0], i, f
+def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=True):
+    """Native loop over many hands (validated by the caller: ``counts``
+    uint8 (n, 54), ``levels`` int64 (n,), ``last`` uint64 (n or 0, 2)).
+    Returns ``(offsets int64[n+1], moves uint64[m, 2])``; the GIL is released."""
+    counts_ = _c_array(counts_, np.uint8, 2, 54, "counts")
+    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
+    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    cdef Py_ssize_t n = counts_.shape[0], i, f
+    if levels_.shape[0] != n or last_.shape[0] not in (0, n):
+        raise ValueError("one level (and none or one play to beat) per hand")
+    cdef const uint8_t* counts = <const uint8_t*>cnp.PyArray_DATA(counts_)
+    cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
+    cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
     cdef MoveBuf buf
     cdef uint64_t one, two
     cdef int rc = 0, flags = _flags(pattern, wild_sf)
     cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
-    cdef bint has_last = last.shape[0] > 0
+    cdef bint has_last = last_.shape[0] > 0
     cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
     if g == NULL:
         raise MemoryError("generator scratch allocation failed")
@@ -1710,12 +1730,12 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
             one = 0
             two = 0
             for f in range(54):
-                if counts[i, f] >= 1:
+                if counts[54 * i + f] >= 1:
                     one |= (<uint64_t>1) << f
-                if counts[i, f] >= 2:
+                if counts[54 * i + f] >= 2:
                     two |= (<uint64_t>1) << f
             if has_last:
-                rc = _generate_with(g, one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+                rc = _generate_with(g, one, two, <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
             else:
                 rc = _generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
             off[i + 1] = buf.n

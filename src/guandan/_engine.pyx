@@ -1073,11 +1073,11 @@ cdef class GameCore:
     def observation_tensor(self, int seat):
         """The OBS_DIM float32 observation of ``seat`` (obs_fill)."""
         cdef View v
-        out = np.zeros(OBS_DIM, dtype=np.float32)
-        cdef float[::1] vo = out
+        cdef float vo[OBS_DIM]
+        memset(vo, 0, sizeof(vo))
         view_of(&self.st, seat & 3, &v)
-        obs_fill(&v, &vo[0])
-        return out
+        obs_fill(&v, vo)
+        return np.frombuffer((<char*>vo)[:sizeof(vo)], dtype=np.float32).copy()
 
     def played(self):
         """The cards played so far this round (public), as a Hand."""
