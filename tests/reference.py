@@ -1,7 +1,7 @@
 """Reference move enumerator for Guandan: a slow, plain test oracle.
 
 Pure Python 3.11, standard library only. It is written from
-/work/shared/RULES.md (and PROTOCOL.md for notation) only, and shares no code
+RULES.md (docs/rules.md) (and PROTOCOL.md for notation) only, and shares no code
 with the fast engine. Clarity comes before speed.
 
 Moves are tuples ``(type, rank, cards)``:
