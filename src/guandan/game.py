@@ -834,15 +834,15 @@ class Game:
         return g
 
     def __repr__(self) -> str:
+        levels = f"{self.team_levels[0]}/{self.team_levels[1]}"
         if self.is_over:
             w = self.winner
-            state = "over, " + ("no winner" if w is None else f"team {w} won")
-        else:
-            state = f"{self.phase}, seat {self.to_act} to act"
+            return (f"<Game over after {self.round_index} rounds: "
+                    f"{'no winner' if w is None else f'team {w} won'} (teams {levels})>")
         top = self.top
-        table = f", to beat: {top.move} (seat {top.seat})" if top is not None and not self.is_over else ""
-        return (f"<Game round {self.round_index + 1}, level {self.level} (teams "
-                f"{self.team_levels[0]}/{self.team_levels[1]}), {state}, cards "
+        table = f", to beat: {top.move} (seat {top.seat})" if top is not None else ""
+        return (f"<Game round {self.round_index + 1}, level {self.level} (teams {levels}), "
+                f"{self.phase}, seat {self.to_act} to act, cards "
                 f"{'/'.join(map(str, self.card_counts))}{table}>")
 
     def _repr_html_(self) -> str:
