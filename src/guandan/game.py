@@ -25,7 +25,7 @@ from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
-from .moves import Move, MoveList, MoveType, parse_move
+from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
 from .policies import native_code, parse_policy
 from .positions import cards_str, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
@@ -351,11 +351,18 @@ class Game:
 
     # -- actions ----------------------------------------------------------------
     @_locked
-    def legal_moves(self) -> MoveList:
+    def legal_moves(self, order: str = "generator") -> MoveList:
         """The legal actions of the seat to act: plays (and the pass when
         following) in the play phase; tribute or return choices (moves of
-        type TRIBUTE / BACK) in those phases; empty when the game is over."""
-        return self._core.legal()
+        type TRIBUTE / BACK) in those phases; empty when the game is over.
+        ``order="contest"``: plays in the contest platform's ``actionList``
+        order (what the server sends; see :func:`guandan.moves.contest_order`)."""
+        if order not in ORDERS:
+            raise GuandanError(f"order must be 'generator' or 'contest', got {order!r:.40}")
+        moves = self._core.legal()
+        if order == "contest" and self.phase is Phase.PLAY:
+            moves = _core.contest_order(moves, self._core.hand(self._core.to_act))
+        return moves
 
     def parse_action(self, action: Any) -> Move:
         """``action`` as a :class:`Move` read at this game's level: a Move, a
@@ -377,9 +384,27 @@ class Game:
                 return move
             move = move.to_platform()
         try:
+            if _is_bare_cards(move) and self.phase is Phase.PLAY:
+                return self._read_cards(move)
             return parse_move(move, lv + 2, rules=self.rules)
         except InvalidMoveError as e:
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
+
+    def _read_cards(self, text: str) -> Move:
+        """Bare cards: the one reading that is legal now; the default
+        (highest) reading when none is (its refusal says why); several legal
+        readings are refused with the list, to be given as ``TYPE RANK CARDS``."""
+        readings = classify(text.split(), self._core.rlevel + 2, rules=self.rules)
+        if not readings:
+            return parse_move(text, self._core.rlevel + 2, rules=self.rules)   # raises: no play
+        legal = self._core.legal()
+        ok = [m for m in readings if legal.find(*m.words) >= 0]
+        if len(ok) == 1:
+            return ok[0]
+        if len(ok) > 1:
+            raise IllegalMoveError(f"{text.strip()} can be played as {' or '.join(map(str, ok))}: "
+                                   f"say which (type, rank and cards)")
+        return readings[0]
 
     @_locked
     def play(self, move: Any) -> None:
@@ -408,8 +433,11 @@ class Game:
         if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
             return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
         if code == _R_NOT_IN_HAND:
-            missing = _missing(c.hand(seat), m)
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+            hand = c.hand(seat)
+            missing = _missing(hand, m)
+            once = [x for x in missing if hand.count(x) == 1]
+            note = f" ({' '.join(once)} held once, needed twice)" if once else ""
+            return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
         if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
             if code == _R_TRIBUTE_CARD:
@@ -720,8 +748,36 @@ class Game:
         return g
 
     def __repr__(self) -> str:
-        return (f"<Game round {self.round_index} level {self.level} phase {self.phase} "
-                f"to_act {self.to_act} levels {self.team_levels}>")
+        levels = f"{self.team_levels[0]}/{self.team_levels[1]}"
+        if self.is_over:
+            w = self.winner
+            return (f"<Game over after {self.round_index} rounds: "
+                    f"{'no winner' if w is None else f'team {w} won'} (teams {levels})>")
+        top = self.top
+        table = f", to beat: {top.move} (seat {top.seat})" if top is not None else ""
+        return (f"<Game round {self.round_index + 1}, level {self.level} (teams {levels}), "
+                f"{self.phase}, seat {self.to_act} to act, cards "
+                f"{'/'.join(map(str, self.card_counts))}{table}>")
+
+    def _repr_html_(self) -> str:
+        """The table of the game for Jupyter: per seat its cards, count and
+        the plays of the current trick."""
+        import html
+        with self._lock:
+            trick: Dict[int, List[str]] = {}
+            for s, m in self.trick:
+                trick.setdefault(s, []).append(str(m))
+            lv = self._core.rlevel
+            rows = []
+            for seat in range(4):
+                mark = " &#9664;" if seat == self.to_act and not self.is_over else ""
+                cards = " ".join(self._core.hand(seat).cards(lv + 2))
+                plays = "; ".join(trick.get(seat, []))
+                rows.append(f"<tr><td>{seat} (team {seat & 1}){mark}</td><td>{self.card_counts[seat]}</td>"
+                            f"<td><code>{html.escape(cards)}</code></td><td>{html.escape(plays)}</td></tr>")
+        head = html.escape(repr(self))
+        return (f"<div><p>{head}</p><table><thead><tr><th>seat</th><th>cards</th><th>hand</th>"
+                f"<th>this trick</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:
@@ -731,10 +787,18 @@ def _missing(hand: Hand, m: Move) -> List[str]:
     return [c for c, k in need.items() if hand.count(c) < k]
 
 
-def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[str, int]]:
+def perft(game: Game, depth: int, *, divide: bool = False,
+          stop_at_round_end: bool = False) -> Union[int, Dict[str, int]]:
     """The number of distinct action sequences of length ``depth`` from the
     position (as chess engines count), computed natively. With ``divide``, a
     breakdown ``{str(first move): count}``.
+
+    The end of the game is terminal (a sequence cannot go past it). By
+    default the end of a *round* is not: sequences continue into the next
+    deal (its tribute and play), whose cards come from the game's seed, so
+    such counts depend on the seed. ``stop_at_round_end=True`` makes the end
+    of the current round terminal too: a sequence that ends the round at its
+    last action counts, one that would go on does not.
 
     >>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
     >>> perft(g, 1), perft(g, 2)
@@ -743,8 +807,9 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
     {'Single 3 S3': 2, 'Single 4 S4': 2}
     """
     depth = check_int(depth, "depth", 0, 64)
+    stop = game._core.round_index if stop_at_round_end else -1
     if not divide:
-        return game._core.perft(depth)
+        return game._core.perft(depth, stop)
     if depth == 0:
         raise GuandanError("perft divide needs depth >= 1")
     out: Dict[str, int] = {}
@@ -752,7 +817,10 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
         c = game._core.copy()
         lo, hi = m.words
         c.apply(lo, hi, False)
-        out[str(m)] = c.perft(depth - 1)
+        if stop >= 0 and c.round_index != stop:
+            out[str(m)] = 1 if depth == 1 else 0
+        else:
+            out[str(m)] = c.perft(depth - 1, stop)
     return out
 
 
