@@ -26,7 +26,7 @@ connection with code 1009, and the seat counts as disconnected. Ignored frames
 are logged with the reason (the first 20 of each connection, then every 1000th).
 
 *Timeout.* A seat that does not answer within ``timeout`` seconds plays the
-*default action*. Default 30 s: PROTOCOL.md sets no limit (the reference server
+*default action*. Default 30 s: the contest protocol (docs/protocol.md) sets no limit (the reference server
 waits forever, so one hung bot freezes its table); 30 s is far more than a
 contest bot thinks per move yet bounds a hung one. ``0`` or ``None`` waits
 forever. The default action is index 0 of its ``actionList`` (the pass when
