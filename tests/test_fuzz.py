@@ -1171,10 +1171,11 @@ def test_game_play_garbage(seed, steps, data):
 
 @fuzz_settings()
 @given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 3, 60]), seat=seat_values,
-       policy=st.one_of(st.sampled_from(["random", "greedy", "nope", ""]), scalar_junk,
-                        st.sampled_from(["junk_callable", "raise_callable"])),
-       ret=st.one_of(junk, triples))
-def test_game_observation_and_policies(seed, steps, seat, policy, ret):
+       kind=st.integers(0, 9), junk_policy=scalar_junk, ret=st.one_of(junk, triples))
+def test_game_observation_and_policies(seed, steps, seat, kind, junk_policy, ret):
+    # (a kind drawn first: hypothesis would otherwise draw the junk branch nearly always)
+    policy = (["random", "greedy", "random", "greedy", "expert", "nope", "first_callable", "junk_callable",
+               "raise_callable"] + [junk_policy])[kind]
     g = _game_at(seed, steps)
     ok, obs = attempt("Game.observation(seat)", g.observation, seat)
     if ok:
@@ -1185,6 +1186,8 @@ def test_game_observation_and_policies(seed, steps, seat, policy, ret):
         return
     if policy == "junk_callable":
         policy = lambda o, ms: ret
+    elif policy == "first_callable":
+        policy = lambda o, ms: ms[0]
     elif policy == "raise_callable":
         def policy(o, ms):
             raise GuandanError("my bot gave up")
@@ -1313,13 +1316,18 @@ def test_vecgame(args, data):
 
 
 @fuzz_settings(0.25)
-@given(n=st.one_of(st.integers(1, 12), st.sampled_from([0, -1, 1.5, "10", None, True, np.int64(3)])),
-       unit=st.sampled_from(["deal", "game", "x", None]),
-       policies=st.one_of(st.sampled_from([("greedy", "random", "greedy", "random"), ("random",) * 4, ("greedy",),
-                                           ("greedy", "random"), ("x",) * 4, (), "greedy", None, 5])),
-       seed=st.one_of(st.integers(0, 2 ** 64 - 1), st.sampled_from([-1, 2 ** 64, 1.5, "1", None])),
-       workers=st.sampled_from([None, 1, 2, 0, -1, 1.5, "2"]))
-def test_simulate(n, unit, policies, seed, workers):
+@given(args=one_hostile(
+    dict(n=st.integers(0, 12), unit=st.sampled_from(["deal", "game"]),
+         policies=st.sampled_from([("greedy", "random", "greedy", "random"), ("random",) * 4, ("greedy",) * 4]),
+         seed=st.integers(0, 2 ** 63 - 1), workers=st.sampled_from([None, 1, 2])),
+    dict(n=st.sampled_from([-1, 1.5, "10", None, True, np.int64(3), 2.0]),
+         unit=st.sampled_from(["x", None, "Deal", 0]),
+         policies=st.sampled_from([("greedy",), ("greedy", "random"), ("x",) * 4, (), "greedy", None, 5,
+                                   ("expert", "greedy", "expert", "random"), ("random", None, "random", 1)]),
+         seed=st.sampled_from([-1, 2 ** 64, 2 ** 70, 1.5, "1", None]),
+         workers=st.sampled_from([0, -1, 1.5, "2", 10 ** 6, True]))))
+def test_simulate(args):
+    n, unit, policies, seed, workers = (args[k] for k in ("n", "unit", "policies", "seed", "workers"))
     if unit == "game" and is_int(n):
         n = min(n, 2)           # whole games are long (on the sanitizer build especially)
     kw = dict(unit=unit, policies=policies, seed=seed, workers=workers)
@@ -1328,6 +1336,36 @@ def test_simulate(n, unit, policies, seed, workers):
         assert is_int(n) and n >= 0 and unit in ("deal", "game"), f"simulate accepted {short((n, kw))}"
         assert len(r) == n
         r.summary()
+
+
+@fuzz_settings(0.5)
+@given(seed=st.one_of(st.none(), st.integers(0, 2 ** 64 - 1), any_int, scalar_junk),
+       unit=st.sampled_from(["deal", "game"]), data=st.data())
+def test_pettingzoo_env_step(seed, unit, data):
+    pytest.importorskip("pettingzoo")
+    from guandan.env import env as make_env
+    e = make_env(unit=unit)
+    ok, _ = attempt("env.reset(seed)", e.reset, seed=seed)
+    if not ok:
+        return
+    for _ in range(data.draw(st.integers(1, 30), label="steps")):
+        if not e.agents:
+            break
+        obs, reward, term, trunc, info = e.last()
+        mask = obs["action_mask"]
+        n = int(mask.sum())
+        if term or trunc:
+            e.step(None)
+            continue
+        a = data.draw(st.one_of(st.integers(0, max(0, n - 1)), st.integers(0, max(0, n - 1)),
+                                st.sampled_from([-1, n, n + 5, 2 ** 63, 2 ** 64, 1.5, 0.0, "0", None, [0],
+                                                 np.int64(0), np.float32(0.0)]), scalar_junk), label="action")
+        before = e.game.position
+        ok, _ = attempt("env.step(action)", e.step, a)
+        if ok:
+            assert isinstance(a, (int, np.integer)) and 0 <= a < n, f"env.step accepted action {short(a)} of {n}"
+        else:
+            assert e.game.position == before, "a refused env step changed the game"
 
 
 # ---------------------------------------------------------------------------
