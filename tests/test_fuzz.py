@@ -1084,6 +1084,41 @@ def test_cli_replay_in_process(k, data, tmp_path_factory):
         assert rc == 0, err.getvalue()
 
 
+CLI_BAD_ARGS = [
+    ["moves", "--level", "99", "S2"], ["moves", "--last", "[[[[", "S2"], ["moves", "S2", "S2", "S2"],
+    ["moves", "--last", "tribute tribute S2", "S3"], ["moves", "--rules", "nope", "S2"],
+    ["simulate", "--deals", "-5", "--quiet"], ["simulate", "--deals", "3", "--workers", "0", "--quiet"],
+    ["simulate", "--deals", "3", "--seed", "-1", "--quiet"], ["simulate", "--deals", "3", "--policy", "x", "--quiet"],
+    ["simulate", "--deals", "3", "--out", "/nonexistent-dir/x.npz", "--quiet"],
+    ["replay", "/nonexistent.json"], ["replay", "/"], ["replay", "/dev/null"],
+    ["play", "--bots", "nope", "--seed", "1"], ["play", "--seed", "-1"],
+    ["bot", "nomodule:Nope"], ["bot", "os:path"], ["bot", "guandan.bots:Bot", "--url", "nonsense"],
+    ["bot", "guandan.bots:Bot", "--url", "ws://127.0.0.1:1/game/x"],
+    ["serve", "--port", "99999"], ["serve", "--port", "-1"], ["serve", "--games", "0"],
+    ["serve", "--bots", "9=greedy"],
+]
+
+
+@pytest.mark.parametrize("argv", CLI_BAD_ARGS, ids=[" ".join(a)[:50] for a in CLI_BAD_ARGS])
+def test_cli_bad_arguments_fail_cleanly(argv):
+    """Each command refuses bad arguments (and failures of files, sockets and
+    imports) with one `guandan: error: ...` line and exit code 2, no traceback."""
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    TRIED["guandan CLI (bad arguments)"] += 1
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli_main(argv)
+    except SystemExit as e:          # argparse's own usage errors
+        rc = e.code
+        assert rc == 2, (argv, rc)
+        return
+    except Exception as e:
+        raise AssertionError(f"`guandan {' '.join(argv)}` raised {type(e).__name__}: {e}") from e
+    assert rc == 2 and _one_line_error(err.getvalue()), (argv, rc, err.getvalue()[-500:])
+
+
 @fuzz_settings(0.03)
 @given(k=st.integers(0, 5), data=st.data())
 def test_cli_replay_subprocess(k, data, tmp_path_factory):
