@@ -1383,6 +1383,8 @@ def test_pettingzoo_env_step(seed, unit, data):
     ok, _ = attempt("env.reset(seed)", e.reset, seed=seed)
     if not ok:
         return
+    if seed is None:
+        e.reset(seed=12345)         # (seed None deals at random: hypothesis needs repeatable games)
     for _ in range(data.draw(st.integers(1, 30), label="steps")):
         if not e.agents:
             break
