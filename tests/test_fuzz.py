@@ -307,7 +307,7 @@ def test_classify(cards, level, rules):
     as_list = cards.split() if isinstance(cards, str) else list(cards) if isinstance(cards, (list, tuple)) else None
     for m in readings:
         if as_list is not None:
-            assert Counter(m.cards) == Counter(as_list)
+            assert Counter(m.cards) == Counter(c.upper() for c in as_list)   # either case (issue 12)
         assert Move.from_platform(m.to_platform(), lv + 2, rules=rules) == m
     if readings:
         assert Move.from_cards(cards, level, rules=rules) == readings[0]
