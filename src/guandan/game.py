@@ -276,6 +276,7 @@ class Game:
         self.rules = rules
         self.seed = seed
         self._start: Optional[str] = None
+        self._round_start: Optional[Dict[str, Any]] = None
         self._core = _engine.GameCore.new_game(seed, _rflags(rules), rules.a_fail_limit or 0,
                                                rules.max_rounds or 0)
         self._lock = threading.RLock()
@@ -327,6 +328,52 @@ class Game:
         g._initial_trick = pos.trick
         g._deals = [g._deal_strings()]
         g._start = g.position
+        return g
+
+    @classmethod
+    def from_deal(cls, seed: int, team_levels: Sequence[Any] = ("2", "2"), owner: int = 0,
+                  last_order: Optional[Sequence[int]] = None, *,
+                  rules: Optional[Rules] = None) -> "Game":
+        """A game at the start of one round, dealt from ``seed``: the teams at
+        ``team_levels``, the round played at team ``owner``'s level, and, when
+        ``last_order`` (the previous round's finishing order, its banker in
+        team ``owner``) is given, the tribute phase that order calls for
+        (tribute, return or anti-tribute, exactly as in a game). Without it
+        the round starts like a first round (the leader drawn from the seed).
+
+        The same arguments always give the same state (hands, levels, tribute
+        state, the built-in random policy's draws): the arena plays each such
+        deal twice with the teams' seats swapped.
+
+        >>> g = Game.from_deal(5, team_levels=("7", "K"), owner=1, last_order=[1, 0, 3, 2])
+        >>> g.level, g.team_levels, g.phase, g.to_act
+        ('K', ('7', 'K'), 'tribute', 2)
+        >>> Game.replay(g.record()).position == g.position
+        True
+        """
+        r = _check_rules(rules)
+        seed = _check_seed(seed)
+        if not _is_seq(team_levels) or len(team_levels) != 2:
+            raise GuandanError("team_levels needs two levels")
+        tl = [_check_level(x, "team level") for x in team_levels]
+        owner = check_int(owner, "owner", 0, 1)
+        order = None
+        if last_order is not None:
+            if not _is_seq(last_order) or len(last_order) != 4:
+                raise GuandanError("last_order lists the four seats in finishing order")
+            order = [check_int(x, "last_order seat", 0, 3) for x in last_order]
+            if sorted(order) != [0, 1, 2, 3]:
+                raise GuandanError(f"last_order {order} is not a permutation of the seats")
+            if order[0] & 1 != owner:
+                raise GuandanError(f"the previous banker (seat {order[0]}) must be in the owner "
+                                   f"team {owner}: the round is played at the last winner's level")
+        g = cls.__new__(cls)
+        g._init(r, seed)
+        g._core.start_round(seed, tl, owner, order, _rflags(r), r.a_fail_limit or 0,
+                            r.max_rounds or 0)
+        g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
+                          "last_order": order}
+        g._deals = [g._deal_strings()]
         return g
 
     # -- state ----------------------------------------------------------------
@@ -530,6 +577,7 @@ class Game:
         g.rules = self.rules
         g.seed = self.seed
         g._start = self._start
+        g._round_start = self._round_start
         g._core = self._core.copy()
         g._log = list(self._log)
         g._tricks = list(self._tricks)
@@ -615,6 +663,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "start": self._start,
+            **({"round_start": self._round_start} if self._round_start else {}),
             "deals": [list(d) for d in self._deals],
             "actions": [[s, _native_move(lo, hi, lv).to_platform()] for s, lo, hi, lv, _ in self._log],
             "result": {
@@ -635,6 +684,10 @@ class Game:
         rec = _validated_record(record)
         if rec["start"]:
             g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
+        elif rec["round_start"] is not None:
+            rs = rec["round_start"]
+            g = cls.from_deal(rec["seed"], rs["team_levels"], rs["owner"], rs["last_order"],
+                              rules=rec["rules"])
         else:
             g = cls(rules=rec["rules"], seed=rec["seed"])
         for i, (seat, triple) in enumerate(rec["actions"]):
@@ -689,6 +742,10 @@ def _validated_record(record: Any) -> Dict[str, Any]:
         if not isinstance(a, list) or len(a) != 2:
             raise GuandanError(f"action {i} is not a [seat, move] pair")
         out.append((check_int(a[0], f"action {i}'s seat", 0, 3), a[1]))
+    rs = record.get("round_start")
+    if rs is not None:
+        if start is not None or not isinstance(rs, dict) or set(rs) != {"team_levels", "owner", "last_order"}:
+            raise GuandanError("the record's 'round_start' is {team_levels, owner, last_order}")
     deals = record.get("deals")
     if deals is not None:
         if not isinstance(deals, list) or not all(
@@ -697,7 +754,8 @@ def _validated_record(record: Any) -> Dict[str, Any]:
         deals = [list(d) for d in deals]
         if not deals:
             deals = None
-    return {"rules": rules, "seed": seed, "start": start, "actions": out, "deals": deals}
+    return {"rules": rules, "seed": seed, "start": start, "round_start": rs, "actions": out,
+            "deals": deals}
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:

@@ -158,8 +158,7 @@ def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
     out.write(f"Guandan game, seed {record['seed']}, rules {rules.get('name', '?')}\n")
     deals = record.get("deals") or []
     r = -1
-    replay = Game(rules=Rules.from_dict(rules), seed=record["seed"]) if not record.get("start") \
-        else Game.from_position(record["start"], rules=Rules.from_dict(rules), seed=record["seed"])
+    replay = Game.replay({**record, "actions": [], "deals": None})   # the start, validated
     for seat, triple in record["actions"]:
         if replay.round_index != r:
             r = replay.round_index
