@@ -306,7 +306,8 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def run_setups(const uint64_t[::1] seeds, const int8_t[:, ::1] levels, const int8_t[::1] owner,
+def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
+               const int8_t[:, ::1] levels, const int8_t[::1] owner,
                const int8_t[:, ::1] last_order, const int8_t[::1] policies, int unit,
                int rflags=0, int a_fail_limit=0, int max_rounds=0, bint record=False):
     """Play each given start once with one native policy per seat: unit 0, the
@@ -331,6 +332,7 @@ def run_setups(const uint64_t[::1] seeds, const int8_t[:, ::1] levels, const int
     if g == NULL:
         raise MemoryError()
     if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
+            or policy_seeds.shape[0] != n \
             or last_order.shape[0] != n or levels.shape[1] != 2 or last_order.shape[1] != 4:
         free(g)
         raise ValueError("run_setups: arrays of mismatched shapes")
@@ -381,7 +383,7 @@ def run_setups(const uint64_t[::1] seeds, const int8_t[:, ::1] levels, const int
                              <uint8_t>rflags, a_fail_limit, max_rounds)
             else:
                 st_new_game(&st, seeds[row], <uint8_t>rflags, a_fail_limit, max_rounds)
-            st_seed(prng, seeds[row] ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+            st_seed(prng, policy_seeds[row])
             v_trib[row] = st.npay if not st.anti else 0
             v_anti[row] = st.anti
             r0 = st.round_index

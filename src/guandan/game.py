@@ -264,11 +264,14 @@ class Game:
     thing (deals, the first leader) comes from ``seed``.
     """
 
-    def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None) -> None:
+    def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None, *,
+                 policy_seed: Optional[int] = None) -> None:
         r = _check_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
         self._init(r, _check_seed(seed))
+        if policy_seed is not None:           # the built-in random policy's draws
+            self._core.seed_policy(_check_seed(policy_seed))
         self._deals = [self._deal_strings()]  # cards dealt at each round start
 
     def _init(self, rules: Rules, seed: int) -> None:
@@ -333,7 +336,7 @@ class Game:
     @classmethod
     def from_deal(cls, seed: int, team_levels: Sequence[Any] = ("2", "2"), owner: int = 0,
                   last_order: Optional[Sequence[int]] = None, *,
-                  rules: Optional[Rules] = None) -> "Game":
+                  rules: Optional[Rules] = None, policy_seed: Optional[int] = None) -> "Game":
         """A game at the start of one round, dealt from ``seed``: the teams at
         ``team_levels``, the round played at team ``owner``'s level, and, when
         ``last_order`` (the previous round's finishing order, its banker in
@@ -342,8 +345,9 @@ class Game:
         the round starts like a first round (the leader drawn from the seed).
 
         The same arguments always give the same state (hands, levels, tribute
-        state, the built-in random policy's draws): the arena plays each such
-        deal twice with the teams' seats swapped.
+        state): the arena plays each such deal twice with the teams' seats
+        swapped. ``policy_seed`` seeds the built-in random policy's draws
+        (default: derived from ``seed``).
 
         >>> g = Game.from_deal(5, team_levels=("7", "K"), owner=1, last_order=[1, 0, 3, 2])
         >>> g.level, g.team_levels, g.phase, g.to_act
@@ -371,6 +375,8 @@ class Game:
         g._init(r, seed)
         g._core.start_round(seed, tl, owner, order, _rflags(r), r.a_fail_limit or 0,
                             r.max_rounds or 0)
+        if policy_seed is not None:
+            g._core.seed_policy(_check_seed(policy_seed))
         g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
                           "last_order": order}
         g._deals = [g._deal_strings()]

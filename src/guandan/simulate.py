@@ -382,6 +382,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
                 levels: Optional[Sequence[Sequence[int]]] = None,
                 owner: Optional[Sequence[int]] = None,
                 last_order: Optional[Sequence[Optional[Sequence[int]]]] = None,
+                policy_seeds: Optional[Sequence[int]] = None,
                 rules: Optional[Rules] = None, records: bool = False
                 ) -> Tuple[Dict[str, np.ndarray], Optional[List[Dict[str, Any]]]]:
     """Play given starts once each in the native loop, one built-in policy
@@ -391,8 +392,10 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     owner[i], last_order[i])`` (levels as rank indices 0..12 = 2..A;
     ``last_order[i]`` None for a first-round start) and one round is played.
     ``unit="game"``: start ``i`` is ``Game(seed=seeds[i])`` played to the end.
-    The results are exactly those of ``Game.play_policy`` with the same names
-    on the same starts (the policy RNG is seeded alike). Rows: ``order``
+    ``policy_seeds[i]`` seeds the built-in random policy's draws (default:
+    as ``Game`` derives it from the seed). The results are exactly those of
+    ``Game.play_policy`` with the same names on the same starts
+    (``Game.from_deal(..., policy_seed=...)``). Rows: ``order``
     (finishing order of the last round played), ``points`` (the banker
     team's 1..3 of that round, before the cap at A), ``tribute`` (payers,
     0 when anti-tribute), ``anti``, ``decisions``, ``bombs``, ``winner``
@@ -416,8 +419,12 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
         for i, o in enumerate(last_order):
             if o is not None:
                 lo[i] = o
+    if policy_seeds is None:
+        ps = sd ^ np.uint64(0xA5A5A5A5DEADBEEF)
+    else:
+        ps = np.asarray(policy_seeds, dtype=np.uint64).reshape(n)
     u = 0 if unit == "deal" else 1
-    rows, words = _sim.run_setups(sd, lv, ow, lo, codes, u, _rflags(rules), rules.a_fail_limit or 0,
+    rows, words = _sim.run_setups(sd, ps, lv, ow, lo, codes, u, _rflags(rules), rules.a_fail_limit or 0,
                                   rules.max_rounds or 0, records)
     if not records:
         return rows, None
@@ -425,9 +432,10 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     for i in range(n):
         if u == 0:
             g = Game.from_deal(int(sd[i]), ["23456789TJQKA"[x] for x in lv[i]], int(ow[i]),
-                               None if lo[i, 0] < 0 else [int(x) for x in lo[i]], rules=rules)
+                               None if lo[i, 0] < 0 else [int(x) for x in lo[i]], rules=rules,
+                               policy_seed=int(ps[i]))
         else:
-            g = Game(rules=rules, seed=int(sd[i]))
+            g = Game(rules=rules, seed=int(sd[i]), policy_seed=int(ps[i]))
         for seat, w0, w1 in words[i]:
             g.play(Move._from_native(int(w0), int(w1), g._core.rlevel))
         recs.append(g.record())

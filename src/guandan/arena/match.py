@@ -246,8 +246,12 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
         if k not in pools:
             if k == "native":
                 pools[k] = cf.ThreadPoolExecutor(max_workers=concurrency)
-            else:
+            elif _picklable([r.a for r in results] + [r.b for r in results]):
                 pools[k] = cf.ProcessPoolExecutor(max_workers=concurrency)
+            else:
+                # objects that cannot go to another process play here, in the
+                # main thread (where the per-move alarm still works)
+                pools[k] = _Inline()
         return pools[k]
 
     def submit(idx: int, deal_ids: List[int]) -> Any:
@@ -315,6 +319,30 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     if output:
         res.save(output)
     return res
+
+
+def _picklable(objs: Sequence[Any]) -> bool:
+    import pickle
+    try:
+        pickle.dumps(list(objs))
+        return True
+    except Exception:
+        return False
+
+
+class _Inline:
+    """An executor that runs each task at once in the calling thread."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
+        f: cf.Future = cf.Future()
+        try:
+            f.set_result(fn(*args))
+        except BaseException as e:
+            f.set_exception(e)
+        return f
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
 
 
 def _wait_any(futs: List[Any], dask: bool) -> List[Any]:

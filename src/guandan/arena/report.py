@@ -55,18 +55,14 @@ class Progress:
         except ImportError:
             self.bar = None
 
-    def _done(self) -> int:
-        # a stopped pairing counts as complete for the ETA
-        return sum(len(r.pairs) if not r.done else len(r.pairs) + 0 for r in self.results)
-
     def update(self) -> None:
         if not self.enabled:
             return
         now = time.perf_counter()
         done = sum(len(r.pairs) for r in self.results)
         live = [r for r in self.results if r.pairs]
-        r = max(live, key=lambda x: len(x.pairs)) if len(self.results) == 1 or not live else \
-            next((x for x in self.results if not x.done and x.pairs), live[-1])
+        moving = [x for x in live if not x.done]
+        r = (moving or live or self.results)[-1 if len(self.results) > 1 else 0]
         text = pair_line(r) if live else ""
         if self.bar is not None:
             total = sum(len(x.pairs) if x.done else self.total // len(self.results)

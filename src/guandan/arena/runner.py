@@ -142,7 +142,8 @@ def play_batch_native(a: str, b: str, specs: Sequence[DealSpec], unit: str, rule
     out = []
     for half in (0, 1):
         pols = [a, b, a, b] if half == 0 else [b, a, b, a]
-        out.append(play_starts(seeds, pols, unit=unit, rules=r, records=records, **kw))
+        out.append(play_starts(seeds, pols, unit=unit, rules=r, records=records,
+                               policy_seeds=[s.half_policy_seed(half) for s in specs], **kw))
     results = []
     for i, spec in enumerate(specs):
         halves = []
@@ -173,10 +174,10 @@ def play_half_python(spec: DealSpec, half: int, players: Sequence[Any], names: S
     """One half through :class:`guandan.Game` (players: the two
     :class:`Participant` objects A, B). Returns (half result, record)."""
     r = _rules_for(rules, unit, limits)
-    g = spec.game(r, unit)
+    g = spec.game(r, unit, half)
     seat_side = [0, 1, 0, 1] if half == 0 else [1, 0, 1, 0]
-    pols = [players[seat_side[s]].make(spec.seed ^ (0x9E3779B97F4A7C15 * (s + 1)) & ((1 << 63) - 1))
-            for s in range(4)]
+    ps = spec.half_policy_seed(half)
+    pols = [players[seat_side[s]].make(ps ^ (s + 1)) for s in range(4)]
     used = [0.0, 0.0]
     forfeit: Optional[Dict[str, Any]] = None
     decisions = 0

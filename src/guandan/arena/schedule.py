@@ -39,6 +39,7 @@ class DealSpec:
     team_levels: Tuple[int, int]              # rank indices 0..12 (2..A)
     owner: int                                # team whose level the round is played at
     last_order: Optional[Tuple[int, int, int, int]]   # previous finishing order (tribute) or None
+    policy_seed: int = 0                      # the built-in random policy's draws (per half)
 
     @property
     def level(self) -> str:
@@ -49,13 +50,21 @@ class DealSpec:
                 "team_levels": [RANKS[x] for x in self.team_levels], "owner": self.owner,
                 "last_order": list(self.last_order) if self.last_order else None}
 
-    def game(self, rules: Any = None, unit: str = "deal") -> Any:
-        """A fresh :class:`guandan.Game` at this start."""
+    def half_policy_seed(self, half: int) -> int:
+        """The seed of the built-in random policy's draws in ``half``: the
+        halves draw independently (identical stochastic participants are not
+        forced into mirror-image games)."""
+        return ((self.policy_seed ^ (0x9E3779B97F4A7C15 * (half + 1))) & ((1 << 64) - 1)) >> 1
+
+    def game(self, rules: Any = None, unit: str = "deal", half: int = 0) -> Any:
+        """A fresh :class:`guandan.Game` at this start, for ``half``."""
         from ..game import Game
+        ps = self.half_policy_seed(half)
         if unit == "game":
-            return Game(rules=rules, seed=self.seed)
+            return Game(rules=rules, seed=self.seed, policy_seed=ps)
         return Game.from_deal(self.seed, [RANKS[x] for x in self.team_levels], self.owner,
-                              list(self.last_order) if self.last_order else None, rules=rules)
+                              list(self.last_order) if self.last_order else None, rules=rules,
+                              policy_seed=ps)
 
 
 def parse_levels(spec: Any) -> Optional[Tuple[int, int]]:
@@ -77,7 +86,8 @@ def deal_spec(seed: int, index: int, *, levels: Optional[Tuple[int, int]] = None
 
     Drawn from ``SeedSequence(seed, spawn_key=(index,))``: the deal seed; a
     level 2..A for each team, uniform and independent (unless ``levels``
-    fixes them); the owner team, uniform; and with ``tribute`` a previous
+    fixes them); the owner team, uniform; the seed of the built-in random
+    policy's draws; and with ``tribute`` a previous
     finishing order, uniform among the 12 orders whose banker is in the
     owner team (so single-down and double-down tribute and anti-tribute
     occur at their natural rates), else none (a first round: no tribute).
@@ -97,7 +107,7 @@ def deal_spec(seed: int, index: int, *, levels: Optional[Tuple[int, int]] = None
         k = (w[2] >> 1) % 6
         perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
         order = (banker,) + tuple(rest[x] for x in perms[k])
-    return DealSpec(int(index), deal_seed, tl, owner, order)
+    return DealSpec(int(index), deal_seed, tl, owner, order, w[3] >> 1)
 
 
 def pairings(n: int, mode: str) -> List[Tuple[int, int]]:

@@ -126,7 +126,7 @@ def _mle_with_mean(p: Sequence[float], s: float) -> List[float]:
     def f(lam: float) -> float:
         return sum(pk * d / (1 + lam * d) for pk, d in zip(p, xs))
 
-    for _ in range(200):
+    for _ in range(64):
         mid = (a + b) / 2
         if f(mid) > 0:
             a = mid
