@@ -357,3 +357,15 @@ def test_plot(tmp_path):
     assert os.path.getsize(r.plot(str(tmp_path / "h2h.png"))) > 0
     r3 = arena(["greedy", "random", "greedy"], deals=30, seed=1)
     assert os.path.getsize(r3.plot(str(tmp_path / "rr.png"))) > 0
+
+
+def test_dask_client_executor_same_results():
+    distributed = pytest.importorskip("distributed")
+    local = arena(["greedy", "random"], deals=600, seed=8, concurrency=1,
+                  sprt="elo0=0 elo1=10")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = arena(["greedy", "random"], deals=600, seed=8, executor=client,
+                       sprt="elo0=0 elo1=10")
+    assert local[0].pairs == remote[0].pairs and local[0].decision == remote[0].decision == "H1"

@@ -288,6 +288,8 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             for fut in done:
                 idx = pending.pop(fut)
                 r = results[idx]
+                if r.done or fut.cancelled():
+                    continue                   # a stopped pairing: the rest is discarded
                 pair_list, recs = fut.result()
                 for n, pr in enumerate(pair_list):
                     buffered[idx][pr["deal"]] = (pr, recs[n] if recs else None)
@@ -304,8 +306,8 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
                 if r.done:
                     buffered[idx].clear()
                     for f, j in list(pending.items()):
-                        if j == idx and f.cancel():
-                            pending.pop(f)
+                        if j == idx:
+                            f.cancel()         # if it already runs, its result is ignored
                 prog.update()
     finally:
         for f in pending:
@@ -347,9 +349,12 @@ class _Inline:
 
 def _wait_any(futs: List[Any], dask: bool) -> List[Any]:
     if dask:
-        from distributed import wait
-        done, _ = wait(futs, return_when="FIRST_COMPLETED")
-        return list(done)
+        # distributed.wait raises on cancelled futures (a stopped pairing's): poll
+        while True:
+            done = [f for f in futs if f.done()]
+            if done:
+                return done
+            time.sleep(0.002)
     done, _ = cf.wait(futs, return_when=cf.FIRST_COMPLETED)
     return list(done)
 
