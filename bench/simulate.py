@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from guandan import _sim, simulate
+from guandan import Rules, _sim, simulate
 from guandan.simulate import chunk_seeds
 
 
@@ -27,7 +27,7 @@ def one_core(codes, deals, runs):
     for r in range(runs):
         gs, ps = chunk_seeds(r, 0)
         t = time.perf_counter()
-        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array(codes, dtype=np.int8))
+        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array(codes, dtype=np.int8), Rules().native)
         dt = time.perf_counter() - t
         dec = int(out["decisions"].sum())
         rates.append((dec / dt, deals / dt, dec / deals))

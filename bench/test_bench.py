@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from guandan import Game, Hand, classify, legal_moves, legal_moves_batch
+from guandan import Game, Hand, Rules, classify, legal_moves, legal_moves_batch
 from guandan import _core, _sim
 from guandan.simulate import chunk_seeds
 
@@ -63,7 +63,7 @@ def test_classify(benchmark):
 
 def test_simulate_random_1000_deals(benchmark):
     gs, ps = chunk_seeds(0, 0)
-    benchmark(_sim.run_chunk, gs, ps, 1000, 0, np.array([1, 1, 1, 1], dtype=np.int8))
+    benchmark(_sim.run_chunk, gs, ps, 1000, 0, np.array([1, 1, 1, 1], dtype=np.int8), Rules().native)
 
 
 def test_game_python_random_game(benchmark):

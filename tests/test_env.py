@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import guandan.env as genv  # noqa: E402
 from guandan import Game, GuandanError, Rules, VecGame, move_features  # noqa: E402
-from guandan import _sim  # noqa: E402
+from guandan.simulate import game_seed  # noqa: E402
 from guandan.env import env, raw_env  # noqa: E402
 
 AGENTS = [f"player_{i}" for i in range(4)]
@@ -104,7 +104,7 @@ def test_deal_episode_rewards_and_continuation():
     _check_team_zero_sum(returns)
     banker_team = g.last_round_order[0] & 1
     assert 1 <= returns[AGENTS[banker_team]] <= 3
-    assert returns[AGENTS[banker_team]] == g._core.last_delta
+    assert returns[AGENTS[banker_team]] == g.last_round.levels_up
     # reset() without a seed continues the game: round 2 starts with the tribute
     e.reset()
     assert e.unwrapped.game is g and g.round_index == 1
@@ -118,7 +118,7 @@ def test_deal_episode_rewards_and_continuation():
     e.reset(options={"new_game": True})
     assert e.unwrapped.game is not g and e.unwrapped.game.round_index == 0
     e.reset(seed=11)
-    assert e.unwrapped.game.seed == _sim.game_seed(11, 0)
+    assert e.unwrapped.game.seed == game_seed(11, 0)
 
 
 def test_game_episode():
@@ -199,7 +199,7 @@ def test_matches_vecgame(unit):
     v = VecGame(1, seed=seed, unit=unit)
     e = raw_env(unit=unit)
     e.reset(seed=seed)
-    assert e.game.seed == _sim.game_seed(seed, 0)
+    assert e.game.seed == game_seed(seed, 0)
     rng = np.random.default_rng(0)
     phases = set()
     episodes = 0
@@ -263,7 +263,7 @@ def test_determinism_without_seed_sequence():
                 e.step(_random_action(e.observe(e.agent_selection), rng))
             e.reset()
         return seen
-    assert run() == run() == [_sim.game_seed(8, k) for k in range(3)]
+    assert run() == run() == [game_seed(8, k) for k in range(3)]
     e = raw_env()
     e.reset(seed=8)
-    assert e.game.hands == Game(seed=_sim.game_seed(8, 0)).hands
+    assert e.game.hands == Game(seed=game_seed(8, 0)).hands

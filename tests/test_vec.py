@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from guandan import Game, GuandanError, VecGame, move_features
-from guandan import _sim
+from guandan.simulate import game_seed
 
 
 def test_vecgame_matches_single_games():
     v = VecGame(4, seed=9, unit="game")
-    games = [Game(seed=_sim.game_seed(9, k)) for k in range(4)]
+    games = [Game(seed=game_seed(9, k)) for k in range(4)]
     rng = np.random.default_rng(1)
     for _ in range(600):
         o = v.observe()

@@ -15,6 +15,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 cdef extern from "bits.h":
     int gd_ctz64(unsigned long long x) noexcept nogil
     int gd_popcount64(unsigned long long x) noexcept nogil
+    const uint64_t FACE_MASK "GD_FACE_MASK"      # bits 0..53: the faces
 
 cdef enum:
     T_PASS = 0
@@ -37,6 +38,21 @@ cdef enum:
 
 cdef enum:
     TAG_SHIFT = 56        # type (in lo) and key (in hi) live in bits 56..63
+
+# The one definition of the move word's fields, for every native module.
+cdef inline int move_type(uint64_t lo) noexcept nogil:
+    return <int>((lo >> TAG_SHIFT) & 15)
+
+cdef inline int move_key(uint64_t hi) noexcept nogil:
+    return <int>((hi >> TAG_SHIFT) & 31)
+
+cdef inline uint64_t move_once(uint64_t lo) noexcept nogil:
+    """The faces the move uses at least once."""
+    return lo & FACE_MASK
+
+cdef inline uint64_t move_twice(uint64_t hi) noexcept nogil:
+    """The faces the move uses twice."""
+    return hi & FACE_MASK
 
 ctypedef struct MoveBuf:
     uint64_t* data      # 2 words per move: lo, hi

@@ -45,12 +45,13 @@ cnp.import_array()
 # Constants and tables
 # ---------------------------------------------------------------------------
 
-cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef int SB_FACE = 52
 cdef int HR_FACE = 53
 cdef int KEY_JOKER_BOMB = 15
 
 RANK_CHARS = "23456789TJQKA"
+MOVE_TAG_SHIFT = TAG_SHIFT         # move words: type (lo) / key (hi) start at this bit
+MOVE_FACE_MASK = FACE_MASK         # move words: the face bits
 SUIT_CHARS = "SHCD"
 TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo",
               "TwoTrips", "Straight", "StraightFlush", "Bomb", "Bomb",
@@ -202,10 +203,10 @@ cdef inline int key_strength(int t, int key, int level) noexcept nogil:
 
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
                 int level) noexcept nogil:
-    cdef int ta = (a_lo >> TAG_SHIFT) & 15
-    cdef int tb = (b_lo >> TAG_SHIFT) & 15
-    cdef int ka = (a_hi >> TAG_SHIFT) & 31
-    cdef int kb = (b_hi >> TAG_SHIFT) & 31
+    cdef int ta = move_type(a_lo)
+    cdef int tb = move_type(b_lo)
+    cdef int ka = move_key(a_hi)
+    cdef int kb = move_key(b_hi)
     if ta == T_PASS or ta > T_JOKER_BOMB:
         return False
     if tb == T_PASS:
@@ -916,14 +917,14 @@ cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
     cdef int lt, lk
     gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
     g.out = out
-    lt = (last_lo >> TAG_SHIFT) & 15
+    lt = move_type(last_lo)
     if lt != T_PASS:
         if buf_reserve(out, 1) < 0:
             return -1
         out.data[2 * out.n] = 0
         out.data[2 * out.n + 1] = 0
         out.n += 1
-        lk = (last_hi >> TAG_SHIFT) & 31
+        lk = move_key(last_hi)
         if is_bomb_type(lt):
             g.types = BOMB_TYPES
             g.bombmin = bomb_value(lt, lk, move_size(last_lo, last_hi), level)
@@ -997,8 +998,8 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
 cdef int64_t reading_order(uint64_t lo, uint64_t hi, int level) noexcept nogil:
     """Sort key of readings: bombs by bomb order above everything else, then
     by type (reverse platform order), then key strength."""
-    cdef int t = (lo >> TAG_SHIFT) & 15
-    cdef int k = (hi >> TAG_SHIFT) & 31
+    cdef int t = move_type(lo)
+    cdef int k = move_key(hi)
     if is_bomb_type(t):
         return 100000 + bomb_value(t, k, move_size(lo, hi), level)
     return t * 100 + key_strength(t, k, level)
@@ -1281,8 +1282,8 @@ cdef uint64_t HI_ALLOWED = FACE_MASK | ((<uint64_t>31) << TAG_SHIFT)
 cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil:
     """Cheap structural check of move words: every field in range, so that
     no table is indexed out of bounds. 1 when fine, 0 otherwise."""
-    cdef int t = (lo >> TAG_SHIFT) & 15
-    cdef int k = (hi >> TAG_SHIFT) & 31
+    cdef int t = move_type(lo)
+    cdef int k = move_key(hi)
     cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
     if level < 0 or level > 12:
         return 0
@@ -1307,7 +1308,7 @@ cdef int words_valid(uint64_t lo, uint64_t hi, int level, bint wild_sf) noexcept
     0 when not; -1 on allocation failure."""
     cdef MoveBuf buf
     cdef Py_ssize_t i
-    cdef int rc, t = (lo >> TAG_SHIFT) & 15
+    cdef int rc, t = move_type(lo)
     if not words_shape_ok(lo, hi, level):
         return 0
     if t == T_PASS or t == T_TRIBUTE or t == T_BACK:
@@ -1364,8 +1365,8 @@ def move_faces(uint64_t lo, uint64_t hi, int level):
     the lowest rank up, a full house's triple then pair, other types in suit
     order with wilds last; each wild where it fills."""
     _shape_or_raise(lo, hi, level)
-    cdef int t = (lo >> TAG_SHIFT) & 15
-    cdef int key = (hi >> TAG_SHIFT) & 31
+    cdef int t = move_type(lo)
+    cdef int key = move_key(hi)
     cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
     cdef int hb = 4 * level + 1, nw, f, r, s, per, nslots, pos, need
     cdef list faces = _faces_of(one, two)
@@ -1399,22 +1400,22 @@ def move_faces(uint64_t lo, uint64_t hi, int level):
 def move_info(uint64_t lo, uint64_t hi):
     """``(type, key, size)`` of a move word pair."""
     _shape_or_raise(lo, hi, 0)
-    return (<int>((lo >> TAG_SHIFT) & 15), <int>((hi >> TAG_SHIFT) & 31), move_size(lo, hi))
+    return (<int>move_type(lo), <int>move_key(hi), move_size(lo, hi))
 
 
 def move_rank(uint64_t lo, uint64_t hi):
     """The platform rank letter of a move."""
     _shape_or_raise(lo, hi, 0)
-    return _rank_letter((lo >> TAG_SHIFT) & 15, (hi >> TAG_SHIFT) & 31)
+    return _rank_letter(move_type(lo), move_key(hi))
 
 
 def move_platform(uint64_t lo, uint64_t hi, int level):
     """``[type, rank, [cards]]`` exactly as the contest platform writes it."""
     _shape_or_raise(lo, hi, level)
-    cdef int t = (lo >> TAG_SHIFT) & 15
+    cdef int t = move_type(lo)
     if t == T_PASS:
         return ["PASS", "PASS", "PASS"]
-    return [TYPE_NAMES[t], _rank_letter(t, (hi >> TAG_SHIFT) & 31),
+    return [TYPE_NAMES[t], _rank_letter(t, move_key(hi)),
             [FACE_STR[f] for f in move_faces(lo, hi, level)]]
 
 

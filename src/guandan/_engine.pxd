@@ -11,10 +11,17 @@ cdef enum:
     PH_PLAY = 2
     PH_OVER = 3
 
-cdef enum:
-    RF_A_SECOND_ONLY = 1      # A won only with the partner second
-    RF_NO_WILD_SF = 2         # same bit as _core.F_NO_WILD_SF
-    RF_EQUAL_LEAD_BANKER_LEFT = 4
+ctypedef struct RuleSet:
+    # the variant options of guandan.Rules, built once by NativeRules
+    uint8_t a_win_second_only      # at A, won only with the partner second
+    uint8_t wild_sf                # a wild may complete a straight flush
+    uint8_t equal_lead_banker_left # equal tributes: the banker's left leads
+    int8_t a_fail_limit            # failed rounds at A before falling to 2 (0: unlimited)
+    int16_t max_rounds             # 0: unlimited
+
+cdef class NativeRules:
+    cdef RuleSet r
+    cdef readonly object rules     # the guandan.Rules it was built from
 
 ctypedef struct State:
     uint64_t one[4]            # hands (bitboard words)
@@ -34,6 +41,7 @@ ctypedef struct State:
     int8_t fin[4]              # finishing order of this round
     int8_t last_order[4]       # full order of the last round (-1: none yet)
     int8_t last_delta          # levels the last round's banker team went up
+    int8_t last_won_a          # the last round won the game by the A rule
     int8_t afail[2]            # failed rounds at own A
     int8_t winner              # -1: none / not over, 0/1: team
     int8_t npay                # tribute: number of payers this round (0..2)
@@ -45,9 +53,7 @@ ctypedef struct State:
     int8_t leader              # leads once tribute and return are done
     int8_t first_leader        # who led this round's first trick
     int16_t round_index
-    int16_t max_rounds         # 0: unlimited
-    int8_t a_fail_limit        # 0: unlimited
-    uint8_t rflags
+    RuleSet rules
     int32_t decisions          # actions taken this game
 
 # -- native policies --------------------------------------------------------
@@ -77,18 +83,38 @@ cdef enum:
     POL_EXPERT = 3
     POL_SLOTS = 8              # codes 1..7
 
+cdef enum:
+    OBS_DIM = 227              # observation tensor (layout in guandan.vec)
+
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil
+cdef void obs_fill(const View* v, float* out) noexcept nogil
+cdef float st_round_reward(const State* st) noexcept nogil
 cdef int policy_register(int code, policy_fn fn) noexcept
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
 
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil
 cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil
-cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit, int max_rounds) noexcept nogil
+cdef void st_new_game(State* st, uint64_t seed, const RuleSet* rules) noexcept nogil
 cdef void st_new_round(State* st, uint64_t seed, int l0, int l1, int owner,
-                       const int8_t* last_order, uint8_t rflags, int a_fail_limit,
-                       int max_rounds) noexcept nogil
+                       const int8_t* last_order, const RuleSet* rules) noexcept nogil
 cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
+
+cdef enum Refusal:
+    # why an action is refused (st_refusal); guandan.game words each one
+    REFUSE_NONE = 0             # legal
+    REFUSE_GAME_OVER = 1
+    REFUSE_TRIBUTE_DUE = 2      # the tribute phase wants a tribute card
+    REFUSE_RETURN_DUE = 3       # the return phase wants a return card
+    REFUSE_NOT_IN_HAND = 4      # cards the seat does not hold
+    REFUSE_TRIBUTE_CARD = 5     # not the highest card / a wild
+    REFUSE_RETURN_CARD = 6      # not a card that may be returned
+    REFUSE_NOT_A_PLAY = 7       # a tribute/return action in the play phase
+    REFUSE_LEADER_PASS = 8      # the leader cannot pass
+    REFUSE_DOES_NOT_BEAT = 9    # does not beat the play on the table
+    REFUSE_OTHER = 10
+
+cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
 

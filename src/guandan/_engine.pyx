@@ -13,8 +13,9 @@ from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
 
 cimport cython
+import numpy as np
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with,
+    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
@@ -22,7 +23,6 @@ from guandan._core cimport (
 
 from .errors import IllegalMoveError, GuandanError
 
-cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef int HR_FACE = 53
 
 # ---------------------------------------------------------------------------
@@ -196,8 +196,7 @@ cdef void st_start_round(State* st) noexcept nogil:
     st.to_act = st.payer[0]
 
 
-cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit,
-                      int max_rounds) noexcept nogil:
+cdef void st_new_game(State* st, uint64_t seed, const RuleSet* rules) noexcept nogil:
     cdef int i
     memset(st, 0, sizeof(State))
     st_seed(st.deal_rng, seed)
@@ -206,9 +205,7 @@ cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit
     st.rlevel = 0
     st.owner = -1
     st.winner = -1
-    st.rflags = rflags
-    st.a_fail_limit = a_fail_limit
-    st.max_rounds = max_rounds
+    st.rules = rules[0]
     for i in range(4):
         st.last_order[i] = -1
     st.last_delta = 0
@@ -216,8 +213,7 @@ cdef void st_new_game(State* st, uint64_t seed, uint8_t rflags, int a_fail_limit
 
 
 cdef void st_new_round(State* st, uint64_t seed, int l0, int l1, int owner,
-                       const int8_t* last_order, uint8_t rflags, int a_fail_limit,
-                       int max_rounds) noexcept nogil:
+                       const int8_t* last_order, const RuleSet* rules) noexcept nogil:
     """A fresh state at the start of one round: team levels ``l0``/``l1``, the
     round played at team ``owner``'s level, and (when ``last_order`` is not
     NULL) the previous round's finishing order, so that the tribute phase
@@ -231,9 +227,7 @@ cdef void st_new_round(State* st, uint64_t seed, int l0, int l1, int owner,
     st.owner = owner
     st.rlevel = st.level[owner] if owner >= 0 else 0
     st.winner = -1
-    st.rflags = rflags
-    st.a_fail_limit = a_fail_limit
-    st.max_rounds = max_rounds
+    st.rules = rules[0]
     for i in range(4):
         st.last_order[i] = last_order[i] if last_order != NULL else -1
     st.last_delta = 0
@@ -275,16 +269,17 @@ cdef void st_end_round(State* st) noexcept nogil:
     before[0] = st.level[0]
     before[1] = st.level[1]
     if st.level[team] == 12 and st.rlevel == 12:
-        if ppos == 1 or (ppos == 2 and not (st.rflags & RF_A_SECOND_ONLY)):
+        if ppos == 1 or (ppos == 2 and not st.rules.a_win_second_only):
             won = True
             st.winner = team
     st.last_delta = 0
+    st.last_won_a = won
     if not won:
         st.level[team] = st.level[team] + delta if st.level[team] + delta <= 12 else 12
         st.last_delta = st.level[team] - before[team]
     if st.owner >= 0 and before[st.owner] == 12 and st.rlevel == 12 and not won:
         st.afail[st.owner] += 1
-        if st.a_fail_limit and st.afail[st.owner] >= st.a_fail_limit:
+        if st.rules.a_fail_limit and st.afail[st.owner] >= st.rules.a_fail_limit:
             st.level[st.owner] = 0
             st.afail[st.owner] = 0
     st.round_index += 1
@@ -292,7 +287,7 @@ cdef void st_end_round(State* st) noexcept nogil:
     if won:
         st.phase = PH_OVER
         return
-    if st.max_rounds and st.round_index >= st.max_rounds:
+    if st.rules.max_rounds and st.round_index >= st.rules.max_rounds:
         st.phase = PH_OVER
         st.winner = 0 if st.level[0] > st.level[1] else (1 if st.level[1] > st.level[0] else -1)
         return
@@ -385,7 +380,7 @@ cdef void resolve_tribute(State* st) noexcept nogil:
             # their left (上家), receivers return to their right (下家)
             st.recv[0] = (st.payer[0] + 3) & 3
             st.recv[1] = (st.payer[1] + 3) & 3
-            if st.rflags & RF_EQUAL_LEAD_BANKER_LEFT:
+            if st.rules.equal_lead_banker_left:
                 st.leader = (banker + 3) & 3
             else:
                 st.leader = st.payer[0] if st.recv[0] == banker else st.payer[1]
@@ -406,7 +401,7 @@ cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil:
     cdef int seat = st.to_act
     if st.phase == PH_PLAY:
         return generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                             st.rflags & F_NO_WILD_SF, out)
+                             0 if st.rules.wild_sf else F_NO_WILD_SF, out)
     if st.phase == PH_TRIBUTE:
         return tribute_choices(st, seat, out)
     if st.phase == PH_BACK:
@@ -426,9 +421,39 @@ cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t 
     return 0
 
 
+cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Why (lo, hi) is not legal now (a Refusal code; REFUSE_NONE when it is
+    legal; -1 out of memory). The rules' own reasons, in the order a player
+    would be told them."""
+    cdef int t = move_type(lo), seat = st.to_act, rc
+    cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
+    rc = st_is_legal(st, g, scratch, lo, hi)
+    if rc != 0:
+        return REFUSE_NONE if rc == 1 else -1
+    if st.phase == PH_OVER:
+        return REFUSE_GAME_OVER
+    if st.phase == PH_TRIBUTE and t != T_TRIBUTE:
+        return REFUSE_TRIBUTE_DUE
+    if st.phase == PH_BACK and t != T_BACK:
+        return REFUSE_RETURN_DUE
+    if (one & ~st.one[seat]) or (two & ~st.two[seat]):
+        return REFUSE_NOT_IN_HAND
+    if st.phase == PH_TRIBUTE:
+        return REFUSE_TRIBUTE_CARD
+    if st.phase == PH_BACK:
+        return REFUSE_RETURN_CARD
+    if t == T_TRIBUTE or t == T_BACK:
+        return REFUSE_NOT_A_PLAY
+    if t == T_PASS and st.top_seat < 0:
+        return REFUSE_LEADER_PASS
+    if st.top_seat >= 0:
+        return REFUSE_DOES_NOT_BEAT
+    return REFUSE_OTHER
+
+
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     """Apply a legal action of the seat to act (not checked here)."""
-    cdef int seat = st.to_act, t = (lo >> TAG_SHIFT) & 15, i, f, others, s
+    cdef int seat = st.to_act, t = move_type(lo), i, f, others, s
     st.decisions += 1
     if st.phase == PH_TRIBUTE:
         # the card stays in the payer's hand until every tribute is chosen
@@ -512,10 +537,10 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
     for i in range(moves.n):
         lo = moves.data[2 * i]
         hi = moves.data[2 * i + 1]
-        t = (lo >> TAG_SHIFT) & 15
+        t = move_type(lo)
         if t == T_PASS or t > T_BACK:
             continue
-        k = (hi >> TAG_SHIFT) & 31
+        k = move_key(hi)
         sz = move_size(lo, hi)
         if is_bomb_type(t):
             v = bomb_value(t, k, sz, level)
@@ -611,10 +636,59 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
         v.counts[s] = <int8_t>card_count(st.one[s], st.two[s])
         v.fin[s] = st.fin[s]
     v.nfin = st.nfin
+    if st.phase == PH_OVER:          # nothing is in play once the game is over
+        v.pone = 0
+        v.ptwo = 0
+
+
+cdef inline void _counts54(uint64_t one, uint64_t two, float* out) noexcept nogil:
+    cdef int f
+    for f in range(54):
+        out[f] = <float>(((one >> f) & 1) + ((two >> f) & 1))
+
+
+cdef void obs_fill(const View* v, float* out) noexcept nogil:
+    """The observation tensor of a view (OBS_DIM floats; ``out`` zeroed by
+    the caller). The one implementation: Game, VecGame and the env read it.
+    Layout in ``guandan.vec``."""
+    cdef int s = v.seat, k, t, team = v.seat & 1
+    _counts54(v.one, v.two, &out[0])                                # 0..53 own hand
+    for k in range(4):                                              # 54..57 card counts
+        out[54 + k] = v.counts[(s + k) & 3]
+    if v.top_seat >= 0:
+        _counts54(v.top_lo & FACE_MASK, v.top_hi & FACE_MASK, &out[58])   # 58..111 top cards
+        t = move_type(v.top_lo)
+        out[112 + t] = 1.0                                          # 112..124 top type
+        out[125] = <float>move_key(v.top_hi)            # 125 top key
+        out[126 + ((v.top_seat - s) & 3)] = 1.0                     # 126..129 top seat
+    out[130 + v.rlevel] = 1.0                                       # 130..142 round level
+    out[143 + v.level[team]] = 1.0                                  # 143..155 own team
+    out[156 + v.level[1 - team]] = 1.0                              # 156..168 opponents
+    out[169 + v.phase] = 1.0                                        # 169..172 phase
+    _counts54(v.pone, v.ptwo, &out[173])                            # 173..226 played
+
+
+cdef float st_round_reward(const State* st) noexcept nogil:
+    """The reward of the round that just ended, for the banker's team (the
+    other team gets the negative): the levels it went up, 4 for winning the
+    game, 0 when the game ended level (max_rounds)."""
+    cdef int team = st.last_order[0] & 1
+    if st.phase == PH_OVER and st.winner == team:
+        return 4.0
+    if st.phase == PH_OVER and st.winner < 0:
+        return 0.0
+    return <float>st.last_delta
 
 
 policy_register(POL_RANDOM, policy_random)
 policy_register(POL_GREEDY, policy_greedy)
+
+# The refusal reasons by name (guandan.game words them).
+REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": REFUSE_TRIBUTE_DUE,
+            "RETURN_DUE": REFUSE_RETURN_DUE, "NOT_IN_HAND": REFUSE_NOT_IN_HAND,
+            "TRIBUTE_CARD": REFUSE_TRIBUTE_CARD, "RETURN_CARD": REFUSE_RETURN_CARD,
+            "NOT_A_PLAY": REFUSE_NOT_A_PLAY, "LEADER_PASS": REFUSE_LEADER_PASS,
+            "DOES_NOT_BEAT": REFUSE_DOES_NOT_BEAT, "OTHER": REFUSE_OTHER}
 
 # Built-in native policies by code (guandan.policies names them).
 NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL_EXPERT}
@@ -694,6 +768,26 @@ cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth) noexcept nogil:
 # Python-facing wrapper
 # ---------------------------------------------------------------------------
 
+cdef class NativeRules:
+    """The rules as the native RuleSet struct, built once from a
+    :class:`guandan.Rules` (``Rules.native``); the only place where rule
+    options are turned into native values."""
+
+    def __init__(self, rules):
+        if not (rules.a_fail_limit is None or 1 <= rules.a_fail_limit <= 127) or \
+                not (rules.max_rounds is None or 1 <= rules.max_rounds <= 32767):
+            raise GuandanError("rules out of the native range")
+        self.rules = rules
+        self.r.a_win_second_only = rules.a_win_partner == "second"
+        self.r.wild_sf = bool(rules.wild_straight_flush)
+        self.r.equal_lead_banker_left = rules.equal_tribute_leader == "banker_left"
+        self.r.a_fail_limit = rules.a_fail_limit or 0
+        self.r.max_rounds = rules.max_rounds or 0
+
+    def __reduce__(self):
+        return (NativeRules, (self.rules,))
+
+
 cdef class GameCore:
     """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
     cdef State st
@@ -724,11 +818,9 @@ cdef class GameCore:
         buf_free(&self.scratch)
 
     @staticmethod
-    def new_game(uint64_t seed, int rflags=0, int a_fail_limit=0, int max_rounds=0):
+    def new_game(uint64_t seed, NativeRules rules not None):
         cdef GameCore c = GameCore.__new__(GameCore)
-        if not (0 <= rflags <= 255 and 0 <= a_fail_limit <= 127 and 0 <= max_rounds <= 32767):
-            raise GuandanError("new_game: rule values out of range")
-        st_new_game(&c.st, seed, <uint8_t>rflags, a_fail_limit, max_rounds)
+        st_new_game(&c.st, seed, &rules.r)
         st_seed(c.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
         return c
 
@@ -764,6 +856,13 @@ cdef class GameCore:
         if rc < 0:
             raise MemoryError()
         return ml
+
+    def refusal(self, uint64_t lo, uint64_t hi):
+        """The Refusal code of (lo, hi) now (0: legal)."""
+        cdef int rc = st_refusal(&self.st, self.g, &self.scratch, lo, hi)
+        if rc < 0:
+            raise MemoryError()
+        return rc
 
     def is_legal(self, uint64_t lo, uint64_t hi):
         cdef int rc = st_is_legal(&self.st, self.g, &self.scratch, lo, hi)
@@ -857,7 +956,7 @@ cdef class GameCore:
     # -- position setup -------------------------------------------------------
     def set_position(self, hands, int rlevel, levels, int owner, int to_act, uint64_t top_lo,
                      uint64_t top_hi, int top_seat, int passes, fin, int round_index, afail,
-                     uint64_t seed, int rflags, int a_fail_limit, int max_rounds):
+                     uint64_t seed, NativeRules rules not None):
         """Start from a play-phase position (validated by the caller:
         ``Game.from_position``); every value is range-checked again here so
         that nothing out of range ever reaches the state."""
@@ -871,8 +970,7 @@ cdef class GameCore:
                 and -1 <= owner <= 1 and 0 <= to_act <= 3 and -1 <= top_seat <= 3
                 and 0 <= passes <= 3 and 0 <= round_index <= 32767
                 and 0 <= afail[0] <= 127 and 0 <= afail[1] <= 127
-                and 0 <= a_fail_limit <= 127 and 0 <= max_rounds <= 32767
-                and 0 <= rflags <= 255 and all(0 <= x <= 3 for x in fin)
+                and all(0 <= x <= 3 for x in fin)
                 and (top_seat >= 0) == (top_lo != 0)):
             raise GuandanError("set_position: a value is out of range")
         if top_lo != 0 and not words_shape_ok(top_lo, top_hi, rlevel):
@@ -901,9 +999,7 @@ cdef class GameCore:
         self.st.afail[0] = afail[0]
         self.st.afail[1] = afail[1]
         self.st.winner = -1
-        self.st.rflags = rflags
-        self.st.a_fail_limit = a_fail_limit
-        self.st.max_rounds = max_rounds
+        self.st.rules = rules.r
         self.st.phase = PH_PLAY
         self.st.leader = to_act if top_seat < 0 else top_seat
         self.st.first_leader = self.st.leader
@@ -914,16 +1010,15 @@ cdef class GameCore:
             self.st.returned[i] = -1
         self.nstack = 0
 
-    def start_round(self, uint64_t seed, levels, int owner, last_order, int rflags,
-                    int a_fail_limit, int max_rounds):
+    def start_round(self, uint64_t seed, levels, int owner, last_order,
+                    NativeRules rules not None):
         """Start one round (validated by the caller: ``Game.from_deal``): team
         levels, the owner team whose level the round is played at, and the
         previous finishing order (None: no tribute, a random first leader)."""
         cdef int8_t order[4]
         cdef int i
         if len(levels) != 2 or not (0 <= levels[0] <= 12 and 0 <= levels[1] <= 12
-                                    and 0 <= owner <= 1 and 0 <= rflags <= 255
-                                    and 0 <= a_fail_limit <= 127 and 0 <= max_rounds <= 32767):
+                                    and 0 <= owner <= 1):
             raise GuandanError("start_round: a value is out of range")
         if last_order is not None:
             if sorted(last_order) != [0, 1, 2, 3] or (last_order[0] & 1) != owner:
@@ -931,8 +1026,7 @@ cdef class GameCore:
             for i in range(4):
                 order[i] = last_order[i]
         st_new_round(&self.st, seed, levels[0], levels[1], owner,
-                     order if last_order is not None else NULL, <uint8_t>rflags, a_fail_limit,
-                     max_rounds)
+                     order if last_order is not None else NULL, &rules.r)
         st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
         self.nstack = 0
 
@@ -1004,6 +1098,30 @@ cdef class GameCore:
         return (n, [self.st.payer[i] for i in range(n)], [self.st.paid[i] for i in range(n)],
                 [self.st.recv[i] for i in range(n)], [self.st.returned[i] for i in range(n)],
                 bool(self.st.anti))
+
+    def observation_tensor(self, int seat):
+        """The OBS_DIM float32 observation of ``seat`` (obs_fill)."""
+        cdef View v
+        out = np.zeros(OBS_DIM, dtype=np.float32)
+        cdef float[::1] vo = out
+        view_of(&self.st, seat & 3, &v)
+        obs_fill(&v, &vo[0])
+        return out
+
+    def played(self):
+        """The cards played so far this round (public), as a Hand."""
+        cdef View v
+        view_of(&self.st, 0, &v)
+        return Hand.from_masks(v.pone, v.ptwo)
+
+    @property
+    def round_reward(self):
+        """st_round_reward: the last round's reward for its banker's team."""
+        return st_round_reward(&self.st)
+
+    @property
+    def last_won_a(self):
+        return bool(self.st.last_won_a)
 
     def hand(self, int seat):
         return Hand.from_masks(self.st.one[seat & 3], self.st.two[seat & 3])

@@ -12,12 +12,14 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport (
-    Gen, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, TAG_SHIFT, T_PASS, gd_ctz64,
+    Gen, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
+    move_type, move_key, move_once, move_twice, FACE_MASK,
     beats,
 )
 from guandan._engine cimport (
-    State, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
-    st_new_game, st_new_round, st_legal, st_apply, policy_choose,
+    State, RuleSet, NativeRules, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
+    st_new_game, st_new_round, st_legal, st_apply, policy_choose, View, view_of, obs_fill, st_round_reward,
+    OBS_DIM,
 )
 from guandan._engine import policy_available
 
@@ -60,9 +62,9 @@ CHECKS = {
 
 cdef int _check_step(State* a, State* z, uint64_t lo, uint64_t hi, int* played) noexcept nogil:
     """Invariants of one step from state a to state z (0: all hold)."""
-    cdef int seat = a.to_act, t = (lo >> TAG_SHIFT) & 15, k, total, team, ppos = 0, i, seen = 0
+    cdef int seat = a.to_act, t = move_type(lo), k, total, team, ppos = 0, i, seen = 0
     cdef int expect
-    cdef uint64_t mo = lo & ((<uint64_t>1 << 54) - 1), mt = hi & ((<uint64_t>1 << 54) - 1)
+    cdef uint64_t mo = move_once(lo), mt = move_twice(hi)
     if a.phase == PH_PLAY:
         if a.one[seat] == 0:
             return 1
@@ -114,11 +116,41 @@ cdef inline Py_ssize_t _choose(State* st, MoveBuf* b, const int8_t* pol, uint64_
     return policy_choose(pol[st.to_act], st, b, prng)
 
 
+cdef enum:
+    POL_PY_SEAT = 0    # policy code of a seat decided by a Python callback
+
+PY_SEAT = POL_PY_SEAT
+
+
+cdef Py_ssize_t _ask(object callback, Py_ssize_t game, const uint64_t* pend, Py_ssize_t pend_n,
+                     MoveBuf* b, int level, list errors):
+    """Ask the Python callback for a decision (-1 and the exception kept in
+    ``errors`` when it fails)."""
+    cdef Py_ssize_t k
+    cdef MoveList ml = MoveList.__new__(MoveList)
+    try:
+        acts = np.empty(pend_n, dtype=np.uint64)
+        for k in range(pend_n):
+            acts[k] = pend[k]
+        ml._level = level
+        if buf_reserve(&ml.buf, b.n) < 0:
+            raise MemoryError()
+        memcpy(ml.buf.data, b.data, b.n * 16)
+        ml.buf.n = b.n
+        i = callback(game, acts.reshape(-1, 3), ml)
+        if not 0 <= i < b.n:
+            raise IndexError(f"callback answered {i} for {b.n} legal actions")
+        return i
+    except BaseException as e:
+        errors.append(e)
+        return -1
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
-              const int8_t[::1] policies, int rflags=0, int a_fail_limit=0, int max_rounds=0,
-              Py_ssize_t record_games=0, bint check=False):
+              const int8_t[::1] policies, NativeRules rules not None,
+              Py_ssize_t record_games=0, bint check=False, object callback=None):
     """Simulate ``n`` deals (unit 0) or games (unit 1). Game ``k`` of the chunk
     is dealt from seed ``mix(seed, k)``; the random policy draws from one
     stream seeded with ``policy_seed``. Returns a dict of numpy arrays (one
@@ -127,7 +159,14 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
 
     With ``check``, every step is verified independently of the generator
     (see :func:`_check_step`); a violation raises ``AssertionError`` naming
-    the game, the decision and the broken invariant."""
+    the game, the decision and the broken invariant.
+
+    Seats with policy code ``PY_SEAT`` (0) are decided in Python: the loop
+    calls ``callback(game, actions, legal)`` with the game's index in the
+    chunk, the ``(k, 3)`` uint64 array ``[seat, lo, hi]`` of every action
+    applied since the previous call (of this game, from its start when it is
+    new), and the legal actions as a MoveList; it returns an index into
+    ``legal``. The loop and its bookkeeping stay the same for every seat."""
     cdef Py_ssize_t rows = 0, i, game = 0, nrec = 0
     cdef State st
     cdef Gen* g = <Gen*>malloc(sizeof(Gen))
@@ -143,13 +182,17 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     cdef int bad = 0, played = 0
     cdef Py_ssize_t rec_n = 0, rec_cap = 0
     cdef uint64_t* rec = NULL
+    cdef Py_ssize_t pend_n = 0, pend_cap = 0
+    cdef uint64_t* pend = NULL           # actions since the last Python decision
+    cdef bint asking = callback is not None
+    errors = []
     if g == NULL:
         raise MemoryError()
     if policies.shape[0] != 4:
         free(g)
         raise ValueError("one policy code per seat")
     for k in range(4):
-        if not policy_available(policies[k]):
+        if not (policy_available(policies[k]) or (policies[k] == POL_PY_SEAT and callback is not None)):
             free(g)
             raise ValueError(f"no native policy with code {policies[k]}")
         pol[k] = policies[k]
@@ -192,9 +235,10 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     recs = []
     with nogil:
         while rows < n and rc == 0:
-            st_new_game(&st, _mix(seed, <uint64_t>game), <uint8_t>rflags, a_fail_limit, max_rounds)
+            st_new_game(&st, _mix(seed, <uint64_t>game), &rules.r)
             recording = game < record_games
             rec_n = 0
+            pend_n = 0
             gdec = 0
             gbombs = 0
             gtrib = 0
@@ -216,10 +260,29 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                     if st_legal(&st, g, &b) < 0 or b.n == 0:
                         rc = -1
                         break
-                    i = _choose(&st, &b, pol, prng)
+                    if pol[st.to_act] == POL_PY_SEAT:
+                        with gil:
+                            i = _ask(callback, game, pend, pend_n, &b, st.rlevel, errors)
+                        pend_n = 0
+                        if i < 0:
+                            rc = -3
+                            break
+                    else:
+                        i = _choose(&st, &b, pol, prng)
                     if i < 0 or i >= b.n:
                         rc = -1
                         break
+                    if asking:
+                        if pend_n + 3 > pend_cap:
+                            pend_cap = pend_cap * 2 + 1024
+                            pend = <uint64_t*>realloc_u64(pend, pend_cap)
+                            if pend == NULL:
+                                rc = -1
+                                break
+                        pend[pend_n] = st.to_act
+                        pend[pend_n + 1] = b.data[2 * i]
+                        pend[pend_n + 2] = b.data[2 * i + 1]
+                        pend_n += 3
                     if recording:
                         if rec_n + 3 > rec_cap:
                             rec_cap = rec_cap * 2 + 1024
@@ -231,7 +294,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         rec[rec_n + 1] = b.data[2 * i]
                         rec[rec_n + 2] = b.data[2 * i + 1]
                         rec_n += 3
-                    if is_bomb_type((b.data[2 * i] >> TAG_SHIFT) & 15):
+                    if is_bomb_type(move_type(b.data[2 * i])):
                         bombs += 1
                     if check:
                         memcpy(&before, &st, sizeof(State))
@@ -285,7 +348,10 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
             game += 1
     free(g)
     free(rec)
+    free(pend)
     buf_free(&b)
+    if rc == -3:
+        raise errors[0]
     if rc == -2:
         raise AssertionError(f"invariant {bad} ({CHECKS.get(bad, '?')}) broken in game {game}, "
                              f"round {st.round_index}, decision {st.decisions}")
@@ -309,14 +375,14 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
 def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
                const int8_t[:, ::1] levels, const int8_t[::1] owner,
                const int8_t[:, ::1] last_order, const int8_t[::1] policies, int unit,
-               int rflags=0, int a_fail_limit=0, int max_rounds=0, bint record=False):
+               NativeRules rules not None, bint record=False):
     """Play each given start once with one native policy per seat: unit 0, the
     round started by ``st_new_round(seeds[i], levels[i], owner[i],
     last_order[i] or none when last_order[i, 0] < 0)``; unit 1, the whole game
-    ``st_new_game(seeds[i])``. The policy RNG of start ``i`` is seeded exactly
-    as :class:`guandan.Game` seeds it (``seed ^ 0xA5A5A5A5DEADBEEF``), so these
+    ``st_new_game(seeds[i])``. The policy RNG of start ``i`` is seeded with
+    ``policy_seeds[i]`` exactly as ``GameCore.seed_policy`` seeds it, so these
     results equal a Python loop over ``Game.from_deal`` / ``Game(seed)`` with
-    the same policy names. Returns a dict of numpy rows and, with ``record``,
+    the same policy names and policy seeds. Returns a dict of numpy rows and, with ``record``,
     the ``(seat, lo, hi)`` words of every action of each start."""
     cdef Py_ssize_t n = seeds.shape[0], row, i
     cdef State st
@@ -379,10 +445,9 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
         for row in range(n):
             if unit == 0:
                 st_new_round(&st, seeds[row], levels[row, 0], levels[row, 1], owner[row],
-                             &last_order[row, 0] if last_order[row, 0] >= 0 else NULL,
-                             <uint8_t>rflags, a_fail_limit, max_rounds)
+                             &last_order[row, 0] if last_order[row, 0] >= 0 else NULL, &rules.r)
             else:
-                st_new_game(&st, seeds[row], <uint8_t>rflags, a_fail_limit, max_rounds)
+                st_new_game(&st, seeds[row], &rules.r)
             st_seed(prng, policy_seeds[row])
             v_trib[row] = st.npay if not st.anti else 0
             v_anti[row] = st.anti
@@ -410,7 +475,7 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
                     rec[rec_n + 1] = b.data[2 * i]
                     rec[rec_n + 2] = b.data[2 * i + 1]
                     rec_n += 3
-                if is_bomb_type((b.data[2 * i] >> TAG_SHIFT) & 15):
+                if is_bomb_type(move_type(b.data[2 * i])):
                     bombs += 1
                 st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
                 dec += 1
@@ -456,61 +521,46 @@ def game_seed(uint64_t seed, uint64_t k):
 # Batched stepping for learners: many games, numpy in and out
 # ---------------------------------------------------------------------------
 
-DEF OBS_DIM = 227
-
-cdef inline void _counts54(uint64_t one, uint64_t two, float* out) noexcept nogil:
-    cdef int f
-    for f in range(54):
-        out[f] = <float>(((one >> f) & 1) + ((two >> f) & 1))
-
-
 cdef class VecCore:
     """``n`` independent games stepped together (see :class:`guandan.VecGame`)."""
     cdef State* st
-    cdef uint8_t* played          # n x 54 cards played this round (public)
     cdef Py_ssize_t n
     cdef Gen* g
     cdef MoveBuf buf
     cdef int64_t* off
     cdef uint64_t seed
     cdef uint64_t games_started
-    cdef int unit, rflags, a_fail, max_rounds
+    cdef int unit
+    cdef RuleSet rules
 
-    def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit=0, int rflags=0, int a_fail=0,
-                  int max_rounds=0):
+    def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit, NativeRules rules not None):
         cdef Py_ssize_t i
         self.n = n
         self.st = <State*>malloc(max(n, 1) * sizeof(State))
-        self.played = <uint8_t*>malloc(max(n, 1) * 54)
         self.off = <int64_t*>malloc((n + 1) * sizeof(int64_t))
         self.g = <Gen*>malloc(sizeof(Gen))
         self.buf.data = NULL
         self.buf.n = 0
         self.buf.cap = 0
-        if self.st == NULL or self.played == NULL or self.off == NULL or self.g == NULL:
+        if self.st == NULL or self.off == NULL or self.g == NULL:
             raise MemoryError()
         self.seed = seed
         self.games_started = 0
         self.unit = unit
-        self.rflags = rflags
-        self.a_fail = a_fail
-        self.max_rounds = max_rounds
+        self.rules = rules.r
         for i in range(n):
             self._new(i)
         self._gen_legal()
 
     def __dealloc__(self):
         free(self.st)
-        free(self.played)
         free(self.off)
         free(self.g)
         buf_free(&self.buf)
 
     cdef void _new(self, Py_ssize_t i) noexcept nogil:
-        st_new_game(&self.st[i], _mix(self.seed, self.games_started), <uint8_t>self.rflags,
-                    self.a_fail, self.max_rounds)
+        st_new_game(&self.st[i], _mix(self.seed, self.games_started), &self.rules)
         self.games_started += 1
-        memset(&self.played[54 * i], 0, 54)
 
     cdef int _gen_legal(self) except -1:
         cdef Py_ssize_t i
@@ -551,31 +601,13 @@ cdef class VecCore:
         cdef int8_t[::1] vs = seat
         cdef int8_t[::1] vl = level
         cdef Py_ssize_t i
-        cdef int s, k, f, rel, t, team
-        cdef State* p
+        cdef View v
         with nogil:
             for i in range(self.n):
-                p = &self.st[i]
-                s = p.to_act
-                vs[i] = s
-                vl[i] = p.rlevel
-                team = s & 1
-                _counts54(p.one[s], p.two[s], &vo[i, 0])                   # 0..53 own hand
-                for k in range(4):                                          # 54..57 card counts
-                    vo[i, 54 + k] = card_count(p.one[(s + k) & 3], p.two[(s + k) & 3])
-                if p.top_seat >= 0:
-                    _counts54(p.top_lo, p.top_hi, &vo[i, 58])               # 58..111 top cards
-                    t = (p.top_lo >> TAG_SHIFT) & 15
-                    vo[i, 112 + t] = 1.0                                    # 112..124 top type
-                    vo[i, 125] = <float>((p.top_hi >> TAG_SHIFT) & 31)      # 125 top key
-                    rel = (p.top_seat - s) & 3
-                    vo[i, 126 + rel] = 1.0                                  # 126..129 top seat
-                vo[i, 130 + p.rlevel] = 1.0                                 # 130..142 round level
-                vo[i, 143 + p.level[team]] = 1.0                            # 143..155 own team
-                vo[i, 156 + p.level[1 - team]] = 1.0                        # 156..168 opponents
-                vo[i, 169 + p.phase] = 1.0                                  # 169..172 phase
-                for f in range(54):                                         # 173..226 played
-                    vo[i, 173 + f] = self.played[54 * i + f]
+                view_of(&self.st[i], self.st[i].to_act, &v)
+                vs[i] = v.seat
+                vl[i] = v.rlevel
+                obs_fill(&v, &vo[i, 0])
         return seat, obs, level
 
     def step(self, const int64_t[::1] actions):
@@ -589,9 +621,9 @@ cdef class VecCore:
         cdef float[:, ::1] vr = rewards
         cdef int8_t[::1] vd = done
         cdef Py_ssize_t i, a, base
-        cdef int r0, team, s, f
+        cdef int r0, team, s
         cdef float rew
-        cdef uint64_t lo, hi, m
+        cdef uint64_t lo, hi
         cdef State* p
         cdef int bad = -1
         if actions.shape[0] != self.n:
@@ -611,19 +643,10 @@ cdef class VecCore:
                 lo = self.buf.data[2 * base]
                 hi = self.buf.data[2 * base + 1]
                 r0 = p.round_index
-                if p.phase == PH_PLAY and ((lo >> TAG_SHIFT) & 15) != T_PASS:
-                    m = lo & ((<uint64_t>1 << 54) - 1)
-                    while m:
-                        f = gd_ctz64(m)
-                        m &= m - 1
-                        self.played[54 * i + f] += 1 + <int>((hi >> f) & 1)
                 st_apply(p, lo, hi)
                 if p.round_index != r0 or p.phase == PH_OVER:
-                    memset(&self.played[54 * i], 0, 54)
                     team = p.last_order[0] & 1
-                    rew = 4.0 if (p.phase == PH_OVER and p.winner == team) else <float>p.last_delta
-                    if p.phase == PH_OVER and p.winner < 0:
-                        rew = 0.0
+                    rew = st_round_reward(p)
                     for s in range(4):
                         vr[i, s] = rew if (s & 1) == team else -rew
                     if self.unit == 0 or p.phase == PH_OVER:
@@ -633,9 +656,4 @@ cdef class VecCore:
         self._gen_legal()
         return rewards, done
 
-    @property
-    def n_envs(self):
-        return self.n
 
-    def round_index(self):
-        return np.array([self.st[i].round_index for i in range(self.n)], dtype=np.int16)

@@ -100,9 +100,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules),
           bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
-          on_disconnect=args.on_disconnect, seed=args.seed)
+          on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
+          send_timeout=args.send_timeout, origins=origins, keep_records=0)
     return 0
 
 
@@ -141,6 +143,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    DEFAULT_TIMEOUT = 30.0       # = guandan.server.DEFAULT_TIMEOUT (tested); not imported, for a light start
     p = argparse.ArgumentParser(prog="guandan", description="Guandan (掼蛋) engine")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -186,8 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--games", type=int, default=1, help="games to play (settingTimes)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
     sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=greedy,2=random,3=greedy")
-    sv.add_argument("--timeout", type=float, default=None,
-                    help="seconds a client may think; then its default action (index 0)")
+    sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                    help="seconds a client may think, then its default action (index 0); "
+                    "default 30, 0 = wait forever")
+    sv.add_argument("--late-grace", type=float, default=None, metavar="SECONDS",
+                    help="after a timeout, how long the seat's next question waits for its late "
+                    "answer (discarded); default: the timeout")
+    sv.add_argument("--send-timeout", type=float, default=10.0, metavar="SECONDS",
+                    help="a client that does not take a message within this time is "
+                    "disconnected (default 10)")
+    sv.add_argument("--origin", action="append", metavar="ORIGIN",
+                    help="browser Origin allowed besides loopback pages (repeatable or comma "
+                    "list; '*' = any); clients without Origin (bots) are always accepted")
     sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")
     sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")

@@ -39,7 +39,7 @@ to act (:attr:`guandan.Game.to_act`).
 - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``.
 
 **Episodes and seeds.** ``reset(seed=s)`` starts a new :class:`guandan.Game`
-whose deal seed is ``guandan._sim.game_seed(s, 0)``; later new games of the
+whose deal seed is ``guandan.simulate.game_seed(s, 0)``; later new games of the
 same environment use ``game_seed(s, 1)``, ``game_seed(s, 2)`` ... — exactly
 the games of ``VecGame(1, seed=s, unit=...)``, so the environment and the
 batched :class:`guandan.VecGame` produce identical trajectories from the same
@@ -141,10 +141,10 @@ except ImportError as _e:          # an optional extra
     from .errors import GuandanError as _GE
     raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install 'guandan[rl]' ({_e})") from None
 
-from . import _sim
 from .errors import GuandanError
 from .game import Game
 from .rules import Rules
+from .simulate import game_seed
 from .vec import OBS_DIM, move_features
 
 __all__ = ["env", "raw_env", "GuandanEnv", "LegalMoves", "DEFAULT_MAX_ACTIONS"]
@@ -250,7 +250,6 @@ class GuandanEnv(AECEnv):
         self._seed_base: Optional[int] = None
         self._games_started = 0
         self._round_done = False          # the last episode ended with a finished round
-        self._played = np.zeros(54, dtype=np.float32)
         self._legal: Optional[LegalMoves] = None
 
     # -- spaces -----------------------------------------------------------------
@@ -264,7 +263,7 @@ class GuandanEnv(AECEnv):
     def _new_game(self) -> None:
         if self._seed_base is None:
             self._seed_base = _random.SystemRandom().getrandbits(64)
-        seed = _sim.game_seed(self._seed_base, self._games_started)
+        seed = game_seed(self._seed_base, self._games_started)
         self._games_started += 1
         self.game = Game(rules=self.rules, seed=seed)
 
@@ -284,7 +283,6 @@ class GuandanEnv(AECEnv):
         else:
             self._new_game()
         self._round_done = False
-        self._played[:] = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -324,38 +322,22 @@ class GuandanEnv(AECEnv):
             raise GuandanError(f"an action is an int index into the legal moves, got {action!r}") from None
         if not 0 <= a < len(legal):
             raise GuandanError(f"action {a} is masked out: {agent} has {len(legal)} legal moves")
-        c = g._core
-        lo, hi = legal.moves.raw(a)
-        phase0, round0 = c.phase, c.round_index
-        rlevel0, levels0 = c.rlevel, c.levels
+        round0 = g.round_index
         g.play(legal[a])
-        if phase0 == _PLAY and (lo >> _TAG) & 15:         # a play (not a pass): public cards
-            m = lo & ((1 << 54) - 1)
-            while m:
-                b = m & -m
-                f = b.bit_length() - 1
-                self._played[f] += 2 if hi & b else 1
-                m ^= b
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
         done = False
-        if c.round_index != round0 or g.is_over:
-            self._played[:] = 0
-            order = c.last_order
-            team = order[0] & 1
-            over = g.is_over
-            if over and c.winner == team:
-                rew = 4
-            elif over and c.winner < 0:
-                rew = 0
-            else:
-                rew = c.last_delta
+        if g.round_index != round0 or g.is_over:
+            res = g.last_round
+            assert res is not None
+            order = res.order
             for i, a_ in enumerate(self.possible_agents):
-                self.rewards[a_] = float(rew if (i & 1) == team else -rew)
+                self.rewards[a_] = float(res.reward if (i & 1) == res.banker_team else -res.reward)
+            over = g.is_over
             if self.unit == "deal" or over:
                 done = True
                 self._round_done = True
-                if self.unit == "game" and not _won_at_a(order, rlevel0, levels0, self.rules):
+                if self.unit == "game" and not res.won_at_a:
                     self.truncations = {a_: True for a_ in self.agents}    # stopped by max_rounds
                 else:
                     self.terminations = {a_: True for a_ in self.agents}
@@ -375,23 +357,7 @@ class GuandanEnv(AECEnv):
         seat = self.possible_agents.index(agent)
         g = self.game
         assert g is not None
-        c = g._core
-        o = np.zeros(OBS_DIM, dtype=np.float32)
-        o[0:54] = c.hand(seat).counts()
-        for k in range(4):
-            o[54 + k] = c.hand_size((seat + k) & 3)
-        top_seat, lo, hi, _ = c.top
-        if top_seat >= 0:
-            f = move_features(np.array([[lo, hi]], dtype=np.uint64))[0]
-            o[58:126] = f
-            o[126 + ((top_seat - seat) & 3)] = 1.0
-        team = seat & 1
-        lv = c.levels
-        o[130 + c.rlevel] = 1.0
-        o[143 + lv[team]] = 1.0
-        o[156 + lv[1 - team]] = 1.0
-        o[169 + c.phase] = 1.0
-        o[173:227] = self._played
+        o = g.observation_tensor(seat)
         mask = np.zeros(self.max_actions, dtype=np.int8)
         if (self._legal is not None and agent == self.agent_selection and agent in self.terminations
                 and not (self.terminations[agent] or self.truncations[agent])):
@@ -413,20 +379,18 @@ class GuandanEnv(AECEnv):
         g = self.game
         if g is None:
             return "guandan: not reset"
-        c = g._core
-        lv = c.rlevel + 2
+        lv = g.level
         tl = g.team_levels
         live = bool(self.agents) and not any(self.terminations.values()) and not any(self.truncations.values())
         lines = [f"guandan round {g.round_index + 1}  level {g.level}  team levels {tl[0]} (0&2) {tl[1]} (1&3)"
                  f"  phase {g.phase}" + (f"  to act: {self.agent_selection}" if live else "  (episode over)")]
         for s in range(4):
             mark = "*" if live and s == g.to_act else " "
-            hand = c.hand(s)
+            hand = g.hands[s]
             lines.append(f"{mark} player_{s} team {s & 1}  {len(hand):2d} | {' '.join(hand.cards(lv)) or '-'}")
-        top_seat, lo, hi, passes = c.top
-        if top_seat >= 0:
-            from .moves import Move
-            lines.append(f"  to beat: {Move(lo, hi, c.rlevel)} by player_{top_seat} ({passes} passes since)")
+        top = g.top
+        if top is not None:
+            lines.append(f"  to beat: {top.move} by player_{top.seat} ({g.passes} passes since)")
         trick = g.trick
         if trick:
             lines.append("  trick: " + ", ".join(f"{s}:{m}" for s, m in trick))
@@ -441,14 +405,3 @@ class GuandanEnv(AECEnv):
 
 
 raw_env = GuandanEnv
-
-
-def _won_at_a(order: List[int], rlevel0: int, levels0: Any, rules: Rules) -> bool:
-    """Did this finished round win the game by the A rule (as opposed to a
-    ``max_rounds`` stop)?"""
-    banker = order[0]
-    team = banker & 1
-    if levels0[team] != _A or rlevel0 != _A:
-        return False
-    ppos = list(order).index(banker ^ 2)
-    return ppos == 1 or (ppos == 2 and rules.a_win_partner != "second")

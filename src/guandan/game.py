@@ -14,11 +14,14 @@ True
 
 from __future__ import annotations
 
+import enum
 import json
 import random as _random
 import threading
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from . import _core, _engine
 from ._core import Hand
@@ -28,23 +31,72 @@ from .moves import Move, MoveList, MoveType, parse_move
 from .policies import native_code, parse_policy
 from .rules import Rules
 
-__all__ = ["Game", "perft", "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
+__all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
+           "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
-PHASES = ("tribute", "back", "play", "over")
+
+class Phase(str, enum.Enum):
+    """The phase of a round; compares equal to its name (``Phase.PLAY == "play"``)."""
+
+    TRIBUTE = "tribute"
+    BACK = "back"          # returning a card for a tribute
+    PLAY = "play"
+    OVER = "over"          # the game is over
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:       # reads like the plain string it equals
+        return repr(self.value)
+
+
+PHASES = tuple(p.value for p in Phase)
+_PHASE_OF = tuple(Phase)             # by native phase code (PH_TRIBUTE .. PH_OVER)
+
+
+class TrickPlay(NamedTuple):
+    """One action of the current trick (a play or a pass)."""
+
+    seat: int
+    move: Move
+
+
+class TributeState(NamedTuple):
+    """This round's tribute: who pays (``payers``), the card each paid
+    (``paid``, ``None`` until paid), who receives it (``receivers``, ``None``
+    until decided), the card returned to each payer (``returned``), and
+    whether the payers refused by anti-tribute (``anti``: two big jokers)."""
+
+    payers: Tuple[int, ...]
+    paid: Tuple[Optional[str], ...]
+    receivers: Tuple[Optional[int], ...]
+    returned: Tuple[Optional[str], ...]
+    anti: bool
+
+
+class RoundResult(NamedTuple):
+    """How the last finished round ended: the finishing ``order``, the
+    ``banker_team`` (team of the first out), ``levels_up`` (levels that team
+    went up), ``reward`` (the banker team's reward as VecGame and the env
+    give it: ``levels_up``, 4 for winning the game, 0 for a level stop at
+    ``max_rounds``; the other team gets the negative) and ``won_at_a`` (the
+    round won the game by the A rule)."""
+
+    order: Tuple[int, ...]
+    banker_team: int
+    levels_up: int
+    reward: float
+    won_at_a: bool
 RECORD_FORMAT = "guandan-record/1"
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
-
-
-def _rflags(rules: Rules) -> int:
-    f = 0
-    if rules.a_win_partner == "second":
-        f |= 1
-    if not rules.wild_straight_flush:
-        f |= 2
-    if rules.equal_tribute_leader == "banker_left":
-        f |= 4
-    return f
+_TAG_SHIFT = _core.MOVE_TAG_SHIFT
+_FACE_MASK = _core.MOVE_FACE_MASK
+_NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
+_R = _engine.REFUSALS                    # the native Refusal codes by name
+_R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
+_R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
+_R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
 
 
 def _cards_str(h: Hand, level: int) -> str:
@@ -179,7 +231,7 @@ def _validated_position(hands: Any, level: Any, to_act: Any, team_levels: Any, o
             raise GuandanError(f"trick entry {i}: a trick starts with a play, not a pass")
         else:
             np_ += 1
-        tl_list.append((seat, m))
+        tl_list.append(TrickPlay(seat, m))
     if passes is not None:
         np_ = check_int(passes, "passes", 0, 3)
     if top is None:
@@ -280,8 +332,7 @@ class Game:
         self.seed = seed
         self._start: Optional[str] = None
         self._round_start: Optional[Dict[str, Any]] = None
-        self._core = _engine.GameCore.new_game(seed, _rflags(rules), rules.a_fail_limit or 0,
-                                               rules.max_rounds or 0)
+        self._core = _engine.GameCore.new_game(seed, rules.native)
         self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
         self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
@@ -327,7 +378,7 @@ class Game:
                                   finished, round_index, a_fails, r)
         g = cls.__new__(cls)
         g._init(r, seed)
-        g._core.set_position(*pos.native, seed, _rflags(r), r.a_fail_limit or 0, r.max_rounds or 0)
+        g._core.set_position(*pos.native, seed, r.native)
         g._initial_trick = pos.trick
         g._deals = [g._deal_strings()]
         g._start = g.position
@@ -373,8 +424,7 @@ class Game:
                                    f"team {owner}: the round is played at the last winner's level")
         g = cls.__new__(cls)
         g._init(r, seed)
-        g._core.start_round(seed, tl, owner, order, _rflags(r), r.a_fail_limit or 0,
-                            r.max_rounds or 0)
+        g._core.start_round(seed, tl, owner, order, r.native)
         if policy_seed is not None:
             g._core.seed_policy(_check_seed(policy_seed))
         g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
@@ -384,9 +434,9 @@ class Game:
 
     # -- state ----------------------------------------------------------------
     @property
-    def phase(self) -> str:
-        """``"tribute"``, ``"back"``, ``"play"`` or ``"over"``."""
-        return PHASES[self._core.phase]
+    def phase(self) -> Phase:
+        """The :class:`Phase` (a ``str``: ``"tribute"``, ``"back"``, ``"play"`` or ``"over"``)."""
+        return _PHASE_OF[self._core.phase]
 
     @property
     def to_act(self) -> int:
@@ -410,7 +460,7 @@ class Game:
 
     @property
     @_locked
-    def trick(self) -> List[Tuple[int, Move]]:
+    def trick(self) -> List[TrickPlay]:
         """The plays of the current trick so far, ``(seat, move)``, passes included."""
         if self._tricks:
             return list(self._tricks[-1])
@@ -432,7 +482,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self._core.phase == 3
+        return self.phase is Phase.OVER
 
     @property
     def winner(self) -> Optional[int]:
@@ -443,6 +493,81 @@ class Game:
     @property
     def card_counts(self) -> List[int]:
         return [self._core.hand_size(s) for s in range(4)]
+
+    @property
+    def level_index(self) -> int:
+        """The round level as a rank index 0..12 (2..A), as in move words."""
+        return self._core.rlevel
+
+    @property
+    def team_level_indices(self) -> Tuple[int, int]:
+        """The team levels as rank indices 0..12."""
+        return self._core.levels
+
+    @property
+    def top(self) -> Optional[TrickPlay]:
+        """The play to beat and who made it (``None`` when leading)."""
+        seat, lo, hi, _ = self._core.top
+        return None if seat < 0 else TrickPlay(seat, _native_move(lo, hi, self._core.rlevel))
+
+    @property
+    def passes(self) -> int:
+        """Passes since the play to beat."""
+        return self._core.top[3]
+
+    @property
+    def owner(self) -> Optional[int]:
+        """The team whose level this round is played at (None in the first round)."""
+        o = self._core.owner
+        return None if o < 0 else o
+
+    @property
+    def a_fails(self) -> Tuple[int, int]:
+        """Failed rounds at its own A, per team."""
+        return self._core.afail
+
+    @property
+    def decisions(self) -> int:
+        """Actions taken in this game so far (native counter)."""
+        return self._core.decisions
+
+    @property
+    def tribute(self) -> TributeState:
+        """This round's tribute state (see :class:`TributeState`)."""
+        n, payers, paid, recv, returned, anti = self._core.tribute
+        face = lambda f: None if f < 0 else _core.FACE_STR[f]
+        return TributeState(tuple(payers), tuple(face(f) for f in paid),
+                            tuple(None if r < 0 else r for r in recv),
+                            tuple(face(f) for f in returned), anti)
+
+    @property
+    def last_round(self) -> Optional[RoundResult]:
+        """How the last finished round ended (None before the first one ends)."""
+        c = self._core
+        order = c.last_order
+        if order is None:
+            return None
+        return RoundResult(tuple(order), order[0] & 1, c.last_delta, c.round_reward, c.last_won_a)
+
+    def played_cards(self, seat: Optional[int] = None) -> Hand:
+        """The cards played so far this round (public knowledge): by everyone,
+        or by ``seat``."""
+        if seat is None:
+            return self._core.played()
+        seat = check_int(seat, "seat", 0, 3)
+        out = Hand()
+        with self._lock:
+            r = self._core.round_index
+            for s, lo, hi, _, rnd in self._log:
+                if s == seat and rnd == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS:
+                    out = out + Hand.from_masks(lo & _FACE_MASK, hi & _FACE_MASK)
+        return out
+
+    def observation_tensor(self, seat: Optional[int] = None) -> np.ndarray:
+        """The observation of ``seat`` (default: the seat to act) as the
+        float32 vector VecGame and the env give (layout in :mod:`guandan.vec`)."""
+        seat = self._core.to_act if seat is None else check_int(seat, "seat", 0, 3)
+        return self._core.observation_tensor(seat)
 
     @property
     @_locked
@@ -480,9 +605,10 @@ class Game:
         f0, f1 = c.afail
         pos = (f"{hands} {_RANKS[lv]} {_RANKS[a]},{_RANKS[b]} {own} {c.to_act} {top} {passes} "
                f"{fin} {c.round_index} {f0},{f1}")
-        if c.phase == 2:
+        phase = _PHASE_OF[c.phase]
+        if phase is Phase.PLAY:
             return pos
-        if c.phase == 3:
+        if phase is Phase.OVER:
             return f"{pos} over:{'-' if self.winner is None else self.winner}"
         n, payers, paid, recv, returned, _ = c.tribute
         order = "".join(str(x) for x in (c.last_order or []))
@@ -496,6 +622,19 @@ class Game:
         following) in the play phase; tribute or return choices (moves of
         type TRIBUTE / BACK) in those phases; empty when the game is over."""
         return self._core.legal()
+
+    def parse_action(self, action: Any) -> Move:
+        """``action`` as a :class:`Move` read at this game's level: a Move, a
+        platform triple, text (``"Pair 5 S5 D5"``, bare cards, ``"PASS"``) or
+        an index into :meth:`legal_moves`. Raises :class:`IllegalMoveError`
+        when it is not a valid action at this level (legality now is checked
+        by :meth:`play`)."""
+        if isinstance(action, int) and not isinstance(action, bool):
+            moves = self.legal_moves()
+            if not 0 <= action < len(moves):
+                raise IllegalMoveError(f"action index {action} out of range ({len(moves)} legal actions)")
+            return moves[action]
+        return self._to_move(action)
 
     def _to_move(self, move: Any) -> Move:
         lv = self._core.rlevel
@@ -519,49 +658,48 @@ class Game:
         m = self._to_move(move)
         lo, hi = m.words
         c = self._core
-        seat, phase, r0 = c.to_act, c.phase, c.round_index
+        seat, phase, r0 = c.to_act, self.phase, c.round_index
         was_leading = c.top[0] < 0
         if not c.apply(lo, hi, True):
             raise IllegalMoveError(self._why_illegal(m))
         self._log.append((seat, lo, hi, m._level, r0))
         prev = self._tricks[-1] if self._tricks else getattr(self, "_initial_trick", ())
-        if phase != 2 or c.round_index != r0 or c.top[0] < 0:
+        if phase is not Phase.PLAY or c.round_index != r0 or c.top[0] < 0:
             trick: Tuple[Tuple[int, Move], ...] = ()       # not a play, or the trick/round ended
         elif was_leading:
-            trick = ((seat, m),)
+            trick = (TrickPlay(seat, m),)
         else:
-            trick = tuple(prev) + ((seat, m),)
+            trick = tuple(prev) + (TrickPlay(seat, m),)
         self._tricks.append(trick)
         if c.round_index != r0 and not self.is_over:
             self._deals.append(self._deal_strings())
 
     def _why_illegal(self, m: Move) -> str:
+        # the rule is native (st_refusal); here it is only put into words
         c = self._core
+        lo, hi = m.words
+        code = c.refusal(lo, hi)
         seat = c.to_act
-        hand = c.hand(seat)
-        phase = self.phase
-        t = m.type
-        if phase in ("tribute", "back"):
-            want = MoveType.TRIBUTE if phase == "tribute" else MoveType.BACK
+        if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
+            return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
+        if code == _R_NOT_IN_HAND:
+            missing = _missing(c.hand(seat), m)
+            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+        if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
-            if t != want:
-                return f"seat {seat} must {'pay tribute' if phase == 'tribute' else 'return a card'} now, not play {m}"
-            if m.cards[0] not in hand:
-                return f"{m.cards[0]} is not in seat {seat}'s hand"
-            if phase == "tribute":
+            if code == _R_TRIBUTE_CARD:
                 return f"the tribute is the highest card in level order, never a wild: one of {choices}"
             return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if t in (MoveType.TRIBUTE, MoveType.BACK):
-            return f"there is no {t.platform} in the play phase"
-        seat_top, lo, hi, _ = c.top
-        if m.is_pass:
+        if code == _R_NOT_A_PLAY:
+            return f"there is no {m.type.platform} in the play phase"
+        if code == _R_LEADER_PASS:
             return "the leader cannot pass"
-        missing = [x for x in _missing(hand, m)]
-        if missing:
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
-        if seat_top >= 0:
-            top = _native_move(lo, hi, c.rlevel)
-            return f"{m} does not beat {top} (played by seat {seat_top})"
+        if code == _R_DOES_NOT_BEAT:
+            top = self.top
+            assert top is not None
+            return f"{m} does not beat {top.move} (played by seat {top.seat})"
+        if code == _R_GAME_OVER:
+            return "the game is over"
         return f"{m} is not legal here"
 
     @_locked
@@ -601,7 +739,7 @@ class Game:
             lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
             m = _native_move(lo, hi, self._core.rlevel)
         else:
-            m = self._to_move(policy(self.observation(self.to_act), self.legal_moves()))
+            m = self.parse_action(policy(self.observation(self.to_act), self.legal_moves()))
         self.play(m)
         return m
 
@@ -628,16 +766,17 @@ class Game:
         seat_top, lo, hi, passes = c.top
         n, payers, paid, recv, returned, anti = c.tribute
         trib: Dict[str, Any] = {"anti": anti, "payers": payers if anti or n else []}
-        if c.phase != 0 and not anti and n:
+        phase = self.phase
+        if phase is not Phase.TRIBUTE and not anti and n:
             trib["tribute"] = [[payers[i], recv[i], _core.FACE_STR[paid[i]]] for i in range(n)]
-        if c.phase == 2 and not anti and n:
+        if phase is Phase.PLAY and not anti and n:
             trib["back"] = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
         history = [[s, _native_move(l, h, v).to_platform()] for s, l, h, v, r in self._log
-                   if r == c.round_index and (l >> 56) & 15 not in (MoveType.TRIBUTE, MoveType.BACK)]
+                   if r == c.round_index and (l >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
         a, b = c.levels
         return {
             "seat": seat,
-            "phase": self.phase,
+            "phase": phase.value,
             "to_act": c.to_act,
             "hand": c.hand(seat).cards(lv + 2),
             "card_counts": self.card_counts,
@@ -645,7 +784,7 @@ class Game:
             "team_levels": [_RANKS[a], _RANKS[b]],
             "my_team": seat & 1,
             "round_index": c.round_index,
-            "leading": c.phase == 2 and seat_top < 0,
+            "leading": phase is Phase.PLAY and seat_top < 0,
             "top": None if seat_top < 0 else {"seat": seat_top,
                                                "move": _native_move(lo, hi, lv).to_platform()},
             "passes": passes,

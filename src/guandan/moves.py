@@ -36,8 +36,8 @@ __all__ = [
     "legal_moves", "classify", "legal_moves_batch", "parse_move",
 ]
 
-_TAG = 56
-_FACE_MASK = (1 << 54) - 1
+_TAG = _core.MOVE_TAG_SHIFT
+_FACE_MASK = _core.MOVE_FACE_MASK
 
 
 class MoveType(enum.IntEnum):

@@ -13,6 +13,7 @@ reads :attr:`Rules.wild_straight_flush`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from typing import Any, Dict, Optional
 
 from .errors import GuandanError
@@ -92,6 +93,12 @@ class Rules:
             return PRESETS[name]()
         except KeyError:
             raise GuandanError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}") from None
+
+    @cached_property
+    def native(self) -> Any:
+        """The rules as the engine's native struct (built once per Rules)."""
+        from ._engine import NativeRules
+        return NativeRules(self)
 
     def replace(self, **changes: Any) -> "Rules":
         """A copy with some options changed."""

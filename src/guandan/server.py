@@ -5,18 +5,67 @@ unchanged.
 
     guandan serve --port 23456 --games 3 --bots 1=greedy,3=greedy
 
-Seats are given in connection order to the seats not taken by built-in
-bots; games start 0.2 s after the last seat connects. Every message is one
-the protocol defines; anything a client sends out of turn, malformed or out
-of range is logged and ignored (the server keeps waiting, as the reference
-server does). A seat that does not answer within ``timeout`` seconds plays
-the *default action*: index 0 of its ``actionList`` (the pass when
-following; otherwise the first listed move, the lowest-suited lowest single
-when leading, or the first allowed tribute/return card). A seat that
-disconnects is played by the built-in greedy bot from then on
-(``on_disconnect="bot"``), or the session ends: the other connections are
-closed without further messages (``"abort"``). Each game's record (the
-engine's record format) is written to ``record_dir``.
+Every message sent is one the protocol defines (no extra fields, no other
+messages). Robustness rules, for faulty or hostile clients:
+
+*Seats.* Before the game, connections wait in connection order. A connection
+that closes before the game starts frees its place (the next live connection
+moves up), so dead connections neither keep a seat nor end an ``abort``
+session. The game starts once the first N waiting connections (N = the seats
+not taken by built-in bots) are open, the last of them connected at least
+``start_delay`` (0.2 s) ago; they get those seats in connection order. Up to
+``MAX_WAITING`` (16) more may wait in case one leaves; when the game starts
+they, and any later connection, are refused (close code 1013 "table full"),
+as are connections beyond that cap.
+
+*Answers.* Anything a client sends out of turn, malformed or out of range is
+logged and ignored (the server keeps waiting, as the reference server does);
+binary frames are never answers (ignored, logged). A frame over ``max_frame``
+bytes (64 KiB; answers are tiny) makes the WebSocket layer close the
+connection with code 1009, and the seat counts as disconnected. Ignored frames
+are logged with the reason (the first 20 of each connection, then every 1000th).
+
+*Timeout.* A seat that does not answer within ``timeout`` seconds (default 30;
+``0`` or ``None`` waits forever, as the reference server) plays the *default
+action*: index 0 of its ``actionList`` (the pass when following; otherwise the
+first listed move, the lowest-suited lowest single when leading, or the first
+allowed tribute/return card).
+
+*Late answers.* The protocol has no request ids, so an answer that arrives
+after its timeout would otherwise be taken as the answer to the seat's next
+question. Rule: after a timeout the seat owes one stale answer. The first
+``{"actIndex": ...}`` frame it sends before its next question is that stale
+answer and is discarded (logged); its next question is held until the stale
+answer has arrived, or ``late_grace`` seconds (default: equal to ``timeout``)
+have passed since the timeout, whichever comes first. After that the debt is
+forgotten and answers count again (a seat that simply never answered is then
+asked normally).
+
+*Sending.* Every connection has its own writer task and a bounded outgoing
+queue (``send_queue`` messages, default 1024), so a broadcast never waits for
+a slow seat. A seat whose queue overflows, or one of whose messages cannot be
+handed to the network within ``send_timeout`` seconds (default 10: the client
+is not reading), is disconnected.
+
+*Disconnects.* A seat that disconnects (or is disconnected by the rules
+above) is played by the built-in greedy bot from then on
+(``on_disconnect="bot"``), or the session ends: the other connections get
+what was already queued and are closed without further messages (``"abort"``).
+
+*Origin.* Browsers send the page's ``Origin`` with WebSocket connections; a
+page on another site must not drive a local table. Accepted: no Origin (most
+bots); ``ws://``/``wss://`` origins (ws4py sends the server's URL; never a
+browser); loopback pages (``http(s)://127.0.0.1``, ``localhost``, ``[::1]``,
+any port); ``http(s)://HOST[:PORT]`` equal to the request's ``Host`` when HOST
+is an IP address (websocket-client's default; such a page could only come
+from this server, and a DNS name could be rebound to us by a foreign page);
+and the origins listed in ``origins`` (``"*"``: any). Others get HTTP 403.
+
+*Records.* Each game's record (the engine's record format) is written to
+``record_dir`` as it ends, atomically (a temporary file in the same folder,
+then ``os.replace``): a record file is complete or absent. Only the last
+``keep_records`` (default 10) stay in memory (``records``, returned by
+``run``).
 """
 
 from __future__ import annotations
@@ -25,20 +74,31 @@ import asyncio
 import json
 import logging
 import os
+import ipaddress
 import random
-from typing import Any, Dict, List, Optional
+from collections import deque
+from http import HTTPStatus
+from typing import Any, Deque, Dict, Iterable, List, Optional
+from urllib.parse import urlsplit
 
 from . import _core
+from ._files import atomic_write
 from .errors import GuandanError
 from .game import Game
 from .moves import Move, MoveType
 from .rules import Rules
 
-__all__ = ["TableServer", "serve", "parse_bots"]
+__all__ = ["TableServer", "serve", "parse_bots", "origin_allowed", "DEFAULT_TIMEOUT"]
 
 log = logging.getLogger("guandan.server")
 _RANKS = "23456789TJQKA"
 _NULL = [None, None, None]
+
+DEFAULT_TIMEOUT = 30.0          # seconds per decision (the platform has none: it waits forever)
+_LOG_IGNORED = 20               # ignored frames logged per connection (then every 1000th)
+MAX_WAITING = 16                # connections waiting before the start beyond the free seats
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_CLOSE = object()               # writer queue sentinel: flush, then close
 
 
 def parse_bots(spec: Optional[str]) -> Dict[int, str]:
@@ -60,116 +120,372 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
     return out
 
 
+def _norm_origin(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+def _ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def origin_allowed(origin: str, host: Optional[str] = None, extra: Iterable[str] = ()) -> bool:
+    """Whether a WebSocket handshake with this ``Origin`` header (and ``Host``
+    header) is accepted; see the module docstring. ``extra``: more allowed
+    origins (normalised, ``"*"`` for any)."""
+    extra = [_norm_origin(o) for o in extra]
+    if "*" in extra or _norm_origin(origin) in extra:
+        return True
+    try:
+        u = urlsplit(origin.strip())
+        hostname, _ = u.hostname, u.port        # .port raises on a bad port
+    except ValueError:
+        return False
+    if u.scheme in ("ws", "wss"):
+        return True             # not a browser: ws4py sends the server's URL
+    if u.scheme not in ("http", "https") or not hostname or u.username or u.password \
+            or u.path not in ("", "/") or u.query or u.fragment:
+        return False
+    if hostname in _LOOPBACK:
+        return True             # a page on this machine's loopback interface
+    # websocket-client sends http://HOST[:PORT] of the server it connects to; a
+    # browser page can have that origin only if this server served it. Only
+    # for IP literals: a DNS name could be rebound to us by a foreign page.
+    return (host is not None and _ip_literal(hostname)
+            and u.netloc.lower() == host.strip().lower())
+
+
+class _Conn:
+    """One accepted connection: its socket, its writer task and outgoing queue."""
+
+    def __init__(self, ws: Any, label: str, queue_size: int) -> None:
+        self.ws = ws
+        self.label = label
+        self.joined = asyncio.get_running_loop().time()
+        self.seat: Optional[_Seat] = None
+        self.queue: asyncio.Queue = asyncio.Queue(queue_size + 1)    # + the close sentinel
+        self.writer: Optional[asyncio.Task] = None
+        self.open = True
+        self.ignored = 0
+
+    def who(self) -> str:
+        if self.seat is not None:
+            return f"seat {self.seat.index} ({self.label})"
+        return f"client {self.label!r} (not seated)"
+
+
 class _Seat:
     def __init__(self, index: int, policy: Optional[str]) -> None:
         self.index = index
         self.policy = policy            # built-in policy name, or None for a client
-        self.ws: Any = None
+        self.conn: Optional[_Conn] = None
         self.label = ""
         self.waiting: Optional[asyncio.Future] = None
         self.range = -1
+        self.owed_until: Optional[float] = None    # a stale answer is owed until then
+        self.late: Optional[asyncio.Event] = None  # set when it has arrived (or the seat left)
+
+    @property
+    def ws(self) -> Any:
+        return self.conn.ws if self.conn is not None else None
 
 
 class TableServer:
-    """The server. ``await TableServer(...).run()`` serves the whole session."""
+    """The server. ``await TableServer(...).run()`` serves the whole session.
+
+    ``timeout``: seconds a client may think (default 30; 0 or None: forever);
+    ``late_grace``: how long a seat's next question waits for its late answer
+    after a timeout (default: ``timeout``); ``send_timeout`` / ``send_queue``:
+    a seat is disconnected when one message cannot be sent within this many
+    seconds, or this many messages wait for it; ``max_frame``: the largest
+    frame accepted (bytes); ``origins``: browser Origins accepted besides
+    loopback pages (``"*"``: all); ``keep_records``: records kept in memory.
+    See the module docstring for the rules.
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 23456, *, games: int = 1,
                  rules: Optional[Rules] = None, bots: Optional[Dict[int, str]] = None,
-                 timeout: Optional[float] = None, record_dir: Optional[str] = None,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, record_dir: Optional[str] = None,
                  on_disconnect: str = "bot", seed: Optional[int] = None,
-                 start_delay: float = 0.2) -> None:
+                 start_delay: float = 0.2, late_grace: Optional[float] = None,
+                 send_timeout: Optional[float] = 10.0, send_queue: int = 1024,
+                 max_frame: int = 64 * 1024, origins: Optional[Iterable[str]] = None,
+                 keep_records: int = 10) -> None:
         if on_disconnect not in ("bot", "abort"):
             raise GuandanError("on_disconnect must be 'bot' or 'abort'")
         if games < 1:
             raise GuandanError("games must be at least 1")
+        for name, v in (("timeout", timeout), ("late_grace", late_grace),
+                        ("send_timeout", send_timeout)):
+            if v is not None and v < 0:
+                raise GuandanError(f"{name} must be >= 0")
+        if send_queue < 1 or max_frame < 1024 or keep_records < 0:
+            raise GuandanError("send_queue >= 1, max_frame >= 1024, keep_records >= 0")
         self.host = host
         self.port = port
         self.games = games
         self.rules = rules or Rules.contest()
         self.bots = dict(bots or {})
-        self.timeout = timeout
+        self.timeout = timeout or None
+        self.late_grace = late_grace if late_grace is not None else (self.timeout or 0.0)
+        self.send_timeout = send_timeout or None
+        self.send_queue = send_queue
+        self.max_frame = max_frame
+        self.origins = [_norm_origin(o) for o in (origins or ()) if o.strip()]
         self.record_dir = record_dir
         self.on_disconnect = on_disconnect
         self.seed = seed if seed is not None else random.SystemRandom().getrandbits(62)
         self.start_delay = start_delay
         self.seats = [_Seat(i, self.bots.get(i)) for i in range(4)]
         self._free = [i for i in range(4) if i not in self.bots]
-        self._ready = asyncio.Event()
+        self._pending: List[_Conn] = []     # connections waiting for the start, in order
+        self._full: Optional[asyncio.Event] = None   # at least as many as free seats
+        self._refused = 0
+        self._started = False
         self._aborted = False
         self._done = False
         self.game: Optional[Game] = None
-        self.records: List[Dict[str, Any]] = []
+        self.records: Deque[Dict[str, Any]] = deque(maxlen=keep_records)
+        self.games_played = 0
         self.bound_port: Optional[int] = None
 
     # -- connections --------------------------------------------------------------
+    def _process_request(self, connection: Any, request: Any) -> Any:
+        origins = request.headers.get_all("Origin")
+        if not origins:
+            return None                 # not a browser: most bots send no Origin
+        host = request.headers.get("Host")
+        if len(origins) == 1 and origin_allowed(origins[0], host, self.origins):
+            return None
+        log.warning("connection to %r refused (HTTP 403): Origin %s is not allowed: a web page "
+                    "from another site may not drive this table (a bot that sends this Origin: "
+                    "start the server with --origin %s)", request.path,
+                    ", ".join(map(repr, origins)), origins[0])
+        return connection.respond(HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+
+    def _refuse_log(self, fmt: str, *args: Any) -> None:
+        self._refused += 1
+        n = self._refused
+        if n <= _LOG_IGNORED or n % 1000 == 0:
+            log.warning(fmt + (f" ({n} refused so far)" if n > _LOG_IGNORED else ""), *args)
+        elif n == _LOG_IGNORED + 1:
+            log.warning("%d connections refused; logging only every 1000th from now on", n)
+
     async def _handler(self, ws: Any) -> None:
         path = getattr(getattr(ws, "request", None), "path", "") or ""
         if not path.startswith("/game/"):
-            log.warning("connection to %r refused: the path is /game/{label}", path)
+            self._refuse_log("connection to %.100r refused: the path is /game/{label}", path)
             await ws.close(1008, "path must be /game/{label}")
             return
-        if not self._free or self._done:
-            log.warning("connection %r refused: the table is full", path)
+        if self._started or self._done or len(self._pending) >= len(self._free) + MAX_WAITING:
+            self._refuse_log("connection %.100r refused: the table is full", path)
             await ws.close(1013, "table full")
             return
-        seat = self.seats[self._free.pop(0)]
-        seat.ws = ws
-        seat.label = path[len("/game/"):]
-        log.info("seat %d: %s connected", seat.index, seat.label)
-        if not self._free:
-            self._ready.set()
+        conn = _Conn(ws, path[len("/game/"):], self.send_queue)
+        self._pending.append(conn)
+        log.info("%s connected (%d waiting for %d client seats)", conn.label, len(self._pending),
+                 len(self._free))
+        if len(self._pending) >= len(self._free):
+            self._full.set()
         try:
             async for raw in ws:
-                self._on_message(seat, raw)
-        except Exception as e:          # connection errors end the reader
-            log.info("seat %d: connection error %s", seat.index, e)
+                self._on_message(conn, raw)
+        except Exception:               # connection errors end the reader; reported below
+            pass
         finally:
-            if seat.ws is ws:
-                self._on_disconnect(seat)
+            conn.open = False
+            why = self._close_reason(ws)
+            if conn.seat is None:
+                if conn in self._pending:
+                    self._pending.remove(conn)
+                    if len(self._pending) < len(self._free):
+                        self._full.clear()
+                    log.warning("%s left before the game started (%s): its place is free again",
+                                conn.who(), why)
+            elif conn.seat.conn is conn:
+                self._on_disconnect(conn.seat, why)
+            if conn.ignored > _LOG_IGNORED:
+                log.info("%s: %d messages ignored in all", conn.who(), conn.ignored)
+            if conn.writer is not None and not conn.writer.done():
+                conn.writer.cancel()
 
-    def _on_message(self, seat: _Seat, raw: Any) -> None:
-        if seat.waiting is None or seat.waiting.done():
-            log.warning("seat %d: message while not asked, ignored: %.100r", seat.index, raw)
+    @staticmethod
+    def _close_reason(ws: Any) -> str:
+        proto = getattr(ws, "protocol", None)
+        rcvd = getattr(proto, "close_rcvd", None)
+        sent = getattr(proto, "close_sent", None)
+        if sent is not None and (rcvd is None or not getattr(proto, "close_rcvd_then_sent", True)):
+            return f"closed by the server with code {sent.code} ({sent.reason or 'no reason'})"
+        if rcvd is not None:
+            return f"the client closed with code {rcvd.code} ({rcvd.reason or 'no reason'})"
+        return "connection lost without a close frame"
+
+    def _ignore(self, conn: _Conn, why: str, raw: Any) -> None:
+        conn.ignored += 1
+        n = conn.ignored
+        if n <= _LOG_IGNORED or n % 1000 == 0:
+            log.warning("%s: %s, ignored: %.100r%s", conn.who(), why, raw,
+                        f" ({n} ignored so far)" if n > _LOG_IGNORED else "")
+        elif n == _LOG_IGNORED + 1:
+            log.warning("%s: %d messages ignored; logging only every 1000th from now on",
+                        conn.who(), n)
+
+    def _on_message(self, conn: _Conn, raw: Any) -> None:
+        if not isinstance(raw, str):
+            self._ignore(conn, "binary frame (answers are JSON text frames)", raw)
+            return
+        seat = conn.seat
+        if seat is None or seat.conn is not conn:
+            self._ignore(conn, "message before the game started", raw)
+            return
+        asked = seat.waiting is not None and not seat.waiting.done()
+        if not asked and seat.owed_until is None:
+            self._ignore(conn, "message while not asked", raw)
             return
         try:
             msg = json.loads(raw)
         except (ValueError, TypeError, RecursionError):
-            log.warning("seat %d: not JSON, ignored: %.100r", seat.index, raw)
+            self._ignore(conn, "not JSON", raw)
             return
         idx = msg.get("actIndex") if isinstance(msg, dict) else None
+        if not asked:
+            if type(idx) is int:
+                seat.owed_until = None
+                seat.late.set()
+                log.warning("%s: late answer %.100r to the question that timed out, discarded",
+                            conn.who(), raw)
+            else:
+                self._ignore(conn, "message while not asked", raw)
+            return
         if type(idx) is not int or not 0 <= idx <= seat.range:
-            log.warning("seat %d: invalid answer %.100r (need {\"actIndex\": 0..%d}), waiting",
-                        seat.index, raw, seat.range)
+            self._ignore(conn, f"invalid answer (need {{\"actIndex\": 0..{seat.range}}}), still "
+                         "waiting", raw)
             return
         seat.waiting.set_result(idx)
 
-    def _on_disconnect(self, seat: _Seat) -> None:
-        seat.ws = None
+    def _on_disconnect(self, seat: _Seat, why: str = "") -> None:
+        conn, seat.conn = seat.conn, None
+        seat.late.set()
         if self._done:
             return
-        log.warning("seat %d disconnected", seat.index)
+        log.warning("seat %d (%s) disconnected: %s", seat.index, conn.label if conn else "?", why)
         if self.on_disconnect == "abort":
             self._aborted = True
             if seat.waiting is not None and not seat.waiting.done():
                 seat.waiting.set_result(-1)
-            self._ready.set()
             return
         seat.policy = "greedy"
         log.warning("seat %d is played by the greedy bot from now on", seat.index)
         if seat.waiting is not None and not seat.waiting.done():
             seat.waiting.set_result(self._bot_index(seat))
 
-    # -- sending ----------------------------------------------------------------------
-    async def _send(self, seat: _Seat, msg: Dict[str, Any]) -> None:
-        if seat.ws is None:
+    def _drop(self, conn: _Conn, why: str) -> None:
+        """Disconnect a connection the server gives up on (it is not reading)."""
+        if not conn.open:
             return
-        try:
-            await seat.ws.send(json.dumps(msg))
-        except Exception as e:
-            log.info("seat %d: send failed (%s)", seat.index, e)
+        conn.open = False
+        log.warning("%s: %s", conn.who(), why)
+        transport = getattr(conn.ws, "transport", None)
+        if transport is not None:
+            transport.abort()
+        if conn.seat is not None and conn.seat.conn is conn:
+            self._on_disconnect(conn.seat, why)
+
+    async def _wait_for_players(self) -> None:
+        """Until the first len(free seats) waiting connections are alive, the
+        last of them start_delay old; then seat them, refuse the others."""
+        from websockets.protocol import State
+
+        loop = asyncio.get_running_loop()
+        nfree = len(self._free)
+        while True:
+            await self._full.wait()
+            for c in list(self._pending):
+                if not c.open or c.ws.state is not State.OPEN:
+                    c.open = False
+                    self._pending.remove(c)
+                    log.warning("%s left before the game started: its place is free again",
+                                c.who())
+            if len(self._pending) < nfree:
+                self._full.clear()
+                continue
+            wait = self._pending[nfree - 1].joined + self.start_delay - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            break
+        self._started = True
+        seated, extra = self._pending[:nfree], self._pending[nfree:]
+        self._pending = []
+        for i, conn in zip(self._free, seated):
+            seat = self.seats[i]
+            seat.conn, seat.label, conn.seat = conn, conn.label, seat
+            conn.writer = asyncio.ensure_future(self._writer(conn))
+            log.info("seat %d: %s", i, conn.label)
+        for conn in extra:
+            self._refuse_log("%s refused: the table is full (the game starts)", conn.who())
+            conn.writer = asyncio.ensure_future(conn.ws.close(1013, "table full"))
+
+    # -- sending ----------------------------------------------------------------------
+    async def _writer(self, conn: _Conn) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        ws = conn.ws
+        while True:
+            frame = await conn.queue.get()
+            try:
+                if frame is _CLOSE:
+                    await asyncio.wait_for(ws.close(), self.send_timeout)
+                    return
+                await asyncio.wait_for(ws.send(frame), self.send_timeout)
+            except asyncio.TimeoutError:
+                self._drop(conn, f"a message could not be sent within {self.send_timeout:g}s "
+                           "(the client is not reading): treated as disconnected")
+                return
+            except ConnectionClosed:
+                return                  # the reader reports the disconnect
+            except Exception as e:
+                self._drop(conn, f"send failed ({e}): treated as disconnected")
+                return
+
+    def _enqueue(self, seat: _Seat, text: str) -> None:
+        conn = seat.conn
+        if conn is None or not conn.open:
+            return
+        if conn.queue.qsize() >= self.send_queue:
+            self._drop(conn, f"{self.send_queue} messages waiting to be sent (the client is not "
+                       "reading): treated as disconnected")
+            return
+        conn.queue.put_nowait(text)
+
+    async def _send(self, seat: _Seat, msg: Dict[str, Any]) -> None:
+        self._enqueue(seat, json.dumps(msg))
+        await asyncio.sleep(0)          # let the writers run
 
     async def _broadcast(self, msg: Dict[str, Any]) -> None:
-        await asyncio.gather(*(self._send(s, msg) for s in self.seats))
+        text = json.dumps(msg)
+        for s in self.seats:
+            self._enqueue(s, text)
+        await asyncio.sleep(0)
+
+    async def _close_all(self) -> None:
+        """Flush every queue, then close every connection (bounded in time)."""
+        writers = []
+        for s in self.seats:
+            conn = s.conn
+            if conn is not None and conn.open and conn.writer is not None:
+                conn.queue.put_nowait(_CLOSE)
+                writers.append(conn.writer)
+        if not writers:
+            return
+        bound = 2 * (self.send_timeout or 10.0) + 1.0
+        done, pending = await asyncio.wait(writers, timeout=bound)
+        for s in self.seats:
+            if s.conn is not None and s.conn.writer in pending:
+                self._drop(s.conn, "not closed in time")
 
     # -- decisions --------------------------------------------------------------------
     def _bot_index(self, seat: _Seat) -> int:
@@ -179,25 +495,43 @@ class TableServer:
         return g.legal_moves().find(lo, hi)
 
     async def _decide(self, seat: _Seat, msg: Dict[str, Any], n: int) -> int:
-        if seat.policy is not None or seat.ws is None:
+        loop = asyncio.get_running_loop()
+        if seat.owed_until is not None and seat.conn is not None and seat.policy is None:
+            left = seat.owed_until - loop.time()
+            if left > 0 and not seat.late.is_set():
+                try:
+                    await asyncio.wait_for(seat.late.wait(), left)
+                except asyncio.TimeoutError:
+                    log.info("seat %d: no late answer within the %.3gs grace period; asking "
+                             "the next question", seat.index, self.late_grace)
+            seat.owed_until = None
+            if self._aborted:
+                return 0
+        if seat.policy is not None or seat.conn is None:
             if seat.policy is None:
                 seat.policy = "greedy"
             return self._bot_index(seat)
-        loop = asyncio.get_running_loop()
         seat.range = n - 1
-        seat.waiting = loop.create_future()
+        seat.waiting = fut = loop.create_future()
         await self._send(seat, msg)
         try:
             if self.timeout:
-                idx = await asyncio.wait_for(asyncio.shield(seat.waiting), self.timeout)
+                idx = await asyncio.wait_for(asyncio.shield(fut), self.timeout)
             else:
-                idx = await seat.waiting
+                idx = await fut
         except asyncio.TimeoutError:
-            log.warning("seat %d: no answer within %.3gs, default action 0", seat.index, self.timeout)
-            idx = 0
+            if fut.done() and not fut.cancelled():
+                idx = fut.result()          # answered (or left) as the timer fired
+            else:
+                log.warning("seat %d: no answer within %.3gs, default action 0", seat.index,
+                            self.timeout)
+                idx = 0
+                if seat.conn is not None and self.late_grace > 0:
+                    seat.owed_until = loop.time() + self.late_grace
+                    seat.late.clear()
         finally:
-            if not seat.waiting.done():
-                seat.waiting.cancel()
+            if not fut.done():
+                fut.cancel()
             seat.waiting = None
         if idx < 0:            # aborted
             return 0
@@ -328,39 +662,44 @@ class TableServer:
 
     def _save_record(self, gi: int) -> None:
         rec = self.game.record()
+        self.games_played = gi + 1
         self.records.append(rec)
         if self.record_dir:
-            os.makedirs(self.record_dir, exist_ok=True)
             path = os.path.join(self.record_dir, f"game_{gi + 1:03d}_seed_{rec['seed']}.json")
-            with open(path, "w") as f:
-                json.dump(rec, f)
-            log.info("record written to %s", path)
+            try:
+                os.makedirs(self.record_dir, exist_ok=True)
+                with atomic_write(path, "w") as f:
+                    json.dump(rec, f)
+            except OSError as e:
+                log.error("record of game %d not written to %s: %s", gi + 1, path, e)
+            else:
+                log.info("record written to %s", path)
 
     async def run(self) -> List[Dict[str, Any]]:
-        """Serve until the last game is over (or the session is aborted)."""
+        """Serve until the last game is over (or the session is aborted); the
+        last ``keep_records`` records."""
         try:
             from websockets.asyncio.server import serve as ws_serve
         except ImportError:
             raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]'") from None
 
+        self._full = asyncio.Event()            # created in the running loop
+        for seat in self.seats:
+            seat.late = asyncio.Event()
         async with ws_serve(self._handler, self.host, self.port, ping_interval=None,
-                            max_size=2 ** 20) as server:
+                            max_size=self.max_frame, process_request=self._process_request) \
+                as server:
             sock = next(iter(server.sockets))
             self.bound_port = sock.getsockname()[1]
             log.warning("listening on ws://%s:%d/game/{label} (%d seats for clients, %d games)",
                         self.host, self.bound_port, len(self._free), self.games)
-            await self._ready.wait()
-            if not self._aborted:
-                await asyncio.sleep(self.start_delay)
+            try:
+                await self._wait_for_players()
                 await self._session()
-            self._done = True
-            for s in self.seats:
-                if s.ws is not None:
-                    try:
-                        await s.ws.close()
-                    except Exception:
-                        pass
-        return self.records
+            finally:
+                self._done = True
+                await self._close_all()
+        return list(self.records)
 
 
 def serve(host: str = "127.0.0.1", port: int = 23456, **kwargs: Any) -> List[Dict[str, Any]]:

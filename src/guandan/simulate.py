@@ -26,9 +26,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _engine, _sim
+from . import _sim
 from ._files import atomic_write
 from .policies import native_code
+
+PY_SEAT = _sim.PY_SEAT
 from .errors import GuandanError
 from .rules import Rules
 
@@ -45,67 +47,61 @@ def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
     return int(a), int(b)
 
 
-def _rflags(rules: Rules) -> int:
-    from .game import _rflags as rf
-    return rf(rules)
+def game_seed(base: int, k: int) -> int:
+    """The deal seed of game ``k`` from a base seed (the native loop's mix):
+    game ``k`` of a chunk with game seed ``base`` is ``Game(seed=game_seed(base, k))``."""
+    return _sim.game_seed(base, k)
 
 
-def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...], rflags: int,
-                a_fail: int, max_rounds: int) -> Dict[str, np.ndarray]:
+def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...],
+                rules: Rules) -> Dict[str, np.ndarray]:
     """One chunk in the native loop (module level so that process pools and
     Dask can pickle it)."""
     gs, ps = chunk_seeds(seed, index)
-    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rflags, a_fail,
-                            max_rounds)
+    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rules.native)
     return out
 
 
 def _run_python(seed: int, index: int, n: int, unit: int, policies: Sequence[Any],
                 rules: Rules) -> Dict[str, np.ndarray]:
-    """One chunk through :class:`guandan.Game` when some seat is a Python
-    callable (built-in names still pick natively). Same rows as the native loop."""
-    from .game import Game
-    from .moves import MoveType
+    """One chunk when some seat is a Python callable: the same native loop
+    (same rows, same random stream for the native seats), which asks
+    :class:`_PythonSeats` for the callables' decisions."""
     gs, ps = chunk_seeds(seed, index)
-    rows: Dict[str, List[Any]] = {k: [] for k in (_sim.DEAL_FIELDS if unit == 0 else _sim.GAME_FIELDS)}
-    game = 0
-    done = 0
-    while done < n:
-        g = Game(rules=rules, seed=_sim.game_seed(gs, game))
-        g._core.seed_policy(ps ^ game)
-        gdec = gbombs = gtrib = ganti = 0
-        while not g.is_over and done < n:
-            r0, lvl = g.round_index, g._core.rlevel
-            npay, _, _, _, _, anti = g._core.tribute
-            dec = bombs = 0
-            while g.round_index == r0 and not g.is_over:
-                m = g.play_policy(policies[g.to_act])
-                dec += 1
-                bombs += m.type.is_bomb
-            gdec += dec
-            gbombs += bombs
-            gtrib += bool(npay and not anti)
-            ganti += bool(anti)
-            if unit == 0:
-                order = g.last_round_order
-                vals = (game, r0, lvl, order, order[0] & 1, g._core.last_delta,
-                        0 if anti else npay, int(anti), dec, bombs, int(g.is_over),
-                        g._core.winner if g.is_over else -1)
-                for k, v in zip(_sim.DEAL_FIELDS, vals):
-                    rows[k].append(v)
-                done += 1
-        if unit == 1:
-            vals = (game, g.round_index, gdec, gbombs, g._core.winner, list(g._core.levels),
-                    min(gtrib, 127), min(ganti, 127))
-            for k, v in zip(_sim.GAME_FIELDS, vals):
-                rows[k].append(v)
-            done += 1
-        game += 1
-    dtypes = {"game": np.int32, "round": np.int16, "level": np.int8, "order": np.int8,
-              "banker_team": np.int8, "delta": np.int8, "tribute": np.int8, "anti": np.int8,
-              "decisions": np.int32, "bombs": np.int32, "game_over": np.int8, "winner": np.int8,
-              "rounds": np.int16, "levels": np.int8, "tributes": np.int8, "anti_tributes": np.int8}
-    return {k: np.asarray(v, dtype=dtypes[k]) for k, v in rows.items()}
+    codes = [PY_SEAT if callable(p) else native_code(p) for p in policies]
+    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rules.native,
+                            callback=_PythonSeats(policies, rules, gs))
+    return out
+
+
+class _PythonSeats:
+    """Decisions of the Python seats of a chunk: a :class:`Game` mirrors each
+    game of the native loop (it replays the actions the loop reports), so a
+    callable sees the ordinary ``(observation, legal_moves)``."""
+
+    def __init__(self, policies: Sequence[Any], rules: Rules, game_seed_base: int) -> None:
+        self.policies = policies
+        self.rules = rules
+        self.base = game_seed_base
+        self.index = -1
+        self.game: Any = None
+
+    def __call__(self, index: int, actions: np.ndarray, legal: Any) -> int:
+        from .game import Game
+        from .moves import Move
+        if index != self.index:
+            self.index = index
+            self.game = Game(rules=self.rules, seed=game_seed(self.base, index))
+        g = self.game
+        for seat, lo, hi in actions.tolist():
+            g.play(Move(lo, hi, g.level_index))
+        seat = g.to_act
+        moves = g.legal_moves()
+        m = g.parse_action(self.policies[seat](g.observation(seat), moves))
+        i = moves.index_of(m)
+        if i < 0:
+            raise GuandanError(f"policy of seat {seat} chose {m}, which is not legal")
+        return i
 
 
 class _Aggregate:
@@ -314,8 +310,7 @@ def simulate(n: int, *, unit: str = "deal",
     def task(i: int) -> Tuple[Callable[..., Any], tuple]:
         k = min(size, n - i * size)
         if native:
-            return _run_native, (seed, i, k, u, tuple(native_code(p) for p in policies),
-                                 _rflags(rules), rules.a_fail_limit or 0, rules.max_rounds or 0)
+            return _run_native, (seed, i, k, u, tuple(native_code(p) for p in policies), rules)
         return _run_python, (seed, i, k, u, list(policies), rules)
 
     own_pool = None
@@ -424,8 +419,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     else:
         ps = np.asarray(policy_seeds, dtype=np.uint64).reshape(n)
     u = 0 if unit == "deal" else 1
-    rows, words = _sim.run_setups(sd, ps, lv, ow, lo, codes, u, _rflags(rules), rules.a_fail_limit or 0,
-                                  rules.max_rounds or 0, records)
+    rows, words = _sim.run_setups(sd, ps, lv, ow, lo, codes, u, rules.native, records)
     if not records:
         return rows, None
     recs = []

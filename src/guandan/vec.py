@@ -93,15 +93,14 @@ class VecGame:
         seed = check_int(seed, "seed", 0, (1 << 64) - 1)
         if max_actions is not None:
             max_actions = check_int(max_actions, "max_actions", 1, 1 << 20)
-        from .game import _check_rules, _rflags
+        from .game import _check_rules
         rules = _check_rules(rules)
         self._lock = threading.Lock()       # step/observe share native buffers
         self.n = n
         self.unit = unit
         self.rules = rules
         self.max_actions = max_actions
-        self._core = _sim.VecCore(n, seed, 0 if unit == "deal" else 1, _rflags(rules),
-                                  rules.a_fail_limit or 0, rules.max_rounds or 0)
+        self._core = _sim.VecCore(n, seed, 0 if unit == "deal" else 1, rules.native)
 
     def observe(self) -> Dict[str, np.ndarray]:
         """``seat`` (to act), ``obs`` (n, 227), ``level``, ``legal_offsets``
