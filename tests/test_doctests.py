@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["guandan", "guandan._core", "guandan.errors", "guandan.moves", "guandan.rules", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server",
-           "guandan.cli"]
+           "guandan.cli", "guandan.arena", "guandan.arena.stats", "guandan.arena.schedule",
+           "guandan.arena.participants"]
 
 
 @pytest.mark.parametrize("name", MODULES)

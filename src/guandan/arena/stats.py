@@ -52,7 +52,7 @@ def score_to_elo(s: float) -> float:
         return -math.inf
     if not s < 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / s - 1.0)
+    return -400.0 * math.log10(1.0 / s - 1.0) + 0.0      # + 0.0: never -0.0
 
 
 def elo_to_score(elo: float) -> float:
