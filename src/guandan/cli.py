@@ -101,7 +101,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
-    serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules),
+    extra = {"tables": args.tables} if args.tables != 1 else {}
+    serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
           bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
           on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
           send_timeout=args.send_timeout, origins=origins, keep_records=0)
@@ -187,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=23456)
     sv.add_argument("--games", type=int, default=1, help="games to play (settingTimes)")
+    sv.add_argument("--tables", type=int, default=1,
+                    help="tables on this port, each its own game(s); connections fill them in "
+                         "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
     sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=greedy,2=random,3=greedy")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
