@@ -369,3 +369,31 @@ def test_dask_client_executor_same_results():
         remote = arena(["greedy", "random"], deals=600, seed=8, executor=client,
                        sprt="elo0=0 elo1=10")
     assert local[0].pairs == remote[0].pairs and local[0].decision == remote[0].decision == "H1"
+
+
+def test_plain_progress_line_without_tqdm(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)           # import tqdm -> ImportError
+    r = arena(["greedy", "random"], deals=300, seed=1, progress=True, sprt="elo0=0 elo1=10")
+    err = capsys.readouterr().err
+    assert "pairs" in err and "Elo" in err and "LLR" in err and "ETA" in err
+    assert r[0].decision == "H1"
+
+
+def test_json_result_is_strict_json(tmp_path):
+    out = tmp_path / "r.json"
+    arena(["greedy", "random"], deals=20, seed=1, output=str(out))   # score 1: Elo +inf
+
+    def refuse(token):
+        raise ValueError(f"non-standard JSON token {token}")
+    d = json.loads(out.read_text(), parse_constant=refuse)
+    assert d["pairings"][0]["stats"]["elo"] in ("inf", d["pairings"][0]["stats"]["elo"])
+
+
+def test_cli_arena_games_gauntlet_and_errors(tmp_path, capsys):
+    assert main(["arena", "random", "greedy", "random", "--games", "2", "--tournament",
+                 "gauntlet", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "duplicate games" in out and "rank" in out
+    assert main(["arena", "greedy", "nosuchpolicy", "--deals", "5", "--quiet"]) == 2
+    assert "unknown policy" in capsys.readouterr().err
+    assert main(["arena", "greedy", "random", "--sprt", "elo0=5", "elo1=1", "--quiet"]) == 2

@@ -55,7 +55,7 @@ class Progress:
         except ImportError:
             self.bar = None
 
-    def update(self) -> None:
+    def update(self, force: bool = False) -> None:
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -73,7 +73,7 @@ class Progress:
             self.bar.set_postfix_str(text, refresh=False)
             self.bar.update(done - self.bar.n)
             return
-        if now - self._last < 0.5 and done < self.total:
+        if now - self._last < 0.5 and done < self.total and not force:
             return
         self._last = now
         dt = now - self.t0
@@ -89,8 +89,10 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is not None:
+            self.update()
             self.bar.close()
         else:
+            self.update(force=True)          # the final state
             sys.stderr.write("\n")
 
 
