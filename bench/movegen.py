@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from guandan import Hand, _core, legal_moves, legal_moves_batch
+from guandan import Hand, _bench, _core, legal_moves, legal_moves_batch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATES = [
@@ -71,7 +71,7 @@ def main(argv=None):
     def native(lastw, pattern):
         out = []
         for _ in range(args.runs):
-            total, cs, secs = _core.bench_loop(counts, levels, lastw, pattern, args.reps)
+            total, cs, secs = _bench.bench_loop(counts, levels, lastw, pattern, args.reps)
             out.append(secs / (n * args.reps) * 1e6)
         return statistics.median(out), total / args.reps
 

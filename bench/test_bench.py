@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from guandan import Game, Hand, Rules, classify, legal_moves, legal_moves_batch
-from guandan import _core, _sim
+from guandan import _bench, _core, _sim
 from guandan.simulate import chunk_seeds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,12 +24,12 @@ NO_LAST = np.zeros((0, 2), dtype=np.uint64)
 
 
 def test_native_lead_full_1000_hands(benchmark):
-    total, cs, _ = benchmark(_core.bench_loop, COUNTS, LEVELS, NO_LAST, False, 1)
+    total, cs, _ = benchmark(_bench.bench_loop, COUNTS, LEVELS, NO_LAST, False, 1)
     assert total == 751_863
 
 
 def test_native_lead_pattern_1000_hands(benchmark):
-    benchmark(_core.bench_loop, COUNTS, LEVELS, NO_LAST, True, 1)
+    benchmark(_bench.bench_loop, COUNTS, LEVELS, NO_LAST, True, 1)
 
 
 def test_batch_api_1000_hands(benchmark):

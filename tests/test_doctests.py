@@ -5,7 +5,9 @@ import importlib
 
 import pytest
 
-MODULES = ["guandan", "guandan._core", "guandan.errors", "guandan.moves", "guandan.rules", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server",
+MODULES = ["guandan", "guandan._core", "guandan._checks", "guandan._files", "guandan.errors", "guandan.moves",
+           "guandan.rules", "guandan.state", "guandan.positions", "guandan.records", "guandan.game",
+           "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server",
            "guandan.cli", "guandan.arena", "guandan.arena.stats", "guandan.arena.schedule",
            "guandan.arena.participants"]
 

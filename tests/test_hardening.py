@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from guandan import (Game, GuandanError, Hand, InvalidMoveError, Move, MoveType, Rules, VecGame,
+from guandan import (Game, GuandanError, Hand, InvalidMoveError, Move, Rules, VecGame,
                      legal_moves, legal_moves_batch, perft, simulate)
 
 P = [["S3", "S4"], ["HA"], ["D5"], ["C9"]]

@@ -2,6 +2,7 @@
 the built-in policies (and a Python callable policy), checked by an
 independent shadow model written from /work/shared/RULES.md."""
 
+import functools
 import random
 from collections import Counter
 
@@ -293,50 +294,62 @@ def run_game(seed, rules=None, policies=("random",) * 4):
     return g, sh.stats
 
 
-TOTAL = Counter()
+# Each game is played once per process (cached), so the coverage test below
+# can sum them without depending on the other tests having run first.
+SETS = {
+    "default": (range(12), lambda seed: run_game(seed)),
+    "mixed": (range(100, 106), lambda seed: run_game(
+        seed, policies=("greedy", "random", python_random_policy(seed), "greedy"))),
+    "contest": (range(200, 206), lambda seed: run_game(seed, rules=Rules.contest())),
+    "variants": (range(300, 306), lambda seed: run_game(
+        seed, rules=Rules(a_fail_limit=2, equal_tribute_leader="banker_left", a_win_partner="second"))),
+    "max_rounds": (range(400, 404), lambda seed: run_game(seed, rules=Rules(max_rounds=3))),
+}
 
 
-@pytest.mark.parametrize("seed", range(12))
+@functools.lru_cache(maxsize=None)
+def played(kind, seed):
+    return SETS[kind][1](seed)
+
+
+@pytest.mark.parametrize("seed", SETS["default"][0])
 def test_random_games_default_rules(seed):
-    g, stats = run_game(seed)
-    TOTAL.update(stats)
+    g, stats = played("default", seed)
     assert g.winner in (0, 1)
     assert "A" in g.team_levels
 
 
-@pytest.mark.parametrize("seed", range(100, 106))
+@pytest.mark.parametrize("seed", SETS["mixed"][0])
 def test_random_games_mixed_policies(seed):
-    pols = ("greedy", "random", python_random_policy(seed), "greedy")
-    g, stats = run_game(seed, policies=pols)
-    TOTAL.update(stats)
+    played("mixed", seed)
 
 
-@pytest.mark.parametrize("seed", range(200, 206))
+@pytest.mark.parametrize("seed", SETS["contest"][0])
 def test_random_games_contest_rules(seed):
-    g, stats = run_game(seed, rules=Rules.contest())
-    TOTAL.update(stats)
+    played("contest", seed)
 
 
-@pytest.mark.parametrize("seed", range(300, 306))
+@pytest.mark.parametrize("seed", SETS["variants"][0])
 def test_random_games_variants(seed):
-    rules = Rules(a_fail_limit=2, equal_tribute_leader="banker_left", a_win_partner="second")
-    g, stats = run_game(seed, rules=rules)
-    TOTAL.update(stats)
+    played("variants", seed)
 
 
-@pytest.mark.parametrize("seed", range(400, 404))
+@pytest.mark.parametrize("seed", SETS["max_rounds"][0])
 def test_random_games_max_rounds(seed):
-    g, stats = run_game(seed, rules=Rules(max_rounds=3))
+    g, stats = played("max_rounds", seed)
     assert g.round_index <= 3
 
 
 def test_coverage_of_the_random_games():
-    # the runs above must actually have exercised the interesting rules
-    if TOTAL["rounds"] == 0:
-        pytest.skip("run together with the random-game tests")
+    # the random games must actually exercise the interesting rules (runs
+    # them itself when alone, e.g. under xdist)
+    total = Counter()
+    for kind in ("default", "mixed", "contest", "variants"):
+        for seed in SETS[kind][0]:
+            total.update(played(kind, seed)[1])
     for key in ("anti", "tributes", "returns", "double_down", "a_win", "a_fail", "a_fallback",
                 "equal", "beats"):
-        assert TOTAL[key] > 0, (key, dict(TOTAL))
+        assert total[key] > 0, (key, dict(total))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -20,6 +20,7 @@ from .errors import (
     InvalidMoveError,
     LevelError,
     MoveError,
+    PolicyError,
     ProtocolError,
     TooManyCopiesError,
     UnknownCardError,
@@ -35,7 +36,8 @@ from .moves import (
     parse_move,
 )
 from .rules import PRESETS, Rules
-from .game import Game, perft, return_choices, tribute_choices
+from .game import (Game, Phase, RoundResult, TributeState, TrickPlay, perft, return_choices,
+                   tribute_choices)
 from .policies import GreedyPolicy, RandomPolicy, get_policy
 from .simulate import SimulationResult, simulate
 from .vec import VecGame, move_features
@@ -74,5 +76,10 @@ __all__ = [
     "InvalidMoveError",
     "IllegalMoveError",
     "ProtocolError",
+    "PolicyError",
+    "Phase",
+    "RoundResult",
+    "TributeState",
+    "TrickPlay",
     "__version__",
 ]

@@ -16,6 +16,7 @@ cdef extern from "bits.h":
     int gd_ctz64(unsigned long long x) noexcept nogil
     int gd_popcount64(unsigned long long x) noexcept nogil
     const uint64_t FACE_MASK "GD_FACE_MASK"      # bits 0..53: the faces
+    uint64_t mix_seed "gd_mix_seed"(uint64_t a, uint64_t b) noexcept nogil
 
 cdef enum:
     T_PASS = 0
@@ -54,50 +55,27 @@ cdef inline uint64_t move_twice(uint64_t hi) noexcept nogil:
     """The faces the move uses twice."""
     return hi & FACE_MASK
 
-ctypedef struct MoveBuf:
-    uint64_t* data      # 2 words per move: lo, hi
-    Py_ssize_t n
-    Py_ssize_t cap
+from guandan._movebuf cimport MoveBuf    # a growable array of move words
 
-cdef enum:
-    OPTMAX = 32           # slot options per (k, rank): at most 16 + 10 + 4 for triples
+# The generator's scratch state is opaque outside _core (its layout is in
+# _gen.pxd, cimported by _core.pyx only): take one with gen_new, give it back
+# with gen_free, and pass it to generate_with.
+cdef extern from *:
+    """
+    struct gd_gen;
+    """
+    ctypedef struct Gen "struct gd_gen":
+        pass
 
-ctypedef struct Gen:
-    uint64_t hone, htwo          # the whole hand, wilds included
-    uint8_t nat[13]              # natural state per rank (level hearts removed)
-    uint8_t ncnt[13]             # natural card count per rank
-    int L, w, nsb, nhr
-    int maxbomb                  # largest bomb size the hand can make
-    uint32_t bombable            # ranks with at least 4 cards counting the wilds
-    int pattern, wild_sf
-    uint32_t types               # bit t set: generate type t
-    int minkey                   # non-bombs: key strength must exceed this
-    int bombmin                  # bombs: bomb value must exceed this
-    int bombsize                 # 0, or the only bomb size wanted (classify)
-    uint64_t wone[3]
-    uint64_t wtwo[3]
-    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
-    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
-    # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
-    uint8_t optdone[4][13]
-    uint8_t optn[4][13]
-    uint64_t optone[4][13][OPTMAX]
-    uint64_t opttwo[4][13][OPTMAX]
-    uint8_t optnw[4][13][OPTMAX]
-    uint8_t optss[13][8]         # k = 1: suit bit of the natural option, 0 for the wild
-    MoveBuf* out
+cdef Gen* gen_new() noexcept nogil
+cdef void gen_free(Gen* g) noexcept nogil
 
 
 cdef int buf_reserve(MoveBuf* b, Py_ssize_t extra) noexcept nogil
 cdef void buf_free(MoveBuf* b) noexcept nogil
 
-cdef int generate(uint64_t one, uint64_t two, int level,
-                  uint64_t last_lo, uint64_t last_hi, int flags,
-                  MoveBuf* out) noexcept nogil
 cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
                        uint64_t last_lo, uint64_t last_hi, int flags,
-                       MoveBuf* out) noexcept nogil
-cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
                 int level) noexcept nogil
@@ -117,4 +95,4 @@ cdef class MoveList:
     cdef MoveBuf buf
     cdef int _level
     cdef object _move(self, Py_ssize_t i)
-    cpdef tuple raw(self, Py_ssize_t i)
+    cpdef tuple raw(self, object i)

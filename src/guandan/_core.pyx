@@ -26,6 +26,7 @@ walks a table of the distinct sub-multisets of that rank's state (``SUB_*``),
 and wild cards are a count (0..2) added as bits at emission.
 """
 
+from guandan._gen cimport GenImpl, OPTMAX
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
@@ -34,6 +35,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 cimport cython
 cimport numpy as cnp
 import numpy as np
+import operator
 
 from .errors import (
     UnknownCardError, TooManyCopiesError, CardError, LevelError, InvalidMoveError,
@@ -134,12 +136,8 @@ cdef int SEQ_RANK[16]
 cdef int _q
 for _q in range(16):
     SEQ_RANK[_q] = (_q + 12) % 13
-# REV5[v]: the 5-bit value v with its bits reversed (slot 0 <-> most significant)
-cdef uint8_t REV5[32]
 cdef uint8_t POP5[32]
 for _q in range(32):
-    REV5[_q] = (((_q >> 4) & 1) | (((_q >> 3) & 1) << 1) | (((_q >> 2) & 1) << 2)
-                | (((_q >> 1) & 1) << 3) | ((_q & 1) << 4))
     POP5[_q] = (_q & 1) + ((_q >> 1) & 1) + ((_q >> 2) & 1) + ((_q >> 3) & 1) + ((_q >> 4) & 1)
 
 
@@ -259,7 +257,7 @@ cdef inline uint64_t tag_hi(int key) noexcept nogil:
     return (<uint64_t>key) << TAG_SHIFT
 
 
-cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
+cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
     cdef int r, o, t
     cdef int hb = 4 * L + 1
     g.hone = one
@@ -308,7 +306,7 @@ cdef void gen_init(Gen* g, uint64_t one, uint64_t two, int L, int flags) noexcep
     memset(g.optdone, 0, sizeof(g.optdone))
 
 
-cdef void build_opts(Gen* g, int k, int r) noexcept nogil:
+cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
     """Slot options for k cards of rank r: j = 0..min(w, k) wilds and k - j
     naturals, j ascending, naturals in SUB order. The all-wild option
     (k = 2, j = 2) is included last; callers that must not use it skip it.
@@ -324,8 +322,6 @@ cdef void build_opts(Gen* g, int k, int r) noexcept nogil:
             g.optone[k][r][n] = 0
             g.opttwo[k][r][n] = 0
             g.optnw[k][r][n] = j
-            if k == 1:
-                g.optss[r][n] = 0
             n += 1
             continue
         off = SUB_OFF[st][nk]
@@ -336,14 +332,12 @@ cdef void build_opts(Gen* g, int k, int r) noexcept nogil:
             g.optone[k][r][n] = (<uint64_t>SUB_ONE[off + i]) << sh
             g.opttwo[k][r][n] = (<uint64_t>SUB_TWO[off + i]) << sh
             g.optnw[k][r][n] = j
-            if k == 1:
-                g.optss[r][n] = SUB_ONE[off + i]
             n += 1
     g.optn[k][r] = n
     g.optdone[k][r] = 1
 
 
-cdef inline void ensure_opts(Gen* g, int k, int r) noexcept nogil:
+cdef inline void ensure_opts(GenImpl* g, int k, int r) noexcept nogil:
     if not g.optdone[k][r]:
         build_opts(g, k, r)
 
@@ -351,7 +345,7 @@ cdef inline void ensure_opts(Gen* g, int k, int r) noexcept nogil:
 # Rank-keyed types: singles, pairs, triples, bombs
 # ---------------------------------------------------------------------------
 
-cdef int gen_singles(Gen* g) noexcept nogil:
+cdef int gen_singles(GenImpl* g) noexcept nogil:
     cdef uint64_t m = g.hone & FACE_MASK
     cdef int f, r, key, s
     cdef uint32_t seen_nat = 0
@@ -378,7 +372,7 @@ cdef int gen_singles(Gen* g) noexcept nogil:
     return 0
 
 
-cdef int gen_nkind(Gen* g, int t, int k) noexcept nogil:
+cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
     """Pairs (k=2) and triples (k=3) of every rank, then joker pairs."""
     cdef int r, i, n, key
     cdef uint64_t* p
@@ -412,7 +406,7 @@ cdef int gen_nkind(Gen* g, int t, int k) noexcept nogil:
     return 0
 
 
-cdef int gen_bombs(Gen* g, int size) noexcept nogil:
+cdef int gen_bombs(GenImpl* g, int size) noexcept nogil:
     """Bombs of exactly `size` cards (4..10), every rank, natural order."""
     cdef int r, j, nk, i, off, cnt, sh, jmax
     cdef uint64_t* p
@@ -448,7 +442,7 @@ cdef int gen_bombs(Gen* g, int size) noexcept nogil:
     return 0
 
 
-cdef int gen_joker_bomb(Gen* g) noexcept nogil:
+cdef int gen_joker_bomb(GenImpl* g) noexcept nogil:
     cdef uint64_t jj = ((<uint64_t>1) << SB_FACE) | ((<uint64_t>1) << HR_FACE)
     if g.bombsize and g.bombsize != 4:
         return 0
@@ -476,7 +470,7 @@ cdef inline uint64_t* _or_pairs(uint64_t* p, uint64_t lo, uint64_t hi, const uin
     return p
 
 
-cdef int gen_full_houses(Gen* g) noexcept nogil:
+cdef int gen_full_houses(GenImpl* g) noexcept nogil:
     cdef uint64_t p0one[160]
     cdef uint64_t p0two[160]
     cdef uint64_t p1one[64]
@@ -564,7 +558,7 @@ cdef int gen_full_houses(Gen* g) noexcept nogil:
 # Sequences
 # ---------------------------------------------------------------------------
 
-cdef int seq_window(Gen* g, int k, int pos, int nslots, int t) noexcept nogil:
+cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogil:
     """Every fill of one tube (k=2, 3 slots) or plate (k=3, 2 slots) window,
     at most w wilds in all. A tube slot may be both wilds (the k = 2 options
     include that); distinct slots are distinct ranks, so fills never repeat."""
@@ -601,7 +595,7 @@ cdef int seq_window(Gen* g, int k, int pos, int nslots, int t) noexcept nogil:
     return 0
 
 
-cdef int gen_seq(Gen* g, int t, int k, int nslots) noexcept nogil:
+cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     """Tubes (k=2, 3 slots) and plates (k=3, 2 slots)."""
     cdef int pos, s, r, missing, npos = 15 - nslots
     for pos in range(npos):
@@ -621,7 +615,7 @@ cdef int gen_seq(Gen* g, int t, int k, int nslots) noexcept nogil:
     return 0
 
 
-cdef int gen_straights(Gen* g) noexcept nogil:
+cdef int gen_straights(GenImpl* g) noexcept nogil:
     """Straights, window by window (low position 0 = ace-low .. 9 = ten)."""
     cdef int pos, need
     for pos in range(10):
@@ -638,7 +632,7 @@ cdef int gen_straights(Gen* g) noexcept nogil:
     return 0
 
 
-cdef int straight_window(Gen* g, int pos, int need) noexcept nogil:
+cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
     """Every fill of one straight window, grouped by the set of slots the
     wilds fill (none first, then one wild by slot, then two; see WILD_SETS);
     within a group, every choice of natural faces for the other slots, slot 0
@@ -751,7 +745,7 @@ cdef inline uint64_t* _fill3(uint64_t* p, const uint64_t* A, const uint64_t* B, 
     return p
 
 
-cdef int straight_patterns(Gen* g, int pos, int need) noexcept nogil:
+cdef int straight_patterns(GenImpl* g, int pos, int need) noexcept nogil:
     """Pattern mode straights: one move per set of wild slots, in full-mode
     order (WILD_SETS). Representative: the first natural (lowest suit) in
     every other slot, except that a wild-free choice that is one suit takes
@@ -807,7 +801,7 @@ cdef inline uint32_t _windows_with(uint32_t sp, int k) noexcept nogil:
     return m1 | (m0 & low)
 
 
-cdef int gen_straight_flushes(Gen* g) noexcept nogil:
+cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
     """Per window and suit: naturals of that suit, wilds for the missing ranks
     and, as separate moves, in place of present ones (wild-free runs only
     when the rule set forbids wild straight flushes). Order: window, suit,
@@ -857,7 +851,7 @@ cdef int gen_straight_flushes(Gen* g) noexcept nogil:
 # Top level
 # ---------------------------------------------------------------------------
 
-cdef int run_gen(Gen* g) noexcept nogil:
+cdef int run_gen(GenImpl* g) noexcept nogil:
     """All wanted types in the platform's actionList order."""
     cdef uint32_t ty = g.types
     cdef int size
@@ -892,24 +886,7 @@ cdef int run_gen(Gen* g) noexcept nogil:
 cdef uint32_t BOMB_TYPES = (1 << T_BOMB) | (1 << T_STRAIGHT_FLUSH) | (1 << T_JOKER_BOMB)
 
 
-cdef int generate(uint64_t one, uint64_t two, int level,
-                  uint64_t last_lo, uint64_t last_hi, int flags,
-                  MoveBuf* out) noexcept nogil:
-    """Append the legal moves of hand (one, two) at `level` to `out`.
-
-    last_lo == 0 (type PASS): leading, every move. Otherwise the pass, then
-    every move that beats (last_lo, last_hi). Returns 0, or -1 when out of
-    memory."""
-    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
-    cdef int rc
-    if g == NULL:
-        return -1
-    rc = generate_with(g, one, two, level, last_lo, last_hi, flags, out)
-    free(g)
-    return rc
-
-
-cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
+cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
                        uint64_t last_lo, uint64_t last_hi, int flags,
                        MoveBuf* out) noexcept nogil:
     """:func:`generate` with caller-provided scratch space (a loop over many
@@ -936,10 +913,27 @@ cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
     return run_gen(g)
 
 
+cdef Gen* gen_new() noexcept nogil:
+    """A generator scratch state (NULL when out of memory)."""
+    return <Gen*>malloc(sizeof(GenImpl))
+
+
+cdef void gen_free(Gen* g) noexcept nogil:
+    free(g)
+
+
+cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
+                       uint64_t last_lo, uint64_t last_hi, int flags,
+                       MoveBuf* out) noexcept nogil:
+    """Append the legal plays of (one, two) at ``level`` answering ``last``
+    (0, 0: leading) to ``out``, using the scratch ``g``; -1 out of memory."""
+    return _generate_with(<GenImpl*>g, one, two, level, last_lo, last_hi, flags, out)
+
+
 cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil:
     """Append every reading of exactly the cards (one, two), highest first."""
-    cdef Gen* g
+    cdef GenImpl* g
     cdef int n = card_count(one, two), rc, i, j
     cdef Py_ssize_t start = out.n, k, m
     cdef uint64_t tl, th
@@ -948,7 +942,7 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
     two &= FACE_MASK
     if n < 1 or n > 10:
         return 0
-    g = <Gen*>malloc(sizeof(Gen))
+    g = <GenImpl*>malloc(sizeof(GenImpl))
     if g == NULL:
         return -1
     gen_init(g, one, two, level, flags & ~F_PATTERN)
@@ -995,14 +989,19 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
     return 0
 
 
+cdef enum:
+    READING_BOMBS_FIRST = 100000   # above every non-bomb reading
+    READING_TYPE_WEIGHT = 100      # type outweighs key strength (< 100)
+
+
 cdef int64_t reading_order(uint64_t lo, uint64_t hi, int level) noexcept nogil:
     """Sort key of readings: bombs by bomb order above everything else, then
     by type (reverse platform order), then key strength."""
     cdef int t = move_type(lo)
     cdef int k = move_key(hi)
     if is_bomb_type(t):
-        return 100000 + bomb_value(t, k, move_size(lo, hi), level)
-    return t * 100 + key_strength(t, k, level)
+        return READING_BOMBS_FIRST + bomb_value(t, k, move_size(lo, hi), level)
+    return t * READING_TYPE_WEIGHT + key_strength(t, k, level)
 
 # ---------------------------------------------------------------------------
 # Python-facing: levels, cards, hands
@@ -1134,6 +1133,7 @@ cdef class Hand:
             x = counts[f]
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
                 raise CardError(f"count for {FACE_STR[f]} must be an int 0..2, got {x!r}")
+            x = int(x)
             if not 0 <= x <= 2:
                 if x < 0:
                     raise CardError(f"negative count {x} for {FACE_STR[f]}")
@@ -1150,9 +1150,12 @@ cdef class Hand:
         return h
 
     @staticmethod
-    def from_masks(uint64_t one, uint64_t two):
+    def from_masks(one_, two_):
         """A hand from its two bitboard words (see :attr:`masks`)."""
         cdef Hand h = Hand.__new__(Hand)
+        cdef uint64_t one, two
+        one = _u64(one_, CardError, "masks")
+        two = _u64(two_, CardError, "masks")
         if (one | two) & ~FACE_MASK or two & ~one:
             raise CardError("invalid masks: bits above 53 set, or a face in `two` missing from `one`")
         h.one = one
@@ -1326,12 +1329,19 @@ cdef int words_valid(uint64_t lo, uint64_t hi, int level, bint wild_sf) noexcept
     return rc
 
 
+cdef uint64_t _u64(object x, object error, str what) except? 0:
+    """The validator of a 64-bit unsigned word from outside (ints and numpy
+    integers, no bools), else ``error``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise error(f"{what} must be 64-bit unsigned ints, got {type(x).__name__}")
+    v = int(x)
+    if not 0 <= v < (1 << 64):
+        raise error(f"{what} must be 64-bit unsigned ints, got {v}")
+    return <uint64_t>v
+
+
 cdef inline uint64_t _word(object x, str what) except? 0:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InvalidMoveError(f"move {what} must be an int, got {type(x).__name__}")
-    if not 0 <= x < (1 << 64):
-        raise InvalidMoveError(f"move {what} must be a 64-bit unsigned word, got {x}")
-    return <uint64_t>x
+    return _u64(x, InvalidMoveError, f"move {what}")
 
 
 def check_move_words(lo, hi, level, bint wild_sf=True):
@@ -1342,9 +1352,10 @@ def check_move_words(lo, hi, level, bint wild_sf=True):
     takes raw words."""
     cdef uint64_t a = _word(lo, "word lo"), b = _word(hi, "word hi")
     cdef int lv, rc
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= 12:
-        raise LevelError(f"a move's level index must be an int 0..12, got {level!r}")
-    lv = level
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)) \
+            or not 0 <= int(level) <= 12:
+        raise LevelError(f"a move's level index must be an int 0..12, got {level!r:.40}")
+    lv = int(level)
     rc = words_valid(a, b, lv, wild_sf)
     if rc < 0:
         raise MemoryError("move buffer allocation failed")
@@ -1438,21 +1449,21 @@ def _register_move_class(cls):
 
 # One cached scratch Gen for calls made with the GIL held (taken and given back
 # under the GIL, so concurrent threads simply allocate their own).
-cdef Gen* _gen_cache = NULL
+cdef GenImpl* _gen_cache = NULL
 
 
-cdef Gen* _take_gen() except NULL:
+cdef GenImpl* _take_gen() except NULL:
     global _gen_cache
-    cdef Gen* g = _gen_cache
+    cdef GenImpl* g = _gen_cache
     _gen_cache = NULL
     if g == NULL:
-        g = <Gen*>malloc(sizeof(Gen))
+        g = <GenImpl*>malloc(sizeof(GenImpl))
         if g == NULL:
             raise MemoryError("generator scratch allocation failed")
     return g
 
 
-cdef void _give_gen(Gen* g) noexcept:
+cdef void _give_gen(GenImpl* g) noexcept:
     global _gen_cache
     if _gen_cache == NULL:
         _gen_cache = g
@@ -1496,11 +1507,15 @@ cdef class MoveList:
         cdef Py_ssize_t k
         if isinstance(i, slice):
             return [self._move(k) for k in range(*i.indices(self.buf.n))]
-        k = i
-        if k < 0:
-            k += self.buf.n
-        if k < 0 or k >= self.buf.n:
+        try:
+            j = operator.index(i)
+        except TypeError:
+            raise TypeError(f"move indices must be integers or slices, not {type(i).__name__}") from None
+        if j < 0:
+            j += self.buf.n
+        if j < 0 or j >= self.buf.n:
             raise IndexError("move index out of range")
+        k = j
         return self._move(k)
 
     def __iter__(self):
@@ -1513,17 +1528,26 @@ cdef class MoveList:
         for k in range(self.buf.n - 1, -1, -1):
             yield self._move(k)
 
-    cpdef tuple raw(self, Py_ssize_t i):
+    cpdef tuple raw(self, object i):
         """The native words ``(lo, hi)`` of move ``i``."""
-        if i < 0:
-            i += self.buf.n
-        if i < 0 or i >= self.buf.n:
+        cdef Py_ssize_t k
+        j = operator.index(i)
+        if j < 0:
+            j += self.buf.n
+        if j < 0 or j >= self.buf.n:
             raise IndexError("move index out of range")
-        return (self.buf.data[2 * i], self.buf.data[2 * i + 1])
+        k = j
+        return (self.buf.data[2 * k], self.buf.data[2 * k + 1])
 
-    def find(self, uint64_t lo, uint64_t hi):
+    def find(self, lo_, hi_):
         """Index of the move with words (lo, hi), or -1."""
         cdef Py_ssize_t i
+        cdef uint64_t lo, hi
+        try:
+            lo = _u64(lo_, InvalidMoveError, "move words")
+            hi = _u64(hi_, InvalidMoveError, "move words")
+        except InvalidMoveError:
+            return -1
         for i in range(self.buf.n):
             if self.buf.data[2 * i] == lo and self.buf.data[2 * i + 1] == hi:
                 return i
@@ -1589,13 +1613,13 @@ def generate_moves(Hand hand, int level, uint64_t last_lo=0, uint64_t last_hi=0,
     cdef MoveList b = MoveList.__new__(MoveList)
     cdef int rc
     cdef int flags = _flags(pattern, wild_sf)
-    cdef Gen* g
+    cdef GenImpl* g
     if level < 0 or level > 12:
         raise LevelError(f"level index must be 0..12, got {level}")
     b._level = level
     g = _take_gen()
     with nogil:
-        rc = generate_with(g, hand.one, hand.two, level, last_lo, last_hi, flags, &b.buf)
+        rc = _generate_with(g, hand.one, hand.two, level, last_lo, last_hi, flags, &b.buf)
     _give_gen(g)
     if rc < 0:
         raise MemoryError("move buffer allocation failed")
@@ -1657,7 +1681,7 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
     cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
     cdef bint has_last = last.shape[0] > 0
-    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
     if g == NULL:
         raise MemoryError("generator scratch allocation failed")
     buf.data = NULL
@@ -1676,88 +1700,15 @@ def batch_generate(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] leve
                 if counts[i, f] >= 2:
                     two |= (<uint64_t>1) << f
             if has_last:
-                rc = generate_with(g, one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+                rc = _generate_with(g, one, two, <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
             else:
-                rc = generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
+                rc = _generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
             off[i + 1] = buf.n
     free(g)
     if rc < 0:
         buf_free(&buf)
         raise MemoryError("move buffer allocation failed")
     return offsets, _owned_array(&buf, 0)
-
-
-# ---------------------------------------------------------------------------
-# Benchmark support: the generator timed in a native loop
-# ---------------------------------------------------------------------------
-
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int clk_id, timespec* tp)
-    enum: CLOCK_MONOTONIC
-
-
-cdef inline int64_t _now_ns() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def bench_loop(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
-               const cnp.uint64_t[:, ::1] last, bint pattern=False, int reps=1):
-    """Generate every hand's moves ``reps`` times into one reused buffer, as a
-    game loop would. Only the generator calls are timed; every move word is
-    then folded into a checksum (outside the timed region) so that no work
-    can be skipped. Returns ``(moves generated, checksum, seconds)``."""
-    cdef Py_ssize_t n = counts.shape[0], i, f, k
-    cdef int rep, rc = 0, flags = _flags(pattern, True)
-    cdef int64_t t0, spent = 0, total = 0
-    cdef uint64_t cs = 0
-    cdef bint has_last = last.shape[0] > 0
-    cdef uint64_t* one = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
-    cdef uint64_t* two = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
-    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
-    cdef MoveBuf buf
-    buf.data = NULL
-    buf.n = 0
-    buf.cap = 0
-    if one == NULL or two == NULL or g == NULL or buf_reserve(&buf, 1 << 15) < 0:
-        free(one); free(two); free(g); buf_free(&buf)
-        raise MemoryError()
-    with nogil:
-        for i in range(n):
-            one[i] = 0
-            two[i] = 0
-            for f in range(54):
-                if counts[i, f] >= 1:
-                    one[i] |= (<uint64_t>1) << f
-                if counts[i, f] >= 2:
-                    two[i] |= (<uint64_t>1) << f
-        for rep in range(reps):
-            for i in range(n):
-                buf.n = 0
-                t0 = _now_ns()
-                if has_last:
-                    rc = generate_with(g, one[i], two[i], <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
-                else:
-                    rc = generate_with(g, one[i], two[i], <int>levels[i], 0, 0, flags, &buf)
-                spent += _now_ns() - t0
-                if rc < 0:
-                    break
-                total += buf.n
-                for k in range(2 * buf.n):
-                    cs = (cs ^ buf.data[k]) * <uint64_t>0x100000001B3
-            if rc < 0:
-                break
-    free(one); free(two); free(g); buf_free(&buf)
-    if rc < 0:
-        raise MemoryError()
-    return total, cs, spent / 1e9
 
 
 def make_movelist(words, int level):

@@ -15,13 +15,13 @@ from libc.string cimport memset, memcpy
 cimport cython
 import numpy as np
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
+    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
 )
 
-from .errors import IllegalMoveError, GuandanError
+from .errors import IllegalMoveError, GuandanError, LevelError
 
 cdef int HR_FACE = 53
 
@@ -519,7 +519,12 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    GREEDY_NO_TOP_COUNT = 27   # "cards of the top player" when leading: a full hand
+    # the greedy rule's scoring (lower plays first)
+    GREEDY_NO_TOP_COUNT = 27       # "cards of the top player" when leading: a full hand
+    GREEDY_KEY_WEIGHT = 64         # key strength outweighs the number of cards (at most 10)
+    GREEDY_GO_OUT_BONUS = 100000   # a play that empties the hand comes first
+    GREEDY_BOMB_OUT_BONUS = 1000   # a bomb that empties the hand comes first among bombs
+    GREEDY_BOMB_THREAT = 10        # bomb an opponent holding this many cards or fewer
 
 cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partner_on_top,
                             int top_count, int own_count) noexcept nogil:
@@ -545,20 +550,20 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
         if is_bomb_type(t):
             v = bomb_value(t, k, sz, level)
             if sz == own_count:
-                v -= 1000                    # a bomb that goes out
+                v -= GREEDY_BOMB_OUT_BONUS
             if v < bombv:
                 bombv = v
                 bomb = i
             continue
-        v = key_strength(t, k, level) * 64 - sz
+        v = key_strength(t, k, level) * GREEDY_KEY_WEIGHT - sz
         if sz == own_count:
-            v -= 100000                      # go out when we can
+            v -= GREEDY_GO_OUT_BONUS
         if v < bestv:
             bestv = v
             best = i
     if best >= 0:
         return best
-    if bomb >= 0 and (leading or top_count <= 10 or own_count <= move_size(
+    if bomb >= 0 and (leading or top_count <= GREEDY_BOMB_THREAT or own_count <= move_size(
             moves.data[2 * bomb], moves.data[2 * bomb + 1])):
         return bomb
     return 0 if not leading else bomb
@@ -802,7 +807,7 @@ cdef class GameCore:
         self.stack = NULL
         self.nstack = 0
         self.capstack = 0
-        self.g = <Gen*>malloc(sizeof(Gen))
+        self.g = gen_new()
         self.scratch.data = NULL
         self.scratch.n = 0
         self.scratch.cap = 0
@@ -814,7 +819,7 @@ cdef class GameCore:
 
     def __dealloc__(self):
         free(self.stack)
-        free(self.g)
+        gen_free(self.g)
         buf_free(&self.scratch)
 
     @staticmethod
@@ -828,12 +833,33 @@ cdef class GameCore:
         """Seed the RNG the built-in random policy draws from."""
         st_seed(self.prng, seed)
 
-    def copy(self):
-        """A copy of the current state (without the undo history)."""
+    def copy(self, bint history=True):
+        """A copy of the current state (with the undo history unless told not)."""
         cdef GameCore c = GameCore.__new__(GameCore)
         memcpy(&c.st, &self.st, sizeof(State))
         memcpy(c.prng, self.prng, sizeof(self.prng))
+        if history and self.nstack:
+            c.stack = <State*>malloc(self.nstack * sizeof(State))
+            if c.stack == NULL:
+                raise MemoryError()
+            memcpy(c.stack, self.stack, self.nstack * sizeof(State))
+            c.nstack = self.nstack
+            c.capstack = self.nstack
         return c
+
+    def trick_span(self):
+        """``(k, continued)``: the current trick is the last ``k`` actions of
+        the undo history, preceded by plays made before the history began when
+        ``continued`` (a game loaded from a position mid-trick). ``(0, False)``
+        when no trick is open."""
+        cdef Py_ssize_t i
+        if self.st.phase != PH_PLAY or self.st.top_seat < 0:
+            return (0, False)
+        for i in range(self.nstack - 1, -1, -1):
+            if self.stack[i].phase == PH_PLAY and self.stack[i].top_seat < 0 \
+                    and self.stack[i].round_index == self.st.round_index:
+                return (self.nstack - i, False)
+        return (self.nstack, True)
 
     def state_bytes(self):
         """The whole native state as bytes (exact comparisons, pickling)."""
@@ -934,10 +960,10 @@ cdef class GameCore:
         if depth == 0:
             return 1
         bufs = <MoveBuf*>malloc((depth + 1) * sizeof(MoveBuf))
-        g = <Gen*>malloc(sizeof(Gen))
+        g = gen_new()
         if bufs == NULL or g == NULL:
             free(bufs)
-            free(g)
+            gen_free(g)
             raise MemoryError()
         memset(bufs, 0, (depth + 1) * sizeof(MoveBuf))
         # The GIL is released: work on a private copy of the state and a
@@ -948,7 +974,7 @@ cdef class GameCore:
         for i in range(depth + 1):
             buf_free(&bufs[i])
         free(bufs)
-        free(g)
+        gen_free(g)
         if n < 0:
             raise MemoryError()
         return n
@@ -1140,7 +1166,7 @@ def _choices(Hand hand, int level, bint tribute):
     cdef Py_ssize_t i
     from ._core import FACE_STR
     if level < 0 or level > 12:
-        raise GuandanError(f"level index must be 0..12, got {level}")
+        raise LevelError(f"level index must be 0..12, got {level}")
     memset(&st, 0, sizeof(State))
     st.one[0] = hand.one
     st.two[0] = hand.two

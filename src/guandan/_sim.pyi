@@ -1,26 +1,21 @@
 """Type stubs for the native simulation loop (guandan._sim)."""
 
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
+
+from ._core import MoveList
+from ._engine import NativeRules
 
 DEAL_FIELDS: Tuple[str, ...]
 GAME_FIELDS: Tuple[str, ...]
 CHECKS: Dict[int, str]
 
+PY_SEAT: int
+
 def run_chunk(seed: int, policy_seed: int, n: int, unit: int, policies: npt.NDArray[np.int8],
-              rflags: int = ..., a_fail_limit: int = ..., max_rounds: int = ...,
-              record_games: int = ..., check: bool = ...
+              rules: NativeRules, record_games: int = ..., check: bool = ...,
+              callback: Optional[Callable[[int, np.ndarray, MoveList], int]] = ...
               ) -> Tuple[Dict[str, np.ndarray], List[np.ndarray]]: ...
 def game_seed(seed: int, k: int) -> int: ...
-
-class VecCore:
-    def __init__(self, n: int, seed: int, unit: int = ..., rflags: int = ..., a_fail: int = ...,
-                 max_rounds: int = ...) -> None: ...
-    def legal(self) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]: ...
-    def observe(self) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.int8]]: ...
-    def step(self, actions: npt.NDArray[np.int64]) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]: ...
-    @property
-    def n_envs(self) -> int: ...
-    def round_index(self) -> npt.NDArray[np.int16]: ...

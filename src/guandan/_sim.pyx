@@ -12,8 +12,8 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport (
-    Gen, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
-    move_type, move_key, move_once, move_twice, FACE_MASK,
+    Gen, gen_new, gen_free, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
+    move_type, move_key, move_once, move_twice, FACE_MASK, mix_seed,
     beats,
 )
 from guandan._engine cimport (
@@ -41,11 +41,7 @@ GAME_FIELDS = ("game", "rounds", "decisions", "bombs", "winner", "levels", "trib
 
 
 cdef inline uint64_t _mix(uint64_t a, uint64_t b) noexcept nogil:
-    """A per-game seed from a chunk seed and the game number (splitmix64)."""
-    cdef uint64_t z = a + (b + 1) * <uint64_t>0x9E3779B97F4A7C15
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
+    return mix_seed(a, b)
 
 
 CHECKS = {
@@ -169,7 +165,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     ``legal``. The loop and its bookkeeping stay the same for every seat."""
     cdef Py_ssize_t rows = 0, i, game = 0, nrec = 0
     cdef State st
-    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    cdef Gen* g = gen_new()
     cdef MoveBuf b
     cdef uint64_t prng[4]
     cdef int rc = 0, r0, k, t, lvl
@@ -189,18 +185,18 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     if g == NULL:
         raise MemoryError()
     if policies.shape[0] != 4:
-        free(g)
+        gen_free(g)
         raise ValueError("one policy code per seat")
     for k in range(4):
         if not (policy_available(policies[k]) or (policies[k] == POL_PY_SEAT and callback is not None)):
-            free(g)
+            gen_free(g)
             raise ValueError(f"no native policy with code {policies[k]}")
         pol[k] = policies[k]
     b.data = NULL
     b.n = 0
     b.cap = 0
     if buf_reserve(&b, 1 << 15) < 0:
-        free(g)
+        gen_free(g)
         raise MemoryError()
     st_seed(prng, policy_seed)
     # outputs
@@ -346,7 +342,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         arr[i] = rec[i]
                     recs.append(arr.reshape(-1, 3))
             game += 1
-    free(g)
+    gen_free(g)
     free(rec)
     free(pend)
     buf_free(&b)
@@ -386,7 +382,7 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
     the ``(seat, lo, hi)`` words of every action of each start."""
     cdef Py_ssize_t n = seeds.shape[0], row, i
     cdef State st
-    cdef Gen* g = <Gen*>malloc(sizeof(Gen))
+    cdef Gen* g = gen_new()
     cdef MoveBuf b
     cdef uint64_t prng[4]
     cdef int rc = 0, r0, k, ppos, banker
@@ -400,27 +396,27 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
     if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
             or policy_seeds.shape[0] != n \
             or last_order.shape[0] != n or levels.shape[1] != 2 or last_order.shape[1] != 4:
-        free(g)
+        gen_free(g)
         raise ValueError("run_setups: arrays of mismatched shapes")
     for k in range(4):
         if not policy_available(policies[k]):
-            free(g)
+            gen_free(g)
             raise ValueError(f"no native policy with code {policies[k]}")
         pol[k] = policies[k]
     for row in range(n):
         if not (0 <= levels[row, 0] <= 12 and 0 <= levels[row, 1] <= 12 and 0 <= owner[row] <= 1):
-            free(g)
+            gen_free(g)
             raise ValueError("run_setups: a level or owner out of range")
         if last_order[row, 0] >= 0:
             if sorted([last_order[row, k] for k in range(4)]) != [0, 1, 2, 3] \
                     or (last_order[row, 0] & 1) != owner[row]:
-                free(g)
+                gen_free(g)
                 raise ValueError("run_setups: bad previous finishing order")
     b.data = NULL
     b.n = 0
     b.cap = 0
     if buf_reserve(&b, 1 << 15) < 0:
-        free(g)
+        gen_free(g)
         raise MemoryError()
     a_order = np.zeros((n, 4), dtype=np.int8)
     a_points = np.zeros(n, dtype=np.int8)
@@ -501,7 +497,7 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
                     for i in range(rec_n):
                         arr[i] = rec[i]
                     recs.append(arr.reshape(-1, 3))
-    free(g)
+    gen_free(g)
     free(rec)
     buf_free(&b)
     if rc != 0:
@@ -515,145 +511,3 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
 def game_seed(uint64_t seed, uint64_t k):
     """The deal seed of game ``k`` of a chunk whose game seed is ``seed``."""
     return _mix(seed, k)
-
-
-# ---------------------------------------------------------------------------
-# Batched stepping for learners: many games, numpy in and out
-# ---------------------------------------------------------------------------
-
-cdef class VecCore:
-    """``n`` independent games stepped together (see :class:`guandan.VecGame`)."""
-    cdef State* st
-    cdef Py_ssize_t n
-    cdef Gen* g
-    cdef MoveBuf buf
-    cdef int64_t* off
-    cdef uint64_t seed
-    cdef uint64_t games_started
-    cdef int unit
-    cdef RuleSet rules
-
-    def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit, NativeRules rules not None):
-        cdef Py_ssize_t i
-        self.n = n
-        self.st = <State*>malloc(max(n, 1) * sizeof(State))
-        self.off = <int64_t*>malloc((n + 1) * sizeof(int64_t))
-        self.g = <Gen*>malloc(sizeof(Gen))
-        self.buf.data = NULL
-        self.buf.n = 0
-        self.buf.cap = 0
-        if self.st == NULL or self.off == NULL or self.g == NULL:
-            raise MemoryError()
-        self.seed = seed
-        self.games_started = 0
-        self.unit = unit
-        self.rules = rules.r
-        for i in range(n):
-            self._new(i)
-        self._gen_legal()
-
-    def __dealloc__(self):
-        free(self.st)
-        free(self.off)
-        free(self.g)
-        buf_free(&self.buf)
-
-    cdef void _new(self, Py_ssize_t i) noexcept nogil:
-        st_new_game(&self.st[i], _mix(self.seed, self.games_started), &self.rules)
-        self.games_started += 1
-
-    cdef int _gen_legal(self) except -1:
-        cdef Py_ssize_t i
-        cdef int rc = 0
-        self.buf.n = 0
-        self.off[0] = 0
-        with nogil:
-            for i in range(self.n):
-                if st_legal(&self.st[i], self.g, &self.buf) < 0:
-                    rc = -1
-                    break
-                self.off[i + 1] = self.buf.n
-        if rc < 0:
-            raise MemoryError()
-        return 0
-
-    def legal(self):
-        """``(offsets int64[n+1], words uint64[m, 2])`` of every game's legal actions (copies)."""
-        offs = np.empty(self.n + 1, dtype=np.int64)
-        words = np.empty((self.buf.n, 2), dtype=np.uint64)
-        cdef int64_t[::1] vo = offs
-        cdef uint64_t[:, ::1] vw = words
-        cdef Py_ssize_t i
-        for i in range(self.n + 1):
-            vo[i] = self.off[i]
-        for i in range(self.buf.n):
-            vw[i, 0] = self.buf.data[2 * i]
-            vw[i, 1] = self.buf.data[2 * i + 1]
-        return offs, words
-
-    def observe(self):
-        """``(seat int8[n], obs float32[n, 227], level int8[n])`` for the seat to act
-        of each game (layout in :mod:`guandan.vec`)."""
-        seat = np.empty(self.n, dtype=np.int8)
-        level = np.empty(self.n, dtype=np.int8)
-        obs = np.zeros((self.n, OBS_DIM), dtype=np.float32)
-        cdef float[:, ::1] vo = obs
-        cdef int8_t[::1] vs = seat
-        cdef int8_t[::1] vl = level
-        cdef Py_ssize_t i
-        cdef View v
-        with nogil:
-            for i in range(self.n):
-                view_of(&self.st[i], self.st[i].to_act, &v)
-                vs[i] = v.seat
-                vl[i] = v.rlevel
-                obs_fill(&v, &vo[i, 0])
-        return seat, obs, level
-
-    def step(self, const int64_t[::1] actions):
-        """Apply action ``actions[i]`` (an index into game i's legal list) in
-        every game; finished episodes restart. Returns ``(rewards float32[n, 4],
-        done int8[n])``: on an episode's last step the banker's team gets the
-        levels it gained (1..3, 4 for winning the game), the other team the
-        negative."""
-        rewards = np.zeros((self.n, 4), dtype=np.float32)
-        done = np.zeros(self.n, dtype=np.int8)
-        cdef float[:, ::1] vr = rewards
-        cdef int8_t[::1] vd = done
-        cdef Py_ssize_t i, a, base
-        cdef int r0, team, s
-        cdef float rew
-        cdef uint64_t lo, hi
-        cdef State* p
-        cdef int bad = -1
-        if actions.shape[0] != self.n:
-            raise ValueError(f"expected {self.n} actions")
-        with nogil:
-            for i in range(self.n):
-                a = actions[i]
-                if a < 0 or a >= self.off[i + 1] - self.off[i]:
-                    bad = <int>i
-                    break
-        if bad >= 0:
-            raise IndexError(f"action {actions[bad]} out of range for game {bad}")
-        with nogil:
-            for i in range(self.n):
-                p = &self.st[i]
-                base = self.off[i] + actions[i]
-                lo = self.buf.data[2 * base]
-                hi = self.buf.data[2 * base + 1]
-                r0 = p.round_index
-                st_apply(p, lo, hi)
-                if p.round_index != r0 or p.phase == PH_OVER:
-                    team = p.last_order[0] & 1
-                    rew = st_round_reward(p)
-                    for s in range(4):
-                        vr[i, s] = rew if (s & 1) == team else -rew
-                    if self.unit == 0 or p.phase == PH_OVER:
-                        vd[i] = 1
-                        if p.phase == PH_OVER or self.unit == 1:
-                            self._new(i)
-        self._gen_legal()
-        return rewards, done
-
-

@@ -129,7 +129,7 @@ from __future__ import annotations
 import operator
 import random as _random
 from collections.abc import Sequence as _SequenceABC
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 

@@ -23,6 +23,7 @@ __all__ = [
     "InvalidMoveError",
     "IllegalMoveError",
     "ProtocolError",
+    "PolicyError",
 ]
 
 
@@ -61,3 +62,8 @@ class IllegalMoveError(MoveError):
 
 class ProtocolError(GuandanError):
     """A message of the contest protocol is malformed or arrives when it should not."""
+
+
+class PolicyError(GuandanError):
+    """A policy (a bot's callable) raised an exception or answered something
+    that is not an action; the original exception is chained (``__cause__``)."""

@@ -14,80 +14,28 @@ True
 
 from __future__ import annotations
 
-import enum
-import json
 import random as _random
 import threading
 from functools import wraps
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core, _engine
 from ._core import Hand
-from ._checks import check_int, parse_int
-from .errors import GuandanError, IllegalMoveError, InvalidMoveError, LevelError
+from ._checks import check_int
+from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import Move, MoveList, MoveType, parse_move
 from .policies import native_code, parse_policy
-from .rules import Rules
+from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
+from .records import RECORD_FORMAT, validate_record
+from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
+from .rules import Rules, resolve_rules
 
 __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
            "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
 
 
-class Phase(str, enum.Enum):
-    """The phase of a round; compares equal to its name (``Phase.PLAY == "play"``)."""
-
-    TRIBUTE = "tribute"
-    BACK = "back"          # returning a card for a tribute
-    PLAY = "play"
-    OVER = "over"          # the game is over
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __repr__(self) -> str:       # reads like the plain string it equals
-        return repr(self.value)
-
-
-PHASES = tuple(p.value for p in Phase)
-_PHASE_OF = tuple(Phase)             # by native phase code (PH_TRIBUTE .. PH_OVER)
-
-
-class TrickPlay(NamedTuple):
-    """One action of the current trick (a play or a pass)."""
-
-    seat: int
-    move: Move
-
-
-class TributeState(NamedTuple):
-    """This round's tribute: who pays (``payers``), the card each paid
-    (``paid``, ``None`` until paid), who receives it (``receivers``, ``None``
-    until decided), the card returned to each payer (``returned``), and
-    whether the payers refused by anti-tribute (``anti``: two big jokers)."""
-
-    payers: Tuple[int, ...]
-    paid: Tuple[Optional[str], ...]
-    receivers: Tuple[Optional[int], ...]
-    returned: Tuple[Optional[str], ...]
-    anti: bool
-
-
-class RoundResult(NamedTuple):
-    """How the last finished round ended: the finishing ``order``, the
-    ``banker_team`` (team of the first out), ``levels_up`` (levels that team
-    went up), ``reward`` (the banker team's reward as VecGame and the env
-    give it: ``levels_up``, 4 for winning the game, 0 for a level stop at
-    ``max_rounds``; the other team gets the negative) and ``won_at_a`` (the
-    round won the game by the A rule)."""
-
-    order: Tuple[int, ...]
-    banker_team: int
-    levels_up: int
-    reward: float
-    won_at_a: bool
-RECORD_FORMAT = "guandan-record/1"
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
 _TAG_SHIFT = _core.MOVE_TAG_SHIFT
@@ -97,205 +45,6 @@ _R = _engine.REFUSALS                    # the native Refusal codes by name
 _R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
 _R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
 _R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
-
-
-def _cards_str(h: Hand, level: int) -> str:
-    return "".join(h.cards(level + 2)) or "-"
-
-
-def _parse_cards_str(s: str) -> Hand:
-    if s == "-":
-        return Hand()
-    if len(s) % 2:
-        raise GuandanError(f"bad hand in position: {s!r}")
-    return Hand([s[i:i + 2] for i in range(0, len(s), 2)])
-
-
-# -- validators of untrusted input (one per kind) -------------------------------
-
-MAX_ROUND_INDEX = 30_000          # the native round counter is 16-bit
-
-
-def _check_rules(rules: Any) -> Rules:
-    if rules is None:
-        return Rules.default()
-    if not isinstance(rules, Rules):
-        raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
-    return rules
-
-
-def _check_seed(seed: Any) -> int:
-    return check_int(seed, "seed", 0, (1 << 64) - 1)
-
-
-def _check_level(level: Any, name: str) -> int:
-    try:
-        return _core.level_index(level)
-    except (TypeError, OverflowError):
-        raise LevelError(f"{name} must be a rank 2..A, got {level!r:.40}") from None
-
-
-def _as_hand(h: Any, what: str) -> Hand:
-    if isinstance(h, Hand):
-        return h
-    if isinstance(h, (list, tuple, str)):
-        return Hand(h)
-    raise GuandanError(f"{what} must be a Hand, a card string or a list of cards, got {type(h).__name__}")
-
-
-def _is_seq(x: Any) -> bool:
-    return isinstance(x, (list, tuple))
-
-
-class _Position:
-    """A validated play-phase position: the arguments of the native
-    ``set_position`` (``native``) and the trick as ``(seat, Move)`` pairs."""
-
-    __slots__ = ("native", "trick")
-
-    def __init__(self, native: tuple, trick: Tuple[Tuple[int, Move], ...]) -> None:
-        self.native = native
-        self.trick = trick
-
-
-def _validated_position(hands: Any, level: Any, to_act: Any, team_levels: Any, owner: Any,
-                        trick: Any, passes: Any, finished: Any, round_index: Any, a_fails: Any,
-                        rules: Rules) -> _Position:
-    """The validator of play-phase positions (from arguments, position strings
-    and records): every value range-checked and the position one that can
-    arise in a game, or a GuandanError saying why."""
-    if not _is_seq(hands) or len(hands) != 4:
-        raise GuandanError("a position needs 4 hands")
-    hs = [_as_hand(h, f"hand {i}") for i, h in enumerate(hands)]
-    lv = _check_level("2" if level is None else level, "level")
-    if team_levels is None:
-        tl = (lv, lv)
-    else:
-        if not _is_seq(team_levels) or len(team_levels) != 2:
-            raise GuandanError("team_levels needs two levels")
-        tl = tuple(_check_level(x, "team level") for x in team_levels)
-    if owner is None:
-        owner = 0 if tl[0] == lv else (1 if tl[1] == lv else -1)
-    owner = check_int(owner, "owner", -1, 1)
-    if owner >= 0 and tl[owner] != lv:
-        raise GuandanError(f"the round is played at the owner's level: team {owner} is at "
-                           f"{_RANKS[tl[owner]]}, the round at {_RANKS[lv]}")
-    to_act = check_int(to_act, "to_act", 0, 3)
-    round_index = check_int(round_index, "round_index", 0, MAX_ROUND_INDEX)
-    if not _is_seq(a_fails) or len(a_fails) != 2:
-        raise GuandanError(f"a_fails needs two counts (one per team), got {a_fails!r:.60}")
-    limit = rules.a_fail_limit
-    af = tuple(check_int(x, "a_fails", 0, (limit - 1) if limit else 100) for x in a_fails)
-    if not _is_seq(finished):
-        raise GuandanError(f"finished must be a sequence of seats, got {finished!r:.60}")
-    fin = [check_int(x, "finished seat", 0, 3) for x in finished]
-    if len(set(fin)) != len(fin):
-        raise GuandanError(f"bad finishing order {fin}: a seat twice")
-    if len(fin) >= 3 or any(s in fin and (s ^ 2) in fin for s in range(2)):
-        raise GuandanError(f"finishing order {fin}: the round is already over")
-    for s in range(4):
-        if (len(hs[s]) == 0) != (s in fin):
-            raise GuandanError(f"seat {s}: finished seats have no cards and others have some")
-    if len(hs[to_act]) == 0:
-        raise GuandanError(f"seat {to_act} to act has no cards")
-    total = Hand()
-    for h in hs:
-        total = total + h          # TooManyCopiesError beyond two decks
-    # the trick: (seat, move) pairs; each play beats the one before
-    if trick is None:
-        trick = ()
-    if not _is_seq(trick):
-        raise GuandanError(f"trick must be a sequence of (seat, move) pairs, got {type(trick).__name__}")
-    top_seat, top, np_ = -1, None, 0
-    tl_list: List[Tuple[int, Move]] = []
-    for i, entry in enumerate(trick):
-        if not _is_seq(entry) or len(entry) != 2:
-            raise GuandanError(f"trick entry {i} must be a (seat, move) pair, got {entry!r:.60}")
-        seat = check_int(entry[0], f"trick entry {i}'s seat", 0, 3)
-        mv = entry[1]
-        m = mv if isinstance(mv, Move) else parse_move(mv, lv + 2, rules=rules)
-        if m.type in (MoveType.TRIBUTE, MoveType.BACK):
-            raise InvalidMoveError(f"trick entry {i}: {m} is not a play")
-        if not m.is_pass:
-            if m._level != lv or (m.type == MoveType.STRAIGHT_FLUSH and not rules.wild_straight_flush):
-                m = Move.from_platform(m.to_platform(), lv + 2, rules=rules)
-            if top is not None and not m.beats(top):
-                raise GuandanError(f"trick entry {i}: {m} does not beat {top}")
-            try:
-                total = total + m.hand()
-            except GuandanError:
-                raise GuandanError(f"trick entry {i}: the hands and the trick's cards exceed "
-                                   f"two decks") from None
-            top_seat, top, np_ = seat, m, 0
-        elif top is None:
-            raise GuandanError(f"trick entry {i}: a trick starts with a play, not a pass")
-        else:
-            np_ += 1
-        tl_list.append(TrickPlay(seat, m))
-    if passes is not None:
-        np_ = check_int(passes, "passes", 0, 3)
-    if top is None:
-        if np_:
-            raise GuandanError(f"{np_} passes but no play to beat")
-        top_lo = top_hi = 0
-    else:
-        top_lo, top_hi = top.words
-        # the trick must still be open, and the seat to act the next one to answer
-        others = [s for s in range(4) if s != top_seat and len(hs[s]) > 0]
-        if not 0 <= np_ < len(others):
-            raise GuandanError(f"{np_} passes after seat {top_seat}'s play: the trick would be over "
-                               f"(at most {len(others) - 1})")
-        expect = top_seat
-        for _ in range(np_ + 1):
-            expect = next(s for s in ((expect + k) % 4 for k in range(1, 5))
-                          if len(hs[s]) > 0 and s != top_seat)
-        if to_act != expect:
-            raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
-                               f"{np_} passes, not seat {to_act}")
-    native = (hs, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin, round_index, af)
-    return _Position(native, tuple(tl_list))
-
-
-def _parse_position_string(s: str) -> Dict[str, Any]:
-    """The validator of position strings (:attr:`Game.position`): the fields
-    as :meth:`Game.from_position` keywords, or a GuandanError."""
-    if len(s) > 1000:
-        raise GuandanError("a position string is at most 1000 characters")
-    parts = s.split()
-    if len(parts) == 11:
-        raise GuandanError(f"this position is in the {parts[10].split(':')[0][:20]!r} phase; games "
-                           f"start from play-phase positions only (use Game.replay(record))")
-    if len(parts) != 10:
-        raise GuandanError(f"a position string has 10 fields, got {len(parts)}: {s[:80]!r}")
-    hands_s, lv, tls, own, act, top, passes, fin, rnd, afl = parts
-    hs = hands_s.split("/")
-    if len(hs) != 4:
-        raise GuandanError("a position needs 4 hands separated by '/'")
-    hands = [_parse_cards_str(x) for x in hs]
-    tl = tls.split(",")
-    if len(tl) != 2:
-        raise GuandanError(f"team levels are two ranks separated by ',', got {tls[:20]!r}")
-    trick = None
-    if top != "-":
-        fields = top.split(":")
-        if len(fields) != 4 or len(fields[3]) % 2:
-            raise GuandanError(f"bad top play {top[:60]!r}: expected seat:Type:Rank:cards")
-        seat, tname, rank, cards = fields
-        trick = [(parse_int(seat, "the top play's seat", 0, 3),
-                  [tname, rank, [cards[i:i + 2] for i in range(0, len(cards), 2)]])]
-    if fin != "-" and not (fin.isascii() and fin.isdigit()):
-        raise GuandanError(f"finished seats are digits 0..3 or '-', got {fin[:20]!r}")
-    af = afl.split(",")
-    if len(af) != 2:
-        raise GuandanError(f"failed rounds at A are two counts separated by ',', got {afl[:20]!r}")
-    return dict(
-        hands=hands, level=lv, to_act=parse_int(act, "seat to act", 0, 3), team_levels=tl,
-        owner=-1 if own == "-" else parse_int(own, "owner", 0, 1), trick=trick,
-        passes=parse_int(passes, "passes", 0, 3),
-        finished=[] if fin == "-" else [parse_int(c, "finished seat", 0, 3) for c in fin],
-        round_index=parse_int(rnd, "round index", 0, MAX_ROUND_INDEX),
-        a_fails=tuple(parse_int(x, "failed rounds at A", 0, 100) for x in af))
-
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -318,12 +67,12 @@ class Game:
 
     def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None, *,
                  policy_seed: Optional[int] = None) -> None:
-        r = _check_rules(rules)
+        r = resolve_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
-        self._init(r, _check_seed(seed))
+        self._init(r, check_seed(seed))
         if policy_seed is not None:           # the built-in random policy's draws
-            self._core.seed_policy(_check_seed(policy_seed))
+            self._core.seed_policy(check_seed(policy_seed))
         self._deals = [self._deal_strings()]  # cards dealt at each round start
 
     def _init(self, rules: Rules, seed: int) -> None:
@@ -335,9 +84,9 @@ class Game:
         self._core = _engine.GameCore.new_game(seed, rules.native)
         self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
-        self._tricks: List[Tuple[Tuple[int, Move], ...]] = []  # trick after each action
         self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
         self._deals: List[List[str]] = []
+        self._round0 = 0                  # round index the game (or position) starts at
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -370,16 +119,17 @@ class Game:
         if isinstance(position, str):
             if level is not None or trick is not None or passes is not None or finished:
                 raise GuandanError("give either a position string or hands with keyword fields, not both")
-            kw = _parse_position_string(position)
+            kw = parse_position_string(position)
             return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, **kw)
-        r = _check_rules(rules)
-        seed = _check_seed(seed)
-        pos = _validated_position(position, level, to_act, team_levels, owner, trick, passes,
+        r = resolve_rules(rules)
+        seed = check_seed(seed)
+        pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
         g = cls.__new__(cls)
         g._init(r, seed)
         g._core.set_position(*pos.native, seed, r.native)
         g._initial_trick = pos.trick
+        g._round0 = g._core.round_index
         g._deals = [g._deal_strings()]
         g._start = g.position
         return g
@@ -406,15 +156,15 @@ class Game:
         >>> Game.replay(g.record()).position == g.position
         True
         """
-        r = _check_rules(rules)
-        seed = _check_seed(seed)
-        if not _is_seq(team_levels) or len(team_levels) != 2:
+        r = resolve_rules(rules)
+        seed = check_seed(seed)
+        if not isinstance(team_levels, (list, tuple)) or len(team_levels) != 2:
             raise GuandanError("team_levels needs two levels")
-        tl = [_check_level(x, "team level") for x in team_levels]
+        tl = [check_level(x, "team level") for x in team_levels]
         owner = check_int(owner, "owner", 0, 1)
         order = None
         if last_order is not None:
-            if not _is_seq(last_order) or len(last_order) != 4:
+            if not isinstance(last_order, (list, tuple)) or len(last_order) != 4:
                 raise GuandanError("last_order lists the four seats in finishing order")
             order = [check_int(x, "last_order seat", 0, 3) for x in last_order]
             if sorted(order) != [0, 1, 2, 3]:
@@ -426,7 +176,7 @@ class Game:
         g._init(r, seed)
         g._core.start_round(seed, tl, owner, order, r.native)
         if policy_seed is not None:
-            g._core.seed_policy(_check_seed(policy_seed))
+            g._core.seed_policy(check_seed(policy_seed))
         g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
                           "last_order": order}
         g._deals = [g._deal_strings()]
@@ -436,7 +186,7 @@ class Game:
     @property
     def phase(self) -> Phase:
         """The :class:`Phase` (a ``str``: ``"tribute"``, ``"back"``, ``"play"`` or ``"over"``)."""
-        return _PHASE_OF[self._core.phase]
+        return PHASE_BY_CODE[self._core.phase]
 
     @property
     def to_act(self) -> int:
@@ -462,9 +212,10 @@ class Game:
     @_locked
     def trick(self) -> List[TrickPlay]:
         """The plays of the current trick so far, ``(seat, move)``, passes included."""
-        if self._tricks:
-            return list(self._tricks[-1])
-        return list(getattr(self, "_initial_trick", ()))
+        k, continued = self._core.trick_span()     # from the native undo history
+        head = list(self._initial_trick) if continued else []
+        tail = self._log[len(self._log) - k:] if k else []
+        return head + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail]
 
     @property
     def finish_order(self) -> List[int]:
@@ -493,6 +244,14 @@ class Game:
     @property
     def card_counts(self) -> List[int]:
         return [self._core.hand_size(s) for s in range(4)]
+
+    @property
+    @_locked
+    def deals(self) -> List[List[str]]:
+        """The cards dealt at the start of each round of this game so far
+        (from the start position for games from a position), four card
+        strings per round."""
+        return [list(d) for d in self._deals]
 
     @property
     def level_index(self) -> int:
@@ -592,7 +351,7 @@ class Game:
         (use :meth:`record` / :meth:`replay` for those)."""
         c = self._core
         lv = c.rlevel
-        hands = "/".join(_cards_str(c.hand(s), lv) for s in range(4))
+        hands = "/".join(cards_str(c.hand(s), lv) for s in range(4))
         seat, lo, hi, passes = c.top
         if seat < 0:
             top = "-"
@@ -605,7 +364,7 @@ class Game:
         f0, f1 = c.afail
         pos = (f"{hands} {_RANKS[lv]} {_RANKS[a]},{_RANKS[b]} {own} {c.to_act} {top} {passes} "
                f"{fin} {c.round_index} {f0},{f1}")
-        phase = _PHASE_OF[c.phase]
+        phase = PHASE_BY_CODE[c.phase]
         if phase is Phase.PLAY:
             return pos
         if phase is Phase.OVER:
@@ -658,19 +417,10 @@ class Game:
         m = self._to_move(move)
         lo, hi = m.words
         c = self._core
-        seat, phase, r0 = c.to_act, self.phase, c.round_index
-        was_leading = c.top[0] < 0
+        seat, r0 = c.to_act, c.round_index
         if not c.apply(lo, hi, True):
             raise IllegalMoveError(self._why_illegal(m))
         self._log.append((seat, lo, hi, m._level, r0))
-        prev = self._tricks[-1] if self._tricks else getattr(self, "_initial_trick", ())
-        if phase is not Phase.PLAY or c.round_index != r0 or c.top[0] < 0:
-            trick: Tuple[Tuple[int, Move], ...] = ()       # not a play, or the trick/round ended
-        elif was_leading:
-            trick = (TrickPlay(seat, m),)
-        else:
-            trick = tuple(prev) + (TrickPlay(seat, m),)
-        self._tricks.append(trick)
         if c.round_index != r0 and not self.is_over:
             self._deals.append(self._deal_strings())
 
@@ -709,13 +459,12 @@ class Game:
             raise GuandanError("nothing to undo")
         self._core.undo()
         self._log.pop()
-        self._tricks.pop()
-        while len(self._deals) > self._core.round_index + 1:
+        while len(self._deals) > self._core.round_index - self._round0 + 1:
             self._deals.pop()
 
     @_locked
     def copy(self) -> "Game":
-        """An independent copy (native state copied; history kept)."""
+        """An independent copy (native state and undo history copied)."""
         g = Game.__new__(Game)
         g._lock = threading.RLock()
         g.rules = self.rules
@@ -724,10 +473,9 @@ class Game:
         g._round_start = self._round_start
         g._core = self._core.copy()
         g._log = list(self._log)
-        g._tricks = list(self._tricks)
         g._deals = list(self._deals)
-        if hasattr(self, "_initial_trick"):
-            g._initial_trick = self._initial_trick
+        g._round0 = self._round0
+        g._initial_trick = self._initial_trick
         return g
 
     @_locked
@@ -735,11 +483,20 @@ class Game:
         """Let a policy act for the seat to act; returns the move played.
         ``"random"`` and ``"greedy"`` run natively; any callable
         ``(observation, legal_moves) -> move`` works too."""
+        if not isinstance(policy, str) and not callable(policy):
+            raise GuandanError(f"a policy is a built-in name or a callable (observation, legal_moves) "
+                               f"-> move, got {type(policy).__name__}")
         if isinstance(policy, str):
             lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
             m = _native_move(lo, hi, self._core.rlevel)
         else:
-            m = self.parse_action(policy(self.observation(self.to_act), self.legal_moves()))
+            try:
+                answer = policy(self.observation(self.to_act), self.legal_moves())
+            except GuandanError:
+                raise
+            except Exception as e:
+                raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+            m = self.parse_action(answer)
         self.play(m)
         return m
 
@@ -759,8 +516,7 @@ class Game:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
         this round once resolved, and the last round's order. Nothing hidden."""
-        if seat not in range(4):
-            raise GuandanError(f"seat must be 0..3, got {seat}")
+        seat = check_int(seat, "seat", 0, 3)
         c = self._core
         lv = c.rlevel
         seat_top, lo, hi, passes = c.top
@@ -826,7 +582,7 @@ class Game:
         Records are exchanged between people: everything in one is validated
         (any malformed or impossible record raises a :class:`GuandanError`
         naming the problem), so loading an untrusted record is safe."""
-        rec = _validated_record(record)
+        rec = validate_record(record)
         if rec["start"]:
             g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
         elif rec["round_start"] is not None:
@@ -851,56 +607,6 @@ class Game:
     def __repr__(self) -> str:
         return (f"<Game round {self.round_index} level {self.level} phase {self.phase} "
                 f"to_act {self.to_act} levels {self.team_levels}>")
-
-
-MAX_RECORD_ACTIONS = 1_000_000
-
-
-def _validated_record(record: Any) -> Dict[str, Any]:
-    """The validator of game records (:meth:`Game.record` output, from a file
-    or the network): the fields replay needs, type-checked, or a GuandanError."""
-    if isinstance(record, (bytes, bytearray)):
-        try:
-            record = record.decode("utf-8")
-        except UnicodeDecodeError:
-            raise GuandanError("a record is UTF-8 JSON") from None
-    if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except (ValueError, RecursionError):
-            raise GuandanError("a record is a JSON object; this is not JSON") from None
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise GuandanError(f"not a {RECORD_FORMAT} record")
-    for key in ("rules", "seed", "actions"):
-        if key not in record:
-            raise GuandanError(f"the record has no {key!r} field")
-    rules = Rules.from_dict(record["rules"])
-    seed = _check_seed(record["seed"])
-    start = record.get("start")
-    if start is not None and not isinstance(start, str):
-        raise GuandanError("the record's 'start' is a position string or null")
-    actions = record["actions"]
-    if not isinstance(actions, list) or len(actions) > MAX_RECORD_ACTIONS:
-        raise GuandanError("the record's 'actions' is a list of [seat, move] pairs")
-    out = []
-    for i, a in enumerate(actions):
-        if not isinstance(a, list) or len(a) != 2:
-            raise GuandanError(f"action {i} is not a [seat, move] pair")
-        out.append((check_int(a[0], f"action {i}'s seat", 0, 3), a[1]))
-    rs = record.get("round_start")
-    if rs is not None:
-        if start is not None or not isinstance(rs, dict) or set(rs) != {"team_levels", "owner", "last_order"}:
-            raise GuandanError("the record's 'round_start' is {team_levels, owner, last_order}")
-    deals = record.get("deals")
-    if deals is not None:
-        if not isinstance(deals, list) or not all(
-                isinstance(d, list) and len(d) == 4 and all(isinstance(x, str) for x in d) for d in deals):
-            raise GuandanError("the record's 'deals' is a list of four card strings per round")
-        deals = [list(d) for d in deals]
-        if not deals:
-            deals = None
-    return {"rules": rules, "seed": seed, "start": start, "round_start": rs, "actions": out,
-            "deals": deals}
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:

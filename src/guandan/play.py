@@ -153,12 +153,12 @@ def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
     """Print a game record readably (validating it by replaying it)."""
     if isinstance(record, str):
         record = json.loads(record)
-    g = Game.replay(record)
-    rules = record["rules"]
-    out.write(f"Guandan game, seed {record['seed']}, rules {rules.get('name', '?')}\n")
-    deals = record.get("deals") or []
+    g = Game.replay(record)                  # validates every field and every action
+    out.write(f"Guandan game, seed {g.seed}, rules {g.rules.name}\n")
+    deals = g.deals
     r = -1
-    replay = Game.replay({**record, "actions": [], "deals": None})   # the start, validated
+    replay = Game.replay(dict(record, actions=[], deals=None))     # the same start, no actions yet
+    first = replay.round_index
     for seat, triple in record["actions"]:
         if replay.round_index != r:
             r = replay.round_index
@@ -166,18 +166,17 @@ def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
                 out.write("  order: " + ", ".join(SEAT_NAMES[s] for s in replay.last_round_order)
                           + f"; levels {replay.team_levels[0]} / {replay.team_levels[1]}\n")
             out.write(f"\n== round {r + 1}, level {replay.level}\n")
-            if r < len(deals):
+            if 0 <= r - first < len(deals):
                 for s in range(4):
-                    out.write(f"  {SEAT_NAMES[s]:<6} {deals[r][s]}\n")
-        m = Move.from_platform(triple, replay.level) if triple[0] != "PASS" else Move.pass_move()
+                    out.write(f"  {SEAT_NAMES[s]:<6} {deals[r - first][s]}\n")
+        m = replay.parse_action(triple)
         out.write(f"  {SEAT_NAMES[seat]:<6} {m}\n")
-        replay.play(triple)
+        replay.play(m)
     if replay.last_round_order and replay.round_index != r:
         out.write("  order: " + ", ".join(SEAT_NAMES[s] for s in replay.last_round_order)
                   + f"; levels {replay.team_levels[0]} / {replay.team_levels[1]}\n")
-    res = record.get("result", {})
     if g.is_over:
         out.write(f"\nwinner: team {g.winner} (seats {g.winner}, {g.winner + 2}) after {g.round_index} rounds\n")
     else:
-        out.write(f"\nnot finished ({g.round_index} rounds, levels {res.get('team_levels')})\n")
+        out.write(f"\nnot finished ({g.round_index} rounds, levels {g.team_levels[0]} / {g.team_levels[1]})\n")
     return g

@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional
 
 from .errors import GuandanError
 
-__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT"]
+__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT", "resolve_rules"]
 
 MAX_ROUNDS = 10_000          # native round counters are 16-bit
 MAX_A_FAIL_LIMIT = 100       # native A-failure counters are 8-bit
@@ -119,3 +119,14 @@ class Rules:
 
 
 PRESETS = {"default": Rules.default, "contest": Rules.contest}
+
+
+def resolve_rules(rules: Any) -> Rules:
+    """The validator of a ``rules`` argument: a :class:`Rules`, or None for
+    the defaults (a preset by name is ``Rules.named(name)``)."""
+    if rules is None:
+        return Rules.default()
+    if not isinstance(rules, Rules):
+        raise GuandanError(f"rules must be a guandan.Rules (Rules.named(name) for a preset), "
+                           f"got {type(rules).__name__}")
+    return rules

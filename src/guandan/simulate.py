@@ -27,12 +27,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _sim
+from ._checks import check_int
 from ._files import atomic_write
 from .policies import native_code
 
 PY_SEAT = _sim.PY_SEAT
 from .errors import GuandanError
-from .rules import Rules
+from .rules import Rules, resolve_rules
 
 __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "play_starts"]
 
@@ -292,14 +293,19 @@ def simulate(n: int, *, unit: str = "deal",
     """
     if unit not in ("deal", "game"):
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
-    if not isinstance(n, int) or n < 0:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise GuandanError(f"n must be a non-negative int, got {n!r}")
-    if len(policies) != 4:
-        raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
+    seed = check_int(seed, "seed", 0, (1 << 63) - 1)
+    if workers is not None:
+        workers = check_int(workers, "workers", 1, 4096)
+    if chunk is not None:
+        chunk = check_int(chunk, "chunk", 1, 1 << 30)
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, (list, tuple)) or len(policies) != 4:
+        raise GuandanError(f"give one policy per seat (a sequence of 4), got {policies!r:.60}")
+    rules = resolve_rules(rules)
     for p in policies:
         if not callable(p):
-            native_code(p)           # unknown names fail here
-    rules = rules if rules is not None else Rules.default()
+            native_code(p)           # unknown names (and non-names) fail here
     u = 0 if unit == "deal" else 1
     size = chunk or (CHUNK_DEALS if u == 0 else CHUNK_GAMES)
     nchunks = (n + size - 1) // size

@@ -38,10 +38,10 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from . import _sim
+from . import _vec
 from ._checks import check_int
 from .errors import GuandanError
-from .rules import Rules
+from .rules import Rules, resolve_rules
 
 __all__ = ["VecGame", "move_features", "OBS_DIM", "MOVE_FEATURES_DIM"]
 
@@ -93,14 +93,13 @@ class VecGame:
         seed = check_int(seed, "seed", 0, (1 << 64) - 1)
         if max_actions is not None:
             max_actions = check_int(max_actions, "max_actions", 1, 1 << 20)
-        from .game import _check_rules
-        rules = _check_rules(rules)
+        rules = resolve_rules(rules)
         self._lock = threading.Lock()       # step/observe share native buffers
         self.n = n
         self.unit = unit
         self.rules = rules
         self.max_actions = max_actions
-        self._core = _sim.VecCore(n, seed, 0 if unit == "deal" else 1, rules.native)
+        self._core = _vec.VecCore(n, seed, 0 if unit == "deal" else 1, rules.native)
 
     def observe(self) -> Dict[str, np.ndarray]:
         """``seat`` (to act), ``obs`` (n, 227), ``level``, ``legal_offsets``

@@ -1,0 +1,157 @@
+# cython: language_level=3
+"""The RL core: ``n`` games stepped together with numpy in and out
+(:class:`guandan.VecGame` wraps it), over the same state machine as
+:class:`guandan.Game` (``_engine.pyx``)."""
+
+from libc.stdint cimport int8_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+
+cimport cython
+cimport numpy as cnp
+import numpy as np
+
+from guandan._core cimport Gen, gen_new, gen_free, MoveBuf, buf_free, mix_seed
+from guandan._engine cimport (
+    State, RuleSet, NativeRules, PH_OVER, st_new_game, st_legal, st_apply, View, view_of,
+    obs_fill, st_round_reward, OBS_DIM,
+)
+
+cnp.import_array()
+
+
+cdef class VecCore:
+    """``n`` independent games stepped together (see :class:`guandan.VecGame`)."""
+    cdef State* st
+    cdef Py_ssize_t n
+    cdef Gen* g
+    cdef MoveBuf buf
+    cdef int64_t* off
+    cdef uint64_t seed
+    cdef uint64_t games_started
+    cdef int unit
+    cdef RuleSet rules
+
+    def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit, NativeRules rules not None):
+        cdef Py_ssize_t i
+        self.n = n
+        self.st = <State*>malloc(max(n, 1) * sizeof(State))
+        self.off = <int64_t*>malloc((n + 1) * sizeof(int64_t))
+        self.g = gen_new()
+        self.buf.data = NULL
+        self.buf.n = 0
+        self.buf.cap = 0
+        if self.st == NULL or self.off == NULL or self.g == NULL:
+            raise MemoryError()
+        self.seed = seed
+        self.games_started = 0
+        self.unit = unit
+        self.rules = rules.r
+        for i in range(n):
+            self._new(i)
+        self._gen_legal()
+
+    def __dealloc__(self):
+        free(self.st)
+        free(self.off)
+        gen_free(self.g)
+        buf_free(&self.buf)
+
+    cdef void _new(self, Py_ssize_t i) noexcept nogil:
+        st_new_game(&self.st[i], mix_seed(self.seed, self.games_started), &self.rules)
+        self.games_started += 1
+
+    cdef int _gen_legal(self) except -1:
+        cdef Py_ssize_t i
+        cdef int rc = 0
+        self.buf.n = 0
+        self.off[0] = 0
+        with nogil:
+            for i in range(self.n):
+                if st_legal(&self.st[i], self.g, &self.buf) < 0:
+                    rc = -1
+                    break
+                self.off[i + 1] = self.buf.n
+        if rc < 0:
+            raise MemoryError()
+        return 0
+
+    def legal(self):
+        """``(offsets int64[n+1], words uint64[m, 2])`` of every game's legal actions (copies)."""
+        offs = np.empty(self.n + 1, dtype=np.int64)
+        words = np.empty((self.buf.n, 2), dtype=np.uint64)
+        cdef int64_t[::1] vo = offs
+        cdef uint64_t[:, ::1] vw = words
+        cdef Py_ssize_t i
+        for i in range(self.n + 1):
+            vo[i] = self.off[i]
+        for i in range(self.buf.n):
+            vw[i, 0] = self.buf.data[2 * i]
+            vw[i, 1] = self.buf.data[2 * i + 1]
+        return offs, words
+
+    def observe(self):
+        """``(seat int8[n], obs float32[n, 227], level int8[n])`` for the seat to act
+        of each game (layout in :mod:`guandan.vec`)."""
+        seat = np.empty(self.n, dtype=np.int8)
+        level = np.empty(self.n, dtype=np.int8)
+        obs = np.zeros((self.n, OBS_DIM), dtype=np.float32)
+        cdef float[:, ::1] vo = obs
+        cdef int8_t[::1] vs = seat
+        cdef int8_t[::1] vl = level
+        cdef Py_ssize_t i
+        cdef View v
+        with nogil:
+            for i in range(self.n):
+                view_of(&self.st[i], self.st[i].to_act, &v)
+                vs[i] = v.seat
+                vl[i] = v.rlevel
+                obs_fill(&v, &vo[i, 0])
+        return seat, obs, level
+
+    def step(self, const int64_t[::1] actions):
+        """Apply action ``actions[i]`` (an index into game i's legal list) in
+        every game; finished episodes restart. Returns ``(rewards float32[n, 4],
+        done int8[n])``: on an episode's last step the banker's team gets the
+        levels it gained (1..3, 4 for winning the game), the other team the
+        negative."""
+        rewards = np.zeros((self.n, 4), dtype=np.float32)
+        done = np.zeros(self.n, dtype=np.int8)
+        cdef float[:, ::1] vr = rewards
+        cdef int8_t[::1] vd = done
+        cdef Py_ssize_t i, a, base
+        cdef int r0, team, s
+        cdef float rew
+        cdef uint64_t lo, hi
+        cdef State* p
+        cdef int bad = -1
+        if actions.shape[0] != self.n:
+            raise ValueError(f"expected {self.n} actions")
+        with nogil:
+            for i in range(self.n):
+                a = actions[i]
+                if a < 0 or a >= self.off[i + 1] - self.off[i]:
+                    bad = <int>i
+                    break
+        if bad >= 0:
+            raise IndexError(f"action {actions[bad]} out of range for game {bad}")
+        with nogil:
+            for i in range(self.n):
+                p = &self.st[i]
+                base = self.off[i] + actions[i]
+                lo = self.buf.data[2 * base]
+                hi = self.buf.data[2 * base + 1]
+                r0 = p.round_index
+                st_apply(p, lo, hi)
+                if p.round_index != r0 or p.phase == PH_OVER:
+                    team = p.last_order[0] & 1
+                    rew = st_round_reward(p)
+                    for s in range(4):
+                        vr[i, s] = rew if (s & 1) == team else -rew
+                    if self.unit == 0 or p.phase == PH_OVER:
+                        vd[i] = 1
+                        if p.phase == PH_OVER or self.unit == 1:
+                            self._new(i)
+        self._gen_legal()
+        return rewards, done
+
+

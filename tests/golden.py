@@ -1,0 +1,139 @@
+"""Golden playthroughs (OpenSpiel style): a seeded game played by a fixed
+index rule, traced step by step (seat, phase, legal-move count, action,
+observation tensor, rewards) through each interface. The traces are
+checked in under tests/data/golden/ and compared on every run, so a change
+of behaviour anywhere (engine, Game, VecGame, env) cannot pass silently.
+
+Regenerate (only for an intended change of behaviour, reviewed in the diff):
+    python tests/golden.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List
+
+import numpy as np
+
+SEEDS = (1, 2, 3)
+ROUNDS = 2                  # two deals: the second has tribute and return
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "golden")
+
+
+def choose(step: int, n: int) -> int:
+    """The fixed action rule: a spread of indices, the same for every interface."""
+    return (step * 7919 + 13) % n
+
+
+def fmt_obs(o: np.ndarray) -> str:
+    nz = np.flatnonzero(o)
+    return " ".join(f"{i}:{o[i]:g}" for i in nz)
+
+
+def header(seed: int) -> List[str]:
+    from guandan.simulate import game_seed
+    return [f"# golden playthrough: seed {seed} (game seed {game_seed(seed, 0)}), default rules, "
+            f"{ROUNDS} rounds, action index (step*7919+13) % legal"]
+
+
+def trace_game(seed: int) -> List[str]:
+    """Through :class:`guandan.Game`."""
+    from guandan import Game
+    from guandan.simulate import game_seed
+    g = Game(seed=game_seed(seed, 0))
+    out = header(seed)
+    step = 0
+    while g.round_index < ROUNDS and not g.is_over:
+        seat = g.to_act
+        moves = g.legal_moves()
+        obs = g.observation_tensor(seat)
+        a = choose(step, len(moves))
+        r0 = g.round_index
+        out.append(f"step {step} seat {seat} phase {g.phase} legal {len(moves)} action {a} "
+                   f"{moves[a]} | {fmt_obs(obs)}")
+        g.play(moves[a])
+        if g.round_index != r0 or g.is_over:
+            res = g.last_round
+            rew = [res.reward if (s & 1) == res.banker_team else -res.reward for s in range(4)]
+            out.append(fmt_round(r0, rew))
+        step += 1
+    return out
+
+
+def fmt_round(r: int, rewards) -> str:
+    return f"round {r} over rewards " + " ".join(f"{float(x):g}" for x in rewards)
+
+
+def trace_vec(seed: int) -> List[str]:
+    """Through :class:`guandan.VecGame` (one game, the same seed)."""
+    from guandan import Move, VecGame
+    v = VecGame(1, seed=seed, unit="deal")     # done at each deal's end; the game goes on
+    out = header(seed)
+    step = 0
+    rounds = 0
+    while rounds < ROUNDS:
+        o = v.observe()
+        seat = int(o["seat"][0])
+        offs, words = o["legal_offsets"], o["legal_words"]
+        n = int(offs[1] - offs[0])
+        a = choose(step, n)
+        lo, hi = (int(x) for x in words[offs[0] + a])
+        level = int(o["level"][0])
+        phase = ("tribute", "back", "play", "over")[int(np.argmax(o["obs"][0][169:173]))]
+        out.append(f"step {step} seat {seat} phase {phase} legal {n} action {a} "
+                   f"{Move(lo, hi, level)} | {fmt_obs(o['obs'][0])}")
+        rew, done = v.step(np.array([a]))
+        if done[0]:
+            out.append(fmt_round(rounds, rew[0]))
+            rounds += 1
+        step += 1
+    return out
+
+
+def trace_env(seed: int) -> List[str]:
+    """Through the PettingZoo env (unit="deal", the next deal continues the game)."""
+    from guandan.env import env
+    e = env(unit="deal")
+    e.reset(seed=seed)
+    out = header(seed)
+    step = 0
+    for r in range(ROUNDS):
+        if r:
+            e.reset()
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            g = e.unwrapped.game
+            seat = int(agent.split("_")[1])
+            legal = info["legal_moves"]
+            a = choose(step, len(legal))
+            r0 = g.round_index
+            out.append(f"step {step} seat {seat} phase {g.phase} legal {len(legal)} action {a} "
+                       f"{legal[a]} | {fmt_obs(obs['observation'])}")
+            e.step(a)
+            if e.unwrapped.game.round_index != r0 or e.unwrapped.game.is_over:
+                rew = [e.unwrapped.rewards[f"player_{s}"] for s in range(4)]
+                out.append(fmt_round(r0, rew))
+            step += 1
+    return out
+
+
+def path(seed: int) -> str:
+    return os.path.join(DATA, f"seed{seed}.txt")
+
+
+def main() -> None:
+    os.makedirs(DATA, exist_ok=True)
+    for seed in SEEDS:
+        with open(path(seed), "w") as f:
+            f.write("\n".join(trace_game(seed)) + "\n")
+        print("wrote", path(seed))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(HERE, "..", "src"))
+    main()
