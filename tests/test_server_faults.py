@@ -328,6 +328,67 @@ def test_late_answer_within_grace_releases_the_next_question():
     assert 0.4 <= gap <= 2.0, f"next question {gap:.2f}s after the first: held past the late answer?"
 
 
+def test_garbage_after_a_timeout_is_not_the_stale_answer():
+    """After a timeout only an answer valid for the timed-out question counts
+    as the stale one: an out-of-range index sent first does not release the
+    next question, so the real late answer is still discarded."""
+    async def main():
+        srv, task = await start(games=1, bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                                timeout=0.3, late_grace=3)
+        ws = await open_ws(srv)
+        asked = []
+        applied = []
+        async for raw in ws:
+            m = json.loads(raw)
+            if m["type"] == "act" and m["stage"] == "play":
+                asked.append((time.monotonic(), m))
+                if len(asked) == 1:
+                    await asyncio.sleep(0.35)
+                    await ws.send(json.dumps({"actIndex": 99999}))
+                    await asyncio.sleep(0.1)
+                    await ws.send(json.dumps({"actIndex": 1}))
+                elif len(asked) == 2:
+                    await ws.send(json.dumps({"actIndex": m["indexRange"]}))
+                else:
+                    break
+            elif m["stage"] == "play" and m["curPos"] == 0:
+                applied.append(m["curAction"])
+        await ws.close()
+        await finish(task)
+        return asked, applied
+
+    asked, applied = run(main(), 60)
+    assert len(asked) >= 2 and len(applied) >= 2
+    assert asked[1][0] - asked[0][0] >= 0.44, "the out-of-range frame released the next question"
+    assert applied[0] == asked[0][1]["actionList"][0]
+    assert applied[1] == asked[1][1]["actionList"][-1], "the late answer was applied to question 2"
+
+
+def test_hung_seat_is_disconnected_after_max_misses(caplog):
+    """A client that reads but never answers (a hung bot) is closed (1008)
+    after max_misses unanswered questions in a row; the bot plays its seat,
+    so the table does not crawl at timeout + grace per move for the rest of
+    the session."""
+    caplog.set_level(logging.INFO, logger="guandan.server")
+
+    async def main():
+        srv, task = await start(games=1, bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                                timeout=0.2, max_misses=3)
+        p = Player(choose=lambda m: None)
+        ws = await open_ws(srv)
+        t0 = time.monotonic()
+        await asyncio.wait_for(p.run(ws), 20)
+        closed_after = time.monotonic() - t0
+        records = await finish(task)
+        return p, records, closed_after, srv
+
+    p, records, closed_after, srv = run(main(), 60)
+    assert p.close_code == 1008, p.close_code
+    assert p.acts == 3 and closed_after < 5
+    assert len(records) == 1 and srv.seats[0].policy == "greedy"
+    assert logged(caplog, "seat 0", "3 questions in a row")
+
+
 # --------------------------------------------------------------------------
 # 3. default timeout
 

@@ -113,7 +113,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
           bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
           on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
-          send_timeout=args.send_timeout, origins=origins, keep_records=0)
+          send_timeout=args.send_timeout, origins=origins, keep_records=0,
+          max_misses=args.max_misses)
     return 0
 
 
@@ -210,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--send-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="a client that does not take a message within this time is "
                     "disconnected (default 10)")
+    sv.add_argument("--max-misses", type=int, default=5, metavar="N",
+                    help="a client leaving N questions in a row without any answer is "
+                    "disconnected (default 5, 0 = never)")
     sv.add_argument("--origin", action="append", metavar="ORIGIN",
                     help="browser Origin allowed besides loopback pages (repeatable or comma "
                     "list; '*' = any); clients without Origin (bots) are always accepted")

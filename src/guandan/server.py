@@ -29,13 +29,16 @@ are logged with the reason (the first 20 of each connection, then every 1000th).
 ``0`` or ``None`` waits forever, as the reference server) plays the *default
 action*: index 0 of its ``actionList`` (the pass when following; otherwise the
 first listed move, the lowest-suited lowest single when leading, or the first
-allowed tribute/return card).
+allowed tribute/return card). A seat that leaves ``max_misses`` (default 5)
+questions in a row without any answer, not even a late one, is hung: it is
+closed (code 1008) and counts as disconnected (``0``: never).
 
 *Late answers.* The protocol has no request ids, so an answer that arrives
 after its timeout would otherwise be taken as the answer to the seat's next
 question. Rule: after a timeout the seat owes one stale answer. The first
-``{"actIndex": ...}`` frame it sends before its next question is that stale
-answer and is discarded (logged); its next question is held until the stale
+answer it sends before its next question that would have been valid for the
+timed-out question (``{"actIndex": N}``, N in its range) is that stale answer
+and is discarded (logged); its next question is held until the stale
 answer has arrived, or ``late_grace`` seconds (default: equal to ``timeout``)
 have passed since the timeout, whichever comes first. After that the debt is
 forgotten and answers count again (a seat that simply never answered is then
@@ -186,6 +189,8 @@ class _Seat:
         self.waiting: Optional[asyncio.Future] = None
         self.range = -1
         self.owed_until: Optional[float] = None    # a stale answer is owed until then
+        self.owed_range = -1                       # indexRange of the question it answers
+        self.misses = 0                            # questions in a row without any answer
         self.late: Optional[asyncio.Event] = None  # set when it has arrived (or the seat left)
 
     @property
@@ -202,7 +207,9 @@ class TableServer:
     a seat is disconnected when one message cannot be sent within this many
     seconds, or this many messages wait for it; ``max_frame``: the largest
     frame accepted (bytes); ``origins``: browser Origins accepted besides
-    loopback pages (``"*"``: all); ``keep_records``: records kept in memory.
+    loopback pages (``"*"``: all); ``keep_records``: records kept in memory;
+    ``max_misses``: a seat leaving this many questions in a row without any
+    answer (not even late) is disconnected (default 5; 0: never).
     See the module docstring for the rules.
     """
 
@@ -213,7 +220,7 @@ class TableServer:
                  start_delay: float = 0.2, late_grace: Optional[float] = None,
                  send_timeout: Optional[float] = 10.0, send_queue: int = 1024,
                  max_frame: int = 64 * 1024, origins: Optional[Iterable[str]] = None,
-                 keep_records: int = 10) -> None:
+                 keep_records: int = 10, max_misses: int = 5) -> None:
         if on_disconnect not in ("bot", "abort"):
             raise GuandanError("on_disconnect must be 'bot' or 'abort'")
         if games < 1:
@@ -222,8 +229,9 @@ class TableServer:
                         ("send_timeout", send_timeout)):
             if v is not None and v < 0:
                 raise GuandanError(f"{name} must be >= 0")
-        if send_queue < 1 or max_frame < 1024 or keep_records < 0:
-            raise GuandanError("send_queue >= 1, max_frame >= 1024, keep_records >= 0")
+        if send_queue < 1 or max_frame < 1024 or keep_records < 0 or max_misses < 0:
+            raise GuandanError("send_queue >= 1, max_frame >= 1024, keep_records >= 0, "
+                               "max_misses >= 0")
         self.host = host
         self.port = port
         self.games = games
@@ -234,6 +242,8 @@ class TableServer:
         self.send_timeout = send_timeout or None
         self.send_queue = send_queue
         self.max_frame = max_frame
+        self.max_misses = max_misses
+        self._background: set = set()
         self.origins = [_norm_origin(o) for o in (origins or ()) if o.strip()]
         self.record_dir = record_dir
         self.on_disconnect = on_disconnect
@@ -260,10 +270,10 @@ class TableServer:
         host = request.headers.get("Host")
         if len(origins) == 1 and origin_allowed(origins[0], host, self.origins):
             return None
-        log.warning("connection to %r refused (HTTP 403): Origin %s is not allowed: a web page "
-                    "from another site may not drive this table (a bot that sends this Origin: "
-                    "start the server with --origin %s)", request.path,
-                    ", ".join(map(repr, origins)), origins[0])
+        self._refuse_log("connection to %.100r refused (HTTP 403): Origin %.200s is not allowed: "
+                         "a web page from another site may not drive this table (a bot that "
+                         "sends this Origin: start the server with --origin %.100s)",
+                         request.path, ", ".join(map(repr, origins)), origins[0])
         return connection.respond(HTTPStatus.FORBIDDEN, "Origin not allowed\n")
 
     def _refuse_log(self, fmt: str, *args: Any) -> None:
@@ -352,8 +362,9 @@ class TableServer:
             return
         idx = msg.get("actIndex") if isinstance(msg, dict) else None
         if not asked:
-            if type(idx) is int:
+            if type(idx) is int and 0 <= idx <= seat.owed_range:
                 seat.owed_until = None
+                seat.misses = 0
                 seat.late.set()
                 log.warning("%s: late answer %.100r to the question that timed out, discarded",
                             conn.who(), raw)
@@ -364,6 +375,7 @@ class TableServer:
             self._ignore(conn, f"invalid answer (need {{\"actIndex\": 0..{seat.range}}}), still "
                          "waiting", raw)
             return
+        seat.misses = 0
         seat.waiting.set_result(idx)
 
     def _on_disconnect(self, seat: _Seat, why: str = "") -> None:
@@ -382,17 +394,33 @@ class TableServer:
         if seat.waiting is not None and not seat.waiting.done():
             seat.waiting.set_result(self._bot_index(seat))
 
-    def _drop(self, conn: _Conn, why: str) -> None:
-        """Disconnect a connection the server gives up on (it is not reading)."""
+    def _drop(self, conn: _Conn, why: str, close: Optional[int] = None) -> None:
+        """Disconnect a connection the server gives up on: at once (it is not
+        reading), or with a close frame of code ``close`` sent in the background."""
         if not conn.open:
             return
         conn.open = False
         log.warning("%s: %s", conn.who(), why)
-        transport = getattr(conn.ws, "transport", None)
-        if transport is not None:
-            transport.abort()
+        if close is not None:
+            if conn.writer is not None and not conn.writer.done():
+                conn.writer.cancel()
+            task = asyncio.ensure_future(self._close_conn(conn, close, why[:120]))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        else:
+            transport = getattr(conn.ws, "transport", None)
+            if transport is not None:
+                transport.abort()
         if conn.seat is not None and conn.seat.conn is conn:
             self._on_disconnect(conn.seat, why)
+
+    async def _close_conn(self, conn: _Conn, code: int, reason: str) -> None:
+        try:
+            await asyncio.wait_for(conn.ws.close(code, reason), 2.0)
+        except Exception:
+            transport = getattr(conn.ws, "transport", None)
+            if transport is not None:
+                transport.abort()
 
     async def _wait_for_players(self) -> None:
         """Until the first len(free seats) waiting connections are alive, the
@@ -526,8 +554,13 @@ class TableServer:
                 log.warning("seat %d: no answer within %.3gs, default action 0", seat.index,
                             self.timeout)
                 idx = 0
-                if seat.conn is not None and self.late_grace > 0:
+                seat.misses += 1
+                if seat.conn is not None and self.max_misses and seat.misses >= self.max_misses:
+                    self._drop(seat.conn, f"{seat.misses} questions in a row without an answer "
+                               "(not even late): treated as disconnected", close=1008)
+                elif seat.conn is not None and self.late_grace > 0:
                     seat.owed_until = loop.time() + self.late_grace
+                    seat.owed_range = n - 1
                     seat.late.clear()
         finally:
             if not fut.done():
