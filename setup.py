@@ -82,7 +82,7 @@ def ext(name):
 
 setup(
     ext_modules=cythonize(
-        [ext("_core"), ext("_engine"), ext("_sim"), ext("_vec"), ext("_bench")],
+        [ext("_core"), ext("_engine"), ext("_sim"), ext("_vec"), ext("_bench"), ext("_expert")],
         compiler_directives=directives,
         include_path=["src"],
         annotate=_flag("GUANDAN_ANNOTATE"),

@@ -41,7 +41,6 @@ import random
 import re
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -173,9 +173,10 @@ def test_hand_methods(h, other, level, card, masks):
     assert Hand.from_masks(*h.masks) == h
     ok, r = attempt("Hand.from_masks", Hand.from_masks, *masks)
     if ok:
-        one, two = masks
-        assert isinstance(one, (int, np.integer)) and isinstance(two, (int, np.integer)) and 0 <= one and 0 <= two
-        assert r.masks == masks and two & ~one == 0 and (one | two) & ~FACE_MASK == 0
+        assert all(isinstance(x, (int, np.integer)) for x in masks)
+        one, two = (int(x) for x in masks)
+        assert 0 <= one and 0 <= two
+        assert r.masks == (one, two) and two & ~one == 0 and (one | two) & ~FACE_MASK == 0
 
 
 count_values = st.one_of(st.integers(0, 2), st.integers(0, 2), st.integers(-3, 4), big_ints, floats,
@@ -204,6 +205,7 @@ def test_hand_from_counts(data, n, form):
         if form == "array":
             try:
                 x = np.array(vals)
+                vals = list(x)          # what from_counts sees (numpy converts, e.g. True -> 1)
             except Exception:
                 x = vals
     ok, h = attempt("Hand.from_counts", Hand.from_counts, x)
@@ -342,6 +344,8 @@ def test_legal_moves(args, data):
     ok, ms = attempt("legal_moves", legal_moves, hand, level, last, mode=mode, rules=rules)
     if isinstance(last_move, Move) and tribute_tag(last_move._lo):
         assert not ok, f"legal_moves(last={last_move!r}) (a tribute/back action) answered {short(ms)}"
+    if isinstance(last, list) and last and isinstance(last[0], str) and last[0] in ("tribute", "back"):
+        assert not ok, f"legal_moves(last={last!r}) (a tribute/back action) answered {short(ms)}"
     valid_hand = isinstance(hand, list) and all(isinstance(c, str) and c in FACES for c in hand) and \
         max(Counter(hand).values(), default=0) <= 2
     valid_call = lv is not None and isinstance(mode, str) and mode in ("full", "pattern") \
@@ -382,7 +386,7 @@ def test_legal_moves(args, data):
 
 
 @fuzz_settings()
-@given(hand=card_multisets(1, 27), level=st.sampled_from(list(RANKS)), key=st.one_of(junk, big_ints),
+@given(hand=card_multisets(1, 15), level=st.sampled_from(list(RANKS)), key=st.one_of(junk, big_ints),
        margs=move_args(), start=st.one_of(st.none(), any_int, scalar_junk), stop=st.one_of(st.none(), any_int))
 def test_movelist_methods(hand, level, key, margs, start, stop):
     ms = legal_moves(hand, level)
@@ -439,7 +443,7 @@ def count_arrays(draw):
         if info is None:
             elements = st.booleans()
         elif draw(st.booleans()):
-            elements = st.integers(0, 2)
+            elements = st.sampled_from([0, 0, 0, 0, 1, 1, 2])     # hands of ~20 cards, like real ones
         else:
             elements = st.integers(max(int(info.min), -300), min(int(info.max), 300))
     else:
@@ -1079,7 +1083,7 @@ def test_cli_replay_in_process(k, data, tmp_path_factory):
         assert rc == 0, err.getvalue()
 
 
-@fuzz_settings(0.05)
+@fuzz_settings(0.03)
 @given(k=st.integers(0, 5), data=st.data())
 def test_cli_replay_subprocess(k, data, tmp_path_factory):
     rec, pos = base_record(k)
@@ -1308,19 +1312,19 @@ def test_vecgame(args, data):
 
 
 @fuzz_settings(0.25)
-@given(n=st.one_of(st.integers(1, 30), st.sampled_from([0, -1, 1.5, "10", None, 2 ** 64, True])),
+@given(n=st.one_of(st.integers(1, 12), st.sampled_from([0, -1, 1.5, "10", None, True, np.int64(3)])),
        unit=st.sampled_from(["deal", "game", "x", None]),
        policies=st.one_of(st.sampled_from([("greedy", "random", "greedy", "random"), ("random",) * 4, ("greedy",),
                                            ("greedy", "random"), ("x",) * 4, (), "greedy", None, 5])),
        seed=st.one_of(st.integers(0, 2 ** 64 - 1), st.sampled_from([-1, 2 ** 64, 1.5, "1", None])),
        workers=st.sampled_from([None, 1, 2, 0, -1, 1.5, "2"]))
 def test_simulate(n, unit, policies, seed, workers):
+    if unit == "game" and is_int(n):
+        n = min(n, 2)           # whole games are long (on the sanitizer build especially)
     kw = dict(unit=unit, policies=policies, seed=seed, workers=workers)
     ok, r = attempt("simulate(...)", simulate, n, **kw)
     if ok:
         assert is_int(n) and n >= 0 and unit in ("deal", "game"), f"simulate accepted {short((n, kw))}"
-        if unit == "game":
-            n = min(n, 30)
         assert len(r) == n
         r.summary()
 
@@ -1345,7 +1349,7 @@ def test_threads_one_shared_game():
     after.play(first)
     expect_after_pos = after.position
     errors = []
-    iters = max(50, EXAMPLES)
+    iters = max(50, min(EXAMPLES, 400))
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
 
@@ -1396,7 +1400,7 @@ def test_threads_shared_game_with_a_writer():
     g.play(m)
     s1, l1 = g.position, g.legal_moves().to_numpy()
     g.undo()
-    iters = max(50, EXAMPLES)
+    iters = max(50, min(EXAMPLES, 400))
     errors = []
     stop = threading.Event()
     old = sys.getswitchinterval()
@@ -1404,17 +1408,15 @@ def test_threads_shared_game_with_a_writer():
 
     def writer():
         try:
-            for _ in range(iters):
+            while not stop.is_set():
                 g.play(m)
                 g.undo()
         except Exception as e:
             errors.append(f"writer: {type(e).__name__}: {e}")
-        finally:
-            stop.set()
 
     def reader(k):
         try:
-            while not stop.is_set():
+            for _ in range(iters):
                 w = g.legal_moves().to_numpy()
                 if not (np.array_equal(w, l0) or np.array_equal(w, l1)):
                     errors.append(f"reader {k}: legal moves of neither state ({len(w)} moves)")
@@ -1430,15 +1432,19 @@ def test_threads_shared_game_with_a_writer():
         except Exception as e:
             errors.append(f"reader {k}: {type(e).__name__}: {e}")
 
+    w = threading.Thread(target=writer)
     try:
-        ts = [threading.Thread(target=writer)] + [threading.Thread(target=reader, args=(k,)) for k in range(3)]
+        ts = [threading.Thread(target=reader, args=(k,)) for k in range(3)]
+        w.start()
         for t in ts:
             t.start()
         for t in ts:
             t.join()
     finally:
+        stop.set()
+        w.join()
         sys.setswitchinterval(old)
-    count("threads: shared Game with a writer", iters)
+    count("threads: shared Game with a writer", 3 * iters)
     assert not errors, errors[:5]
     assert g.position == s0
 

@@ -729,6 +729,11 @@ def test_cli_origin_option(monkeypatch):
     assert cli.main(["serve", "--bots", "1=greedy", "--origin", "https://a.example,https://b.example",
                      "--origin", "http://c.example:8080"]) == 0
     assert seen["origins"] == ["https://a.example", "https://b.example", "http://c.example:8080"]
+    assert (seen["late_grace"], seen["send_timeout"], seen["max_misses"], seen["keep_records"]) \
+        == (None, 10.0, 5, 0)
+    assert cli.main(["serve", "--bots", "1=greedy", "--late-grace", "2", "--send-timeout", "3",
+                     "--max-misses", "0"]) == 0
+    assert (seen["late_grace"], seen["send_timeout"], seen["max_misses"]) == (2.0, 3.0, 0)
 
 
 # --------------------------------------------------------------------------

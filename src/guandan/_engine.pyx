@@ -606,6 +606,8 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
     cdef View v
     if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
         return -1
+    if code == POL_RANDOM:             # needs no view: skip building one (the hot path of bulk runs)
+        return <Py_ssize_t>rng_below(rng, moves.n)
     view_of(st, st.to_act, &v)
     return POLICY_TABLE[code](&v, moves, rng)
 
@@ -613,21 +615,21 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""
-    cdef int s, f, c
-    cdef uint64_t bit
+    cdef int s
+    cdef uint64_t held1 = 0, held2 = 0, x
     v.one = st.one[seat]
     v.two = st.two[seat]
-    v.pone = 0
-    v.ptwo = 0
-    for f in range(54):
-        bit = (<uint64_t>1) << f
-        c = 2
-        for s in range(4):
-            c -= <int>((st.one[s] & bit) != 0) + <int>((st.two[s] & bit) != 0)
-        if c >= 1:
-            v.pone |= bit
-        if c >= 2:
-            v.ptwo |= bit
+    # copies held in all hands, bit-sliced: held1 = at least one, held2 = two
+    # (a face has two copies in all: played = 2 - held)
+    for s in range(4):
+        x = st.one[s]
+        held2 |= held1 & x
+        held1 |= x
+        x = st.two[s]
+        held2 |= held1 & x
+        held1 |= x
+    v.pone = ~held2 & FACE_MASK
+    v.ptwo = ~held1 & FACE_MASK
     v.top_lo = st.top_lo
     v.top_hi = st.top_hi
     v.seat = seat

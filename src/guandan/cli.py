@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tables on this port, each its own game(s); connections fill them in "
                          "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
-    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=greedy,2=random,3=greedy")
+    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds a client may think, then its default action (index 0); "
                     "default 30, 0 = wait forever")

@@ -308,6 +308,14 @@ class Game:
             return None
         return RoundResult(tuple(order), order[0] & 1, c.last_delta, c.round_reward, c.last_won_a)
 
+    @property
+    def round_end_hands(self) -> Optional[List[Hand]]:
+        """The cards each seat still held when the last round ended (the
+        platform's ``restCards``); None before the first round ends."""
+        if self._core.last_order is None:
+            return None
+        return [self._core.end_hand(s) for s in range(4)]
+
     def played_cards(self, seat: Optional[int] = None) -> Hand:
         """The cards played so far this round (public knowledge): by everyone,
         or by ``seat``."""
@@ -479,24 +487,31 @@ class Game:
         return g
 
     @_locked
-    def play_policy(self, policy: Union[str, Callable[..., Any]]) -> Move:
-        """Let a policy act for the seat to act; returns the move played.
-        ``"random"`` and ``"greedy"`` run natively; any callable
-        ``(observation, legal_moves) -> move`` works too."""
+    def choose(self, policy: Union[str, Callable[..., Any]]) -> Move:
+        """The action a policy picks for the seat to act, without playing it:
+        a built-in name (native: ``"random"``, ``"greedy"``, ``"expert"`` ...)
+        or a callable ``(observation, legal_moves) -> move``."""
         if not isinstance(policy, str) and not callable(policy):
             raise GuandanError(f"a policy is a built-in name or a callable (observation, legal_moves) "
                                f"-> move, got {type(policy).__name__}")
+        if self.is_over:
+            raise IllegalMoveError("the game is over")
         if isinstance(policy, str):
             lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
-            m = _native_move(lo, hi, self._core.rlevel)
-        else:
-            try:
-                answer = policy(self.observation(self.to_act), self.legal_moves())
-            except GuandanError:
-                raise
-            except Exception as e:
-                raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
-            m = self.parse_action(answer)
+            return _native_move(lo, hi, self._core.rlevel)
+        try:
+            answer = policy(self.observation(self.to_act), self.legal_moves())
+        except GuandanError:
+            raise
+        except Exception as e:
+            raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+        return self.parse_action(answer)
+
+    @_locked
+    def play_policy(self, policy: Union[str, Callable[..., Any]]) -> Move:
+        """Let a policy act for the seat to act (see :meth:`choose`); returns
+        the move played."""
+        m = self.choose(policy)
         self.play(m)
         return m
 

@@ -11,6 +11,9 @@ Every module that accepts a policy name (``Game.play_out``, ``simulate``,
 * ``"greedy"``: the lowest play that beats, never over its partner, bombs
   kept for an opponent close to going out; tribute and return: the first
   allowed card (the lowest suit of the highest card, the lowest return card).
+* ``"expert"``: rule-based (``guandan._expert``): hand decomposition, card
+  counting, named rules for leading, following, tribute and return;
+  :func:`explain` names the rule behind a decision.
 
 A native policy decides from a *view* (its own hand, every seat's card
 count, the cards played this round, the trick, the levels), never from the
@@ -31,11 +34,12 @@ import random
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _core, _engine
+from . import _expert  # noqa: F401  (registers the native "expert" policy)
 from ._core import Hand
 from .errors import GuandanError
 
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
-           "policy_names", "parse_policy", "BUILTIN"]
+           "policy_names", "parse_policy", "explain", "BUILTIN"]
 
 _NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
 _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
@@ -149,3 +153,35 @@ def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
     native_code(name)                               # unknown names fail here
     factory = _PY_FACTORIES.get(name)
     return factory(seed) if factory else NativePolicy(name, seed)
+
+
+def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
+    """``(move, rule)``: the move the native ``name`` policy (only ``"expert"``
+    explains itself) picks for the seat to act in ``game``, and the name of the
+    rule that fired (e.g. ``"lead-weakest-group"``, ``"stop-opponent-with-bomb"``).
+    The view is the one the native loop builds (own hand, counts, cards
+    played, trick, levels); no other hand is used.
+
+    >>> from guandan import Game
+    >>> g = Game.from_position([["S3", "H4", "S5", "S6", "S7", "DK"], ["HA"], ["D5"], ["C9"]], level="2")
+    >>> m, rule = explain(g)
+    >>> str(m), rule
+    ('Straight 3 S3 H4 S5 S6 S7', 'lead-control-then-out')
+    """
+    if name != "expert":
+        raise GuandanError(f"only the expert policy explains its decisions, not {name!r}")
+    c = game._core
+    if c.phase == _PHASE_CODES["over"]:
+        raise GuandanError("the game is over")
+    moves = game.legal_moves()
+    seat = c.to_act
+    played = Hand.from_masks((1 << 54) - 1, (1 << 54) - 1)      # two decks ...
+    for s in range(4):
+        played = played - c.hand(s)                              # ... minus every hand
+    top_seat, top_lo, top_hi, passes = c.top
+    i, rule = _expert.explain_view(moves, c.hand(seat), played, seat, c.phase, c.rlevel, c.levels,
+                                   top_lo, top_hi, top_seat, passes,
+                                   [c.hand_size(s) for s in range(4)], c.fin)
+    if not 0 <= i < len(moves):
+        raise GuandanError("the expert made no choice")
+    return moves[i], rule

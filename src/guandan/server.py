@@ -25,11 +25,13 @@ bytes (64 KiB; answers are tiny) makes the WebSocket layer close the
 connection with code 1009, and the seat counts as disconnected. Ignored frames
 are logged with the reason (the first 20 of each connection, then every 1000th).
 
-*Timeout.* A seat that does not answer within ``timeout`` seconds (default 30;
-``0`` or ``None`` waits forever, as the reference server) plays the *default
-action*: index 0 of its ``actionList`` (the pass when following; otherwise the
-first listed move, the lowest-suited lowest single when leading, or the first
-allowed tribute/return card). A seat that leaves ``max_misses`` (default 5)
+*Timeout.* A seat that does not answer within ``timeout`` seconds plays the
+*default action*. Default 30 s: PROTOCOL.md sets no limit (the reference server
+waits forever, so one hung bot freezes its table); 30 s is far more than a
+contest bot thinks per move yet bounds a hung one. ``0`` or ``None`` waits
+forever. The default action is index 0 of its ``actionList`` (the pass when
+following; otherwise the first listed move, the lowest-suited lowest single
+when leading, or the first allowed tribute/return card). A seat that leaves ``max_misses`` (default 5)
 questions in a row without any answer, not even a late one, is hung: it is
 closed (code 1008) and counts as disconnected (``0``: never).
 
@@ -84,17 +86,15 @@ from http import HTTPStatus
 from typing import Any, Deque, Dict, Iterable, List, Optional
 from urllib.parse import urlsplit
 
-from . import _core
 from ._files import atomic_write
 from .errors import GuandanError
 from .game import Game
-from .moves import Move, MoveType
+from .policies import native_code, parse_policy, policy_names
 from .rules import Rules
 
 __all__ = ["TableServer", "serve", "parse_bots", "origin_allowed", "DEFAULT_TIMEOUT"]
 
 log = logging.getLogger("guandan.server")
-_RANKS = "23456789TJQKA"
 _NULL = [None, None, None]
 
 DEFAULT_TIMEOUT = 30.0          # seconds per decision (the platform has none: it waits forever)
@@ -105,7 +105,8 @@ _CLOSE = object()               # writer queue sentinel: flush, then close
 
 
 def parse_bots(spec: Optional[str]) -> Dict[int, str]:
-    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}``."""
+    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any built-in
+    policy name of :mod:`guandan.policies`)."""
     out: Dict[int, str] = {}
     if not spec:
         return out
@@ -115,8 +116,13 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
             seat = int(seat_s)
         except ValueError:
             raise GuandanError(f"--bots takes SEAT=POLICY,... (e.g. 1=greedy,3=random), got {part!r}") from None
-        if seat not in range(4) or pol not in ("greedy", "random"):
-            raise GuandanError(f"bad bot {part!r}: seat 0..3, policy greedy or random")
+        if seat not in range(4):
+            raise GuandanError(f"bad bot {part!r}: seats are 0..3")
+        try:
+            native_code(parse_policy(pol)[0])
+        except GuandanError:
+            raise GuandanError(f"bad bot {part!r}: the built-in policies are "
+                               f"{', '.join(policy_names())}") from None
         out[seat] = pol
     if len(out) == 4:
         raise GuandanError("all four seats are bots: nothing to serve")
@@ -519,8 +525,7 @@ class TableServer:
     def _bot_index(self, seat: _Seat) -> int:
         g = self.game
         assert g is not None
-        lo, hi = g._core.pick(seat.policy or "greedy")
-        return g.legal_moves().find(lo, hi)
+        return g.legal_moves().index_of(g.choose(seat.policy or "greedy"))
 
     async def _decide(self, seat: _Seat, msg: Dict[str, Any], n: int) -> int:
         loop = asyncio.get_running_loop()
@@ -580,14 +585,13 @@ class TableServer:
 
     def _act(self, seat: int, stage: str, actions: List[Any]) -> Dict[str, Any]:
         g = self.game
-        leading = stage != "play" or g._core.top[0] < 0
-        if leading:
+        top = g.top
+        if stage != "play" or top is None:
             cur_pos, cur_act, gr_pos, gr_act = -1, _NULL, -1, _NULL
         else:
             s, m = g.trick[-1]
             cur_pos, cur_act = s, m.to_platform()
-            top_seat, lo, hi, _ = g._core.top
-            gr_pos, gr_act = top_seat, Move(lo, hi, g._core.rlevel).to_platform()
+            gr_pos, gr_act = top.seat, top.move.to_platform()
         team = seat & 1
         return {
             "type": "act", "stage": stage,
@@ -607,14 +611,14 @@ class TableServer:
         rnd = g.round_index
         for s in self.seats:
             team = s.index & 1
-            lv = [_RANKS.index(x) + 2 for x in g.team_levels]
+            lv = [x + 2 for x in g.team_level_indices]       # the protocol's rank numbers 2..14
             await self._send(s, {"type": "notify", "stage": "beginning",
                                  "handCards": g.hands[s.index].cards(g.level), "myPos": s.index,
                                  "selfRank": lv[team], "oppoRank": lv[1 - team],
-                                 "curRank": _RANKS.index(g.level) + 2})
-        npay, payers, _, _, _, anti = g._core.tribute
-        if anti:
-            pos = [p for p in payers if g.hands[p].count("HR") > 0]
+                                 "curRank": g.level_index + 2})
+        trib = g.tribute
+        if trib.anti:
+            pos = [p for p in trib.payers if g.hands[p].count("HR") > 0]
             await self._broadcast({"type": "notify", "stage": "anti-tribute", "antiNums": len(pos),
                                    "antiNum": len(pos), "antiPos": pos})
         elif g.phase == "tribute":
@@ -624,17 +628,17 @@ class TableServer:
             seat = self.seats[g.to_act]
             legal = g.legal_moves()
             actions = legal.to_platform()
-            top_before = g._core.top
+            top_before = g.top
             idx = await self._decide(seat, self._act(seat.index, "play", actions), len(actions))
             if self._aborted:
                 return
             move = legal[idx]
             g.play(move)
             if move.is_pass:
-                gs, lo, hi, _ = top_before
-                gr_pos, gr_act = gs, Move(lo, hi, g._core.rlevel if g.round_index == rnd else 0).to_platform()
-                if gs < 0:
+                if top_before is None:
                     gr_pos, gr_act = -1, _NULL
+                else:
+                    gr_pos, gr_act = top_before.seat, top_before.move.to_platform()
             else:
                 gr_pos, gr_act = seat.index, move.to_platform()
             await self._broadcast({"type": "notify", "stage": "play", "curPos": seat.index,
@@ -643,10 +647,10 @@ class TableServer:
         if self._aborted:
             return
         order = g.last_round_order
-        rest = [[s, g._core.end_hand(s).cards(self._round_level + 2)] for s in order
-                if len(g._core.end_hand(s))]
+        hands = g.round_end_hands
+        rest = [[s, hands[s].cards(self._round_rank)] for s in order if len(hands[s])]
         await self._broadcast({"type": "notify", "stage": "episodeOver", "order": order,
-                               "curRank": _RANKS[self._round_level], "restCards": rest})
+                               "curRank": self._round_rank, "restCards": rest})
 
     async def _exchange(self, stage: str) -> None:
         g = self.game
@@ -660,11 +664,11 @@ class TableServer:
             g.play(legal[idx])
         if self._aborted:
             return
-        n, payers, paid, recv, returned, _ = g._core.tribute
+        t = g.tribute
         if stage == "tribute":
-            result = [[payers[i], recv[i], _core.FACE_STR[paid[i]]] for i in range(n)]
+            result = [[p, r, c] for p, r, c in zip(t.payers, t.receivers, t.paid)]
         else:
-            result = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
+            result = [[r, p, c] for p, r, c in zip(t.payers, t.receivers, t.returned)]
         await self._broadcast({"type": "notify", "stage": stage, "result": result})
 
     # -- session ------------------------------------------------------------------------
@@ -676,7 +680,7 @@ class TableServer:
                 break
             self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
             while not self._aborted and not self.game.is_over:
-                self._round_level = self.game._core.rlevel
+                self._round_rank = self.game.level
                 await self._round()
             if self._aborted:
                 break

@@ -1,0 +1,29 @@
+# cython: language_level=3
+"""C-level interface of the native rule-based expert policy (``_expert.pyx``)."""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from guandan._core cimport MoveBuf
+from guandan._engine cimport View
+
+cdef enum:
+    MAXG = 40                  # groups in one decomposition (27 cards + wilds)
+
+# one group (play) of a hand decomposition
+ctypedef struct Group:
+    uint8_t t                  # move type (T_SINGLE ..)
+    uint8_t key                # move key, as in the move words
+    uint8_t size               # cards
+    uint8_t ctrl               # 1: nothing still out beats it in its type (bombs aside)
+    int16_t pw                 # power (card-counting strength) of the group
+    uint64_t sig               # card-count signature (see cards_sig)
+
+ctypedef struct Decomp:
+    int32_t score              # value of the whole decomposition (higher is better)
+    int32_t ngroups            # non-bomb groups (turns to play out)
+    int32_t nctrl              # non-bomb groups nothing can beat
+    int32_t nbomb              # bombs, straight flushes, joker bomb
+    int32_t ng                 # groups listed in g
+    Group g[MAXG]
+
+cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil
+cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil

@@ -1,0 +1,1855 @@
+# cython: language_level=3
+"""The native rule-based expert policy (``"expert"``, code ``POL_EXPERT``).
+
+It decides from a :c:type:`View` only (own hand, card counts, the cards
+played this round, the trick, levels, finishing order), without Python and
+without looking at any other hand. Every decision comes from one named rule
+(``RULE_NAMES``); :func:`explain_view` returns the chosen move with the rule.
+
+The pieces, each a small nogil function:
+
+* card counting (:func:`build_tab`): the cards still out (two decks minus
+  the own hand minus the cards played), and for every type and key how many
+  stronger plays could still be made from them (``h``). A group with
+  ``h == 0`` is *control*: nothing still out beats it in its type.
+* hand decomposition (:func:`best_split`): the split of the hand into plays
+  that maximises ``sum(power) - K * groups`` - bombs, straight flushes and
+  the joker bomb kept whole, straights / tubes / plates found by a pruned
+  depth-first search over windows, wild cards assigned where they gain most
+  (a triple into a bomb, a single into a pair, a sequence gap), triples
+  carrying the weakest pairs as full houses. Power falls with ``h``.
+* leading (:func:`lead`), following (:func:`follow`), tribute and return
+  (:func:`tribute_pick`, :func:`back_pick`): named rules over the
+  decomposition and the counts.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memset, memcpy
+
+cimport cython
+from guandan._core cimport (
+    MoveBuf, MoveList, Hand, card_count, move_size, rank_strength, is_bomb_type,
+    gd_ctz64, gd_popcount64, words_shape_ok,
+    T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
+    T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,
+)
+from guandan._engine cimport View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register
+
+from .errors import GuandanError
+
+cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+cdef uint64_t RANK_MASK = (<uint64_t>1 << 52) - 1
+cdef uint64_t M55 = <uint64_t>0x5555555555555555
+cdef uint64_t M33 = <uint64_t>0x3333333333333333
+
+# ---------------------------------------------------------------------------
+# Rules (every decision names the one that fired)
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    R_NONE = 0
+    R_ONLY_MOVE = 1
+    R_GO_OUT = 2
+    R_LEAD_WEAKEST = 3
+    R_LEAD_CONTROL = 4
+    R_LEAD_UNFOLLOWABLE = 5
+    R_LEAD_STRONG = 6
+    R_LEAD_FOR_PARTNER = 7
+    R_LEAD_BOMB = 8
+    R_LET_PARTNER = 9
+    R_LET_PARTNER_OUT = 10
+    R_FOLLOW = 11
+    R_STOP = 12
+    R_STOP_BOMB = 13
+    R_BOMB_OUT = 14
+    R_PASS = 15
+    R_TRIBUTE = 16
+    R_RETURN = 17
+    R_FALLBACK = 18
+    R_BLOCK = 19
+    R_COUNT = 20
+
+RULE_NAMES = (
+    "none", "only-move", "go-out", "lead-weakest-group", "lead-control-then-out",
+    "lead-unfollowable", "lead-strong-vs-short-opponent", "lead-for-partner", "lead-bomb",
+    "let-partner-lead", "let-partner-go-out", "follow-without-breaking", "stop-opponent",
+    "stop-opponent-with-bomb", "bomb-to-go-out", "pass-keep-hand", "tribute-forced",
+    "return-cheapest", "fallback", "block-next-opponent",
+)
+
+# ---------------------------------------------------------------------------
+# Parameters (integers; one point of power ~ one rank of strength x 4)
+# ---------------------------------------------------------------------------
+
+ctypedef struct Params:
+    int K              # cost of one group (one turn to play it)
+    int b1, s1, c1     # singles: base power, minus s1 per stronger rank still out, control bonus
+    int b2, s2, c2     # pairs
+    int b3, s3, c3     # triples and full houses
+    int bs, ss, cs     # straights, tubes, plates
+    int hcap           # cap on the count of stronger plays
+    int bomb, bstep    # bomb power: bomb + bstep * (size - 4)
+    int st_odd         # a straight window is tried when it takes this many odd ranks
+    int tempo          # following: value of taking the trick
+    int tempo_ctrl     # ... more when the play is control
+    int follow_min     # follow when the gain exceeds this
+    int stop           # an opponent on top with this many cards or fewer must be stopped
+    int bomb_opp       # bombs allowed against an opponent on top with this many cards or fewer
+    int lead_size      # lead priority per card of the group
+    int danger         # an opponent with this many cards or fewer: lead what they cannot follow
+    int feed           # partner with this many cards or fewer: lead for them
+    int ret_str        # return: penalty per strength point of the returned card
+    int nodes          # search budget (decomposition nodes)
+    int max_eval       # following: plays evaluated beyond those that are whole groups
+    int max_bombs      # following: bombs evaluated beyond those that are whole groups
+    int urg, urg_from  # following an opponent with n < urg_from cards: tempo + urg * (urg_from - n)
+    int bomb_out_max   # bomb to go out only with at most this many groups left (unless no bomb is out)
+    int block          # the next opponent holds this many cards or fewer: play over a weak partner play
+    int sfsets         # decomposition: sets of straight flushes tried (each with the node budget)
+
+cdef Params P
+cdef uint64_t P_GEN = 1             # bumped by every parameter change (cached splits invalid)
+
+cdef void _default_params() noexcept:
+    P.K = 30
+    P.b1 = 0
+    P.s1 = 4
+    P.c1 = 16
+    P.b2 = 4
+    P.s2 = 4
+    P.c2 = 16
+    P.b3 = 8
+    P.s3 = 4
+    P.c3 = 16
+    P.bs = 16
+    P.ss = 4
+    P.cs = 16
+    P.hcap = 12
+    P.bomb = 110
+    P.bstep = 12
+    P.st_odd = 3
+    P.tempo = 8
+    P.tempo_ctrl = 8
+    P.follow_min = 0
+    P.stop = 3
+    P.bomb_opp = 6
+    P.lead_size = 6
+    P.danger = 4
+    P.feed = 2
+    P.ret_str = 1
+    P.nodes = 60
+    P.max_eval = 1000
+    P.max_bombs = 1000
+    P.urg = 16
+    P.urg_from = 10
+    P.bomb_out_max = 2
+    P.block = 2
+    P.sfsets = 8
+
+_default_params()
+
+_PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
+                "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "block", "sfsets")
+
+
+assert len(_PARAM_NAMES) * sizeof(int) == sizeof(Params), "parameter names out of step"
+
+
+def get_params():
+    """The expert's tuning parameters (a dict of ints)."""
+    cdef int* p = <int*>&P
+    return {n: p[i] for i, n in enumerate(_PARAM_NAMES)}
+
+
+def set_params(**kw):
+    """Change tuning parameters (for measurements; not thread-safe)."""
+    global P_GEN
+    cdef int* p = <int*>&P
+    for k, val in kw.items():
+        if k not in _PARAM_NAMES:
+            raise GuandanError(f"unknown expert parameter {k!r}")
+        p[_PARAM_NAMES.index(k)] = int(val)
+    P_GEN += 1
+
+
+def reset_params():
+    global P_GEN
+    _default_params()
+    P_GEN += 1
+
+# ---------------------------------------------------------------------------
+# Card counting tables (per decision)
+# ---------------------------------------------------------------------------
+
+ctypedef struct Tab:
+    int L
+    int8_t ord[13]          # rank indices by ascending strength
+    int8_t ks[13]           # strength of rank index (rank_strength)
+    int8_t out[15]          # cards still out: ranks 0..12 (all suits), 13 SB, 14 HR
+    int8_t h1[16]           # by strength: stronger ranks with a single / pair / triple still out
+    int8_t h2[16]
+    int8_t h3[16]
+    int8_t hs[10]           # by key: stronger straights / tubes / plates still makeable
+    int8_t ht[12]
+    int8_t hp[13]
+    int16_t pw1[16]
+    int16_t pw2[16]
+    int16_t pw3[16]
+    int16_t pws[10]
+    int16_t pwt[12]
+    int16_t pwp[13]
+    int16_t bpw[11]         # bombs by size
+    int16_t sfpw
+    int16_t jbpw
+    int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
+    int16_t csc[16][4]      # leaf: score of n (0..3) cards of strength ks as one group
+    int8_t cnc[16][4]       # ... 1 if that group is control
+
+
+cdef inline int rk(int q) noexcept nogil:
+    """Rank index at natural position q (0 = ace-low .. 13 = ace-high)."""
+    return 12 if q == 0 else q - 1
+
+
+cdef inline uint64_t nib_counts(uint64_t x) noexcept nogil:
+    """Per nibble, the number of set bits of that nibble."""
+    x = x - ((x >> 1) & M55)
+    return (x & M33) + ((x >> 2) & M33)
+
+
+cdef inline uint64_t cards_sig(uint64_t one, uint64_t two, int L) noexcept nogil:
+    """Card-count signature: natural count per rank (4 bits each, wilds apart),
+    jokers at bits 52 and 54, wilds at bit 56."""
+    cdef uint64_t wb = (<uint64_t>1) << (4 * L + 1)
+    cdef uint64_t w = ((one & wb) != 0) + ((two & wb) != 0)
+    cdef uint64_t n1 = one & ~wb & RANK_MASK, n2 = two & ~wb & RANK_MASK
+    cdef uint64_t sig = nib_counts(n1) + nib_counts(n2)
+    sig |= ((((one >> 52) & 1) + ((two >> 52) & 1)) << 52)
+    sig |= ((((one >> 53) & 1) + ((two >> 53) & 1)) << 54)
+    return sig | (w << 56)
+
+
+cdef extern from *:
+    """
+    /* per-thread cache of hand splits (the simulator runs seats on several threads) */
+    #if defined(_MSC_VER)
+    #define GD_TLS __declspec(thread)
+    #else
+    #define GD_TLS __thread
+    #endif
+    static GD_TLS unsigned long long gd_split_cache[64 * 5];
+    static inline unsigned long long* gd_tls_split_cache(void) { return gd_split_cache; }
+    """
+    uint64_t* gd_tls_split_cache() noexcept nogil
+
+cdef uint8_t POP8[256]
+cdef int _i
+for _i in range(256):
+    POP8[_i] = bin(_i).count("1")
+
+
+cdef inline int pop16(uint32_t x) noexcept nogil:
+    return POP8[x & 255] + POP8[(x >> 8) & 255]
+
+
+cdef inline int clampi(int x, int hi) noexcept nogil:
+    return x if x < hi else hi
+
+
+cdef inline int16_t power(int base, int step, int ctrlb, int h) noexcept nogil:
+    return <int16_t>(base - step * clampi(h, P.hcap) + (ctrlb if h == 0 else 0))
+
+
+cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
+                    int L) noexcept nogil:
+    cdef int r, i, k, s, q, ok, n
+    cdef uint32_t o1, o2, o3
+    cdef int os[16]
+    cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
+    cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
+    tb.L = L
+    k = 0
+    for r in range(13):
+        if r != L:
+            tb.ord[k] = r
+            k += 1
+        tb.ks[r] = <int8_t>rank_strength(r, L)
+        tb.out[r] = <int8_t>(8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15))
+    tb.ord[12] = L
+    tb.out[13] = <int8_t>(2 - <int>((one >> 52) & 1) - <int>((two >> 52) & 1)
+                          - <int>((pone >> 52) & 1) - <int>((ptwo >> 52) & 1))
+    tb.out[14] = <int8_t>(2 - <int>((one >> 53) & 1) - <int>((two >> 53) & 1)
+                          - <int>((pone >> 53) & 1) - <int>((ptwo >> 53) & 1))
+    for s in range(16):
+        os[s] = 0
+    for r in range(13):
+        os[tb.ks[r]] = tb.out[r]
+    os[14] = tb.out[13]
+    os[15] = tb.out[14]
+    # stronger ranks still out, from the top down
+    tb.h1[15] = 0
+    tb.h2[15] = 0
+    tb.h3[15] = 0
+    for s in range(14, -1, -1):
+        tb.h1[s] = tb.h1[s + 1] + (os[s + 1] >= 1)
+        tb.h2[s] = tb.h2[s + 1] + (os[s + 1] >= 2)
+        tb.h3[s] = tb.h3[s + 1] + (os[s + 1] >= 3 and s + 1 <= 13)
+    for s in range(16):
+        tb.pw1[s] = power(P.b1, P.s1, P.c1, tb.h1[s])
+        tb.pw2[s] = power(P.b2, P.s2, P.c2, tb.h2[s])
+        tb.pw3[s] = power(P.b3, P.s3, P.c3, tb.h3[s])
+    # sequences: stronger windows that the cards still out could fill
+    # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
+    o1 = 0
+    o2 = 0
+    o3 = 0
+    for q in range(14):
+        n = tb.out[rk(q)]
+        o1 |= (n >= 1) << q
+        o2 |= (n >= 2) << q
+        o3 |= (n >= 3) << q
+    o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
+    o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
+    o3 = o3 & (o3 >> 1) & 0x1FFF
+    for q in range(10):
+        tb.hs[q] = pop16(o1 >> (q + 1))
+    for q in range(12):
+        tb.ht[q] = pop16(o2 >> (q + 1))
+    for q in range(13):
+        tb.hp[q] = pop16(o3 >> (q + 1))
+    for q in range(10):
+        tb.pws[q] = power(P.bs, P.ss, P.cs, tb.hs[q])
+    for q in range(12):
+        tb.pwt[q] = power(P.bs, P.ss, P.cs, tb.ht[q])
+    for q in range(13):
+        tb.pwp[q] = power(P.bs, P.ss, P.cs, tb.hp[q])
+    tb.bombs_out = (tb.out[13] == 2 and tb.out[14] == 2)
+    for r in range(13):
+        tb.bombs_out += tb.out[r] >= 4
+    for k in range(11):
+        tb.bpw[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+    for s in range(16):
+        tb.csc[s][0] = 0
+        tb.cnc[s][0] = 0
+        tb.csc[s][1] = tb.pw1[s] - P.K
+        tb.cnc[s][1] = tb.h1[s] == 0
+        tb.csc[s][2] = tb.pw2[s] - P.K
+        tb.cnc[s][2] = tb.h2[s] == 0
+        tb.csc[s][3] = tb.pw3[s] - P.K
+        tb.cnc[s][3] = tb.h3[s] == 0
+    tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
+    tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
+
+# ---------------------------------------------------------------------------
+# Hand counts
+# ---------------------------------------------------------------------------
+
+ctypedef struct HC:
+    int8_t c[13]            # natural cards per rank (the wilds apart)
+    int8_t w, sb, hr
+    uint16_t s1[4]          # per suit: natural positions held (bit q), once / twice
+    uint16_t s2[4]
+
+
+cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
+    cdef int hb = 4 * L + 1, r, f, s, q
+    cdef uint64_t wb = (<uint64_t>1) << hb
+    cdef uint64_t n1 = one & ~wb & RANK_MASK, n2 = two & ~wb & RANK_MASK
+    cdef uint64_t cnt = nib_counts(n1) + nib_counts(n2)
+    cdef uint64_t m
+    h.w = <int8_t>(((one >> hb) & 1) + ((two >> hb) & 1))
+    h.sb = <int8_t>(((one >> 52) & 1) + ((two >> 52) & 1))
+    h.hr = <int8_t>(((one >> 53) & 1) + ((two >> 53) & 1))
+    for r in range(13):
+        h.c[r] = <int8_t>((cnt >> (4 * r)) & 15)
+    for s in range(4):
+        h.s1[s] = 0
+        h.s2[s] = 0
+    m = n1
+    while m:
+        f = gd_ctz64(m)
+        m &= m - 1
+        q = (f >> 2) + 1
+        h.s1[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
+    m = n2
+    while m:
+        f = gd_ctz64(m)
+        m &= m - 1
+        q = (f >> 2) + 1
+        h.s2[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
+
+
+cdef inline void pos_masks(const int8_t* c, uint16_t* pm) noexcept nogil:
+    """pm[k]: natural positions whose rank holds k cards (k = 4: four or more)."""
+    cdef int r, k
+    pm[0] = 0
+    pm[1] = 0
+    pm[2] = 0
+    pm[3] = 0
+    pm[4] = 0
+    for r in range(13):
+        k = c[r] if c[r] < 4 else 4
+        pm[k] |= <uint16_t>(1 << (r + 1))
+    k = c[12] if c[12] < 4 else 4
+    pm[k] |= 1
+
+# ---------------------------------------------------------------------------
+# Decomposition search
+# ---------------------------------------------------------------------------
+
+ctypedef struct Acc:
+    int score
+    int H
+    int nctrl
+    int nbomb
+
+cdef enum:
+    MAXPATH = 12
+
+ctypedef struct X:
+    const Tab* tb
+    HC h
+    int nodes
+    int best
+    Acc bacc
+    int npath
+    int8_t path[MAXPATH]     # applied pieces: tt * 16 + q (tt 0..2 sequences), 48 + s * 16 + q: SF
+    int bnpath
+    int sfsets               # sets of straight flushes tried
+    int8_t bpath[MAXPATH]
+    int bopt                 # best leaf's wild option
+    HC bh                    # the best leaf's counts (before its wild assignment)
+    Acc bpacc                # the sequences' part of the best score
+    int replayed             # taken / sfface filled for bpath
+    int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
+    uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
+
+
+cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
+    return (a + 1) | ((b + 1) << 5) | (ws << 10)
+
+
+ctypedef struct LB:
+    # a leaf: every single, pair, triple, bomb counted on its own, then pairs
+    # carried by triples (full houses) taken off in finish()
+    int sc, H, nc, nb
+    int np, nt
+    int8_t ps[16]            # pair strengths, ascending
+
+
+cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
+    """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
+    cdef int i, j
+    if n == 1:
+        b.sc += sign * (tb.pw1[ks] - P.K)
+        b.H += sign
+        b.nc += sign * (tb.h1[ks] == 0)
+    elif n == 2:
+        b.sc += sign * (tb.pw2[ks] - P.K)
+        b.H += sign
+        b.nc += sign * (tb.h2[ks] == 0)
+        if sign > 0:
+            i = b.np
+            while i > 0 and b.ps[i - 1] > ks:
+                b.ps[i] = b.ps[i - 1]
+                i -= 1
+            b.ps[i] = <int8_t>ks
+            b.np += 1
+        else:
+            for i in range(b.np):
+                if b.ps[i] == ks:
+                    for j in range(i, b.np - 1):
+                        b.ps[j] = b.ps[j + 1]
+                    b.np -= 1
+                    break
+    elif n == 3:
+        b.sc += sign * (tb.pw3[ks] - P.K)
+        b.H += sign
+        b.nc += sign * (tb.h3[ks] == 0)
+        b.nt += sign
+    elif n >= 4:
+        b.sc += sign * tb.bpw[n if n <= 10 else 10]
+        b.nb += sign
+
+
+cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
+    cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
+    for i in range(13):
+        r = tb.ord[i]
+        n = c[r]
+        if n == 0:
+            continue
+        ks = tb.ks[r]
+        if n <= 3:
+            sc += tb.csc[ks][n]
+            nc += tb.cnc[ks][n]
+            H += 1
+            if n == 2:
+                b.ps[npr] = <int8_t>ks          # ranks come in ascending strength
+                npr += 1
+            elif n == 3:
+                nt += 1
+        else:
+            sc += tb.bpw[n if n <= 10 else 10]
+            nb += 1
+    b.sc = sc
+    b.H = H
+    b.nc = nc
+    b.nb = nb
+    b.np = npr
+    b.nt = nt
+    if ws:
+        lb_add(tb, b, 13, ws, 1)
+    if sb == 2 and hr == 2:
+        b.sc += tb.jbpw
+        b.nb += 1
+    else:
+        if sb:
+            lb_add(tb, b, 14, sb, 1)
+        if hr:
+            lb_add(tb, b, 15, hr, 1)
+
+
+cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
+    """Score of the leaf: triples carry the weakest pairs while that gains."""
+    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks
+    while k < b.np and k < b.nt:
+        ks = b.ps[k]
+        if P.K - tb.pw2[ks] <= 0:
+            break
+        sc -= tb.pw2[ks] - P.K
+        H -= 1
+        nc -= tb.h2[ks] == 0
+        k += 1
+    a.H += H
+    a.nctrl += nc
+    a.nbomb += b.nb
+    return sc
+
+
+cdef inline void lb_move(const Tab* tb, LB* b, const int8_t* c, int r, int add) noexcept nogil:
+    """Rank r goes from c[r] to c[r] + add cards."""
+    cdef int ks = tb.ks[r]
+    if c[r]:
+        lb_add(tb, b, ks, c[r], -1)
+    lb_add(tb, b, ks, c[r] + add, 1)
+
+
+cdef inline void try_lb(X* x, const Tab* tb, const LB* b, Acc* acc, int opt, int* best,
+                        Acc* bacc, int* bopt) noexcept nogil:
+    cdef Acc a = acc[0]
+    cdef int s = acc.score + lb_finish(tb, b, &a)
+    if s > best[0]:
+        best[0] = s
+        a.score = s
+        bacc[0] = a
+        bopt[0] = opt
+
+
+cdef void leaf(X* x, Acc* acc) noexcept nogil:
+    """Evaluate the rest of the hand with its wild cards assigned where they
+    gain most: left alone (level cards), or completing the weakest single
+    (a pair), pair (a triple), triple (a bomb), or the largest bomb."""
+    cdef const Tab* tb = x.tb
+    cdef int w = x.h.w, i, j, r, n
+    cdef int best = -(1 << 30), bopt = 0
+    cdef Acc bacc
+    cdef int8_t* c = x.h.c
+    cdef int t[4]
+    cdef int nt = 0
+    cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
+    cdef LB base
+    lb_build(tb, c, x.h.sb, x.h.hr, w, &base)
+    leaf_from(x, acc, &base)
+
+
+cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
+    """leaf() from the LB of the counts x.h with every wild left alone;
+    returns the leaf's best score."""
+    cdef const Tab* tb = x.tb
+    cdef int w = x.h.w, i, j, r, n
+    cdef int best = -(1 << 30), bopt = 0
+    cdef Acc bacc
+    cdef int8_t* c = x.h.c
+    cdef int t[4]
+    cdef int nt = 0
+    cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
+    cdef LB b0, b
+    try_lb(x, tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
+    if w:
+        for i in range(13):
+            r = tb.ord[i]
+            n = c[r]
+            if n == 1 and t1 < 0:
+                t1 = r
+            elif n == 2 and t2 < 0:
+                t2 = r
+            elif n == 3 and t3 < 0:
+                t3 = r
+            elif n >= 4 and (t4 < 0 or n > c[t4]):
+                t4 = r
+        if t1 >= 0:
+            t[nt] = t1
+            nt += 1
+        if t2 >= 0:
+            t[nt] = t2
+            nt += 1
+        if t3 >= 0:
+            t[nt] = t3
+            nt += 1
+        if t4 >= 0:
+            t[nt] = t4
+            nt += 1
+        # b0: one wild fewer left alone
+        b0 = base[0]
+        lb_add(tb, &b0, 13, w, -1)
+        if w == 2:
+            lb_add(tb, &b0, 13, 1, 1)
+        for i in range(nt):
+            b = b0
+            lb_move(tb, &b, c, t[i], 1)
+            try_lb(x, tb, &b, acc, opt_enc(t[i], -1, w - 1), &best, &bacc, &bopt)
+        if w == 2:
+            lb_add(tb, &b0, 13, 1, -1)          # no wild left alone
+            for i in range(nt):
+                b = b0
+                lb_move(tb, &b, c, t[i], 2)
+                try_lb(x, tb, &b, acc, opt_enc(t[i], t[i], 0), &best, &bacc, &bopt)
+                for j in range(i + 1, nt):
+                    b = b0
+                    lb_move(tb, &b, c, t[i], 1)
+                    lb_move(tb, &b, c, t[j], 1)
+                    try_lb(x, tb, &b, acc, opt_enc(t[i], t[j], 0), &best, &bacc, &bopt)
+    if best > x.best:
+        x.best = best
+        x.bacc = bacc
+        x.bopt = bopt
+        x.bh = x.h
+        x.bpacc = acc[0]
+        x.bnpath = x.npath
+        memcpy(x.bpath, x.path, x.npath)
+    return best
+
+
+cdef inline int seq_pw(const Tab* tb, int tt, int q) noexcept nogil:
+    if tt == 0:
+        return tb.pws[q]
+    if tt == 1:
+        return tb.pwt[q]
+    return tb.pwp[q]
+
+
+cdef inline int seq_h(const Tab* tb, int tt, int q) noexcept nogil:
+    if tt == 0:
+        return tb.hs[q]
+    if tt == 1:
+        return tb.ht[q]
+    return tb.hp[q]
+
+
+cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int q) noexcept nogil:
+    """Whether a window is worth trying: no bomb broken, gaps within the wilds,
+    and it takes enough of what would otherwise be odd cards (singles, the
+    third card of a triple) or pairs (tubes) or triples (plates)."""
+    cdef int need, n2
+    if tt == 0:
+        if q > 9 or ((pm[4] >> q) & 31) or POP8[(odd >> q) & 31] < P.st_odd:
+            return False
+        return POP8[(pm[0] >> q) & 31] <= w
+    if tt == 1:
+        if q > 11 or ((pm[4] >> q) & 7):
+            return False
+        n2 = POP8[(pm[2] >> q) & 7]
+        if n2 == 0:
+            return False
+        need = 2 * POP8[(pm[0] >> q) & 7] + POP8[(pm[1] >> q) & 7]
+        return need <= w and (n2 >= 2 or need >= 1)
+    if ((pm[3] >> q) & 3) == 0 or ((pm[4] >> q) & 3):
+        return False
+    need = 3 * POP8[(pm[0] >> q) & 3] + 2 * POP8[(pm[1] >> q) & 3] + POP8[(pm[2] >> q) & 3]
+    return need <= w
+
+
+cdef inline void take_seq(HC* h, int tt, int q) noexcept nogil:
+    cdef int k = tt + 1, ln = 5 if tt == 0 else (3 if tt == 1 else 2), i, r, tk
+    for i in range(ln):
+        r = rk(q + i)
+        tk = h.c[r] if h.c[r] < k else k
+        h.c[r] -= tk
+        h.w -= k - tk
+
+
+cdef inline void take_seq_lb(HC* h, LB* b, const Tab* tb, int tt, int q) noexcept nogil:
+    """take_seq, keeping the leaf's LB (every wild alone) up to date."""
+    cdef int k = tt + 1, ln = 5 if tt == 0 else (3 if tt == 1 else 2), i, r, tk, c, w0 = h.w
+    for i in range(ln):
+        r = rk(q + i)
+        c = h.c[r]
+        tk = c if c < k else k
+        if tk:
+            lb_add(tb, b, tb.ks[r], c, -1)
+            if c > tk:
+                lb_add(tb, b, tb.ks[r], c - tk, 1)
+            h.c[r] = <int8_t>(c - tk)
+        h.w -= k - tk
+    if h.w != w0:
+        lb_add(tb, b, 13, w0, -1)
+        if h.w:
+            lb_add(tb, b, 13, h.w, 1)
+
+
+cdef void dfs(X* x, int p, int t, Acc acc) noexcept nogil:
+    """Every set of sequences (windows in (position, type) order from (p, t)),
+    each evaluated as a leaf."""
+    cdef LB b
+    lb_build(x.tb, x.h.c, x.h.sb, x.h.hr, x.h.w, &b)
+    dfs_lb(x, p, t, acc, &b)
+
+
+ctypedef struct Child:
+    int value
+    int8_t tt, q
+    Acc acc
+    HC h
+    LB b
+
+
+cdef enum:
+    MAXCHILD = 24
+
+
+cdef void dfs_lb(X* x, int p, int t, Acc acc, const LB* lb) noexcept nogil:
+    x.nodes += 1
+    leaf_from(x, &acc, lb)
+    dfs_children(x, p, t, &acc, lb)
+
+
+cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcept nogil:
+    """The node's children (one more window each), evaluated, then searched
+    best first while the node budget lasts."""
+    cdef uint16_t pm[5]
+    cdef uint32_t odd, cand, m4, m2, m3
+    cdef int q, tt, n = 0, i, j, bi
+    cdef HC save
+    cdef Child ch[MAXCHILD]
+    cdef Child tmp
+    if x.nodes >= P.nodes or x.npath >= MAXPATH:
+        return
+    pos_masks(x.h.c, pm)
+    odd = pm[1] | pm[3]
+    if pop16(odd) < P.st_odd and pm[2] == 0 and pm[3] == 0:
+        return
+    # start positions where some window may be promising (a cheap superset)
+    m4 = pm[4]
+    m2 = pm[2]
+    m3 = pm[3]
+    cand = 0
+    if pop16(odd) >= P.st_odd:
+        cand |= ~(m4 | (m4 >> 1) | (m4 >> 2) | (m4 >> 3) | (m4 >> 4)) & 0x3FF
+    if m2:
+        cand |= (m2 | (m2 >> 1) | (m2 >> 2)) & 0xFFF
+    if m3:
+        cand |= (m3 | (m3 >> 1)) & 0x1FFF
+    cand &= ~((1 << p) - 1)
+    memcpy(&save, &x.h, sizeof(HC))
+    while cand and n < MAXCHILD:
+        q = gd_ctz64(cand)
+        cand &= cand - 1
+        for tt in range(t if q == p else 0, 3):
+            if n >= MAXCHILD or x.nodes >= P.nodes:
+                break
+            if not promising(pm, odd, save.w, tt, q):
+                continue
+            ch[n].tt = <int8_t>tt
+            ch[n].q = <int8_t>q
+            ch[n].b = lb[0]
+            take_seq_lb(&x.h, &ch[n].b, x.tb, tt, q)
+            ch[n].acc = acc[0]
+            ch[n].acc.score += seq_pw(x.tb, tt, q) - P.K
+            ch[n].acc.H += 1
+            ch[n].acc.nctrl += seq_h(x.tb, tt, q) == 0
+            x.path[x.npath] = <int8_t>(tt * 16 + q)
+            x.npath += 1
+            x.nodes += 1
+            ch[n].value = leaf_from(x, &ch[n].acc, &ch[n].b)
+            x.npath -= 1
+            ch[n].h = x.h
+            memcpy(&x.h, &save, sizeof(HC))
+            n += 1
+    # best first
+    for i in range(n):
+        bi = i
+        for j in range(i + 1, n):
+            if ch[j].value > ch[bi].value:
+                bi = j
+        if bi != i:
+            tmp = ch[i]
+            ch[i] = ch[bi]
+            ch[bi] = tmp
+        if x.nodes >= P.nodes:
+            break
+        x.h = ch[i].h
+        x.path[x.npath] = <int8_t>(ch[i].tt * 16 + ch[i].q)
+        x.npath += 1
+        dfs_children(x, ch[i].q, ch[i].tt, &ch[i].acc, &ch[i].b)
+        x.npath -= 1
+        memcpy(&x.h, &save, sizeof(HC))
+
+
+cdef inline int sf_need(const HC* h, int s, int q) noexcept nogil:
+    return 5 - POP8[(h.s1[s] >> q) & 31]
+
+
+cdef void take_sf(HC* h, int s, int q) noexcept nogil:
+    cdef int i, p, r
+    cdef uint16_t bit
+    for i in range(5):
+        p = q + i
+        bit = <uint16_t>(1 << p)
+        if h.s1[s] & bit:
+            r = rk(p)
+            h.c[r] -= 1
+            if r == 12:
+                bit = <uint16_t>((1 << 13) | 1)
+            if h.s2[s] & bit:
+                h.s2[s] &= ~bit
+            else:
+                h.s1[s] &= ~bit
+        else:
+            h.w -= 1
+
+
+cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
+    """Choose at most two straight flushes (kept as bombs; at most one wild
+    each; natural ones first), then the sequences; every set of straight
+    flushes gets the whole node budget, and at most P.sfsets sets are tried."""
+    cdef int j, s, q, need, pass_
+    cdef HC save
+    cdef Acc a
+    x.sfsets += 1
+    x.nodes = 0
+    dfs(x, 0, 0, acc)
+    if nsf >= 2 or x.npath >= MAXPATH:
+        return
+    for pass_ in range(2):
+        for j in range(j0, 40):
+            if x.sfsets >= P.sfsets:
+                return
+            s = j // 10
+            q = j % 10
+            if pop16(x.h.s1[s]) < 3:
+                continue
+            need = sf_need(&x.h, s, q)
+            if need != pass_ or need > x.h.w:
+                continue
+            memcpy(&save, &x.h, sizeof(HC))
+            take_sf(&x.h, s, q)
+            a = acc
+            a.score += x.tb.sfpw
+            a.nbomb += 1
+            x.path[x.npath] = <int8_t>(48 + s * 16 + q)
+            x.npath += 1
+            sf_root(x, j, a, nsf + 1)
+            x.npath -= 1
+            memcpy(&x.h, &save, sizeof(HC))
+
+
+cdef bint has_sf(const HC* h) noexcept nogil:
+    cdef int s, q
+    for s in range(4):
+        if pop16(h.s1[s]) < 3:
+            continue
+        for q in range(10):
+            if sf_need(h, s, q) <= (h.w if h.w < 1 else 1):
+                return True
+    return False
+
+
+ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
+    uint64_t one
+    uint64_t two
+    uint64_t tkey                    # the parameters' generation the split was searched with
+    int8_t level
+    int8_t npath
+    int8_t path[MAXPATH]
+    int8_t pad[2]
+
+
+cdef inline CacheEntry* cache_slot(uint64_t one, uint64_t two, int L) noexcept nogil:
+    cdef uint64_t hsh = (one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F) ^ <uint64_t>L
+    return <CacheEntry*>(gd_tls_split_cache() + 5 * <int>((hsh >> 58) & 63))
+
+
+cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e, X* x) noexcept nogil:
+    """The cached split of this hand, searched with these very tables: its
+    sequences and straight flushes applied, its leaf evaluated again - the
+    search's own result (so a decision never depends on what was cached)."""
+    cdef Acc acc
+    cdef int i, k, tt, q
+    x.tb = tb
+    x.replayed = 0
+    hand_counts(one, two, tb.L, &x.h)
+    x.nodes = 1
+    x.best = -(1 << 30)
+    acc.score = 0
+    acc.H = 0
+    acc.nctrl = 0
+    acc.nbomb = 0
+    for i in range(e.npath):
+        k = e.path[i]
+        x.path[i] = k
+        if k >= 48:
+            take_sf(&x.h, (k - 48) >> 4, k & 15)
+        else:
+            take_seq(&x.h, k >> 4, k & 15)
+        entry_acc(tb, k, &acc, 1)
+    x.npath = e.npath
+    leaf(x, &acc)
+
+
+cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
+    """The split of the hand: which sequences and straight flushes to form is
+    searched with the tables of the hand alone (nothing played), so it is the
+    same every time the hand is seen (cached per thread); the split is then
+    scored, its leaf evaluated, with the current tables. A pure function of
+    the hand and the tables: a decision never depends on what was cached."""
+    cdef CacheEntry* e = cache_slot(one, two, tb.L)
+    cdef Tab st
+    if not (e.one == one and e.two == two and e.level == tb.L and e.tkey == P_GEN
+            and e.npath >= 0):
+        build_tab(&st, one, two, 0, 0, tb.L)
+        best_split(&st, one, two, x)
+        e.one = one
+        e.two = two
+        e.tkey = P_GEN
+        e.level = <int8_t>tb.L
+        e.npath = <int8_t>x.bnpath
+        memcpy(e.path, x.bpath, x.bnpath)
+    rescore(tb, one, two, e, x)
+    return x.best
+
+
+cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
+    """Search the best decomposition of the hand (one, two); returns its score
+    (details in x: bacc, bpath, bopt)."""
+    cdef Acc acc
+    x.tb = tb
+    x.replayed = 0
+    x.sfsets = 0
+    hand_counts(one, two, tb.L, &x.h)
+    x.nodes = 0
+    x.best = -(1 << 30)
+    x.npath = 0
+    x.bnpath = 0
+    x.bopt = 0
+    acc.score = 0
+    acc.H = 0
+    acc.nctrl = 0
+    acc.nbomb = 0
+    if has_sf(&x.h):
+        sf_root(x, 0, acc, 0)
+    else:
+        dfs(x, 0, 0, acc)
+    return x.best
+
+
+cdef inline void entry_acc(const Tab* tb, int e, Acc* a, int sign) noexcept nogil:
+    """Add (sign 1) or remove (sign -1) one path entry's part of a score."""
+    cdef int tt, q
+    if e >= 48:
+        a.score += sign * tb.sfpw
+        a.nbomb += sign
+    else:
+        tt = e >> 4
+        q = e & 15
+        a.score += sign * (seq_pw(tb, tt, q) - P.K)
+        a.H += sign
+        a.nctrl += sign * (seq_h(tb, tt, q) == 0)
+
+
+cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
+    """What each entry of the best path takes from the hand (once per split)."""
+    cdef HC h
+    cdef int i, e, r, s, q, k, tt, ln, n, tk
+    cdef const Tab* tb = x0.tb
+    hand_counts(one, two, tb.L, &h)
+    for i in range(x0.bnpath):
+        e = x0.bpath[i]
+        for r in range(14):
+            x0.taken[i][r] = 0
+        x0.sfface[i] = 0
+        if e >= 48:
+            s = (e - 48) >> 4
+            q = e & 15
+            for k in range(5):
+                if h.s1[s] & (1 << (q + k)):
+                    r = rk(q + k)
+                    x0.taken[i][r] += 1
+                    x0.sfface[i] |= (<uint64_t>1) << (4 * r + s)
+                else:
+                    x0.taken[i][13] += 1
+            take_sf(&h, s, q)
+        else:
+            tt = e >> 4
+            q = e & 15
+            k = tt + 1
+            ln = 5 if tt == 0 else (3 if tt == 1 else 2)
+            for n in range(ln):
+                r = rk(q + n)
+                tk = h.c[r] if h.c[r] < k else k
+                h.c[r] -= tk
+                h.w -= k - tk
+                x0.taken[i][r] += tk
+                x0.taken[i][13] += k - tk
+    x0.replayed = 1
+
+
+cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+                     X* x) noexcept nogil:
+    """Value of the hand (one, two) minus a move's cards from its best split
+    ``x0``, without a new search: the move's cards come from the split's leaf
+    (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
+    that must give cards up is dissolved into the leaf; then the leaf is
+    evaluated again. A lower bound of the best split of the rest (x gets a
+    valid split of it). False when no such split is found."""
+    cdef const Tab* tb = x0.tb
+    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, tb.L)
+    cdef int need[14]
+    cdef int8_t keep[MAXPATH]
+    cdef int r, n, i, k, e, deficit = 0
+    cdef Acc acc
+    memcpy(&x.h, &x0.bh, sizeof(HC))
+    acc = x0.bpacc
+    for r in range(13):
+        need[r] = <int>((sig >> (4 * r)) & 15)
+        deficit += need[r] > x.h.c[r]
+    need[13] = <int>((sig >> 56) & 3)
+    deficit += need[13] > x.h.w
+    n = <int>((sig >> 52) & 3)
+    if n > x.h.sb:
+        return False
+    x.h.sb -= n
+    n = <int>((sig >> 54) & 3)
+    if n > x.h.hr:
+        return False
+    x.h.hr -= n
+    for i in range(x0.bnpath):
+        keep[i] = 1
+    if deficit or (x0.bnpath and x0.bpath[0] >= 48):
+        if not x0.replayed:
+            replay(x0, one, two)
+        # dissolve, last first, the entries holding cards the leaf lacks
+        # (and straight flushes whose very cards the move plays)
+        for i in range(x0.bnpath - 1, -1, -1):
+            e = x0.bpath[i]
+            k = 0
+            if e >= 48 and (x0.sfface[i] & mo):
+                k = 1
+            elif deficit:
+                for r in range(13):
+                    if need[r] > x.h.c[r] and x0.taken[i][r]:
+                        k = 1
+                if need[13] > x.h.w and x0.taken[i][13]:
+                    k = 1
+            if not k:
+                continue
+            keep[i] = 0
+            for r in range(13):
+                x.h.c[r] += x0.taken[i][r]
+            x.h.w += x0.taken[i][13]
+            entry_acc(tb, e, &acc, -1)
+            deficit = 0
+            for r in range(13):
+                deficit += need[r] > x.h.c[r]
+            deficit += need[13] > x.h.w
+        if deficit:
+            return False
+    for r in range(13):
+        x.h.c[r] -= need[r]
+    x.h.w -= need[13]
+    x.tb = tb
+    x.best = -(1 << 30)
+    x.npath = 0
+    x.replayed = 0
+    for i in range(x0.bnpath):
+        if keep[i]:
+            x.path[x.npath] = x0.bpath[i]
+            x.npath += 1
+    x.nodes = 0
+    leaf(x, &acc)
+    return True
+
+
+cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
+    """Whether the cards (signature) are whole groups of the split's leaf:
+    every rank they touch given up entirely (nothing broken)."""
+    cdef int r, n
+    for r in range(13):
+        n = <int>((sig >> (4 * r)) & 15)
+        if n and n != x0.bh.c[r]:
+            return False
+    n = <int>((sig >> 52) & 3)
+    if n and n != x0.bh.sb:
+        return False
+    n = <int>((sig >> 54) & 3)
+    if n and n != x0.bh.hr:
+        return False
+    return ((sig >> 56) & 3) <= <uint64_t>x0.bh.w
+
+
+cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
+    """A rank (or the wilds, ks 13 with c the number left alone) goes from c0 to c1 cards."""
+    if c0 == c1:
+        return
+    if c0:
+        lb_add(tb, b, ks, c0, -1)
+    if c1:
+        lb_add(tb, b, ks, c1, 1)
+
+
+cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t sig,
+                      X* x) noexcept nogil:
+    """quick_rest by deltas on the leaf's LB (lb0: the leaf of x0 with its
+    wilds alone), for splits without straight flushes: the sequences that
+    must give cards up are dissolved into the leaf, the play's cards taken
+    out, the leaf evaluated. Fills x like quick_rest; False if no split."""
+    cdef const Tab* tb = x0.tb
+    cdef LB b
+    cdef Acc acc
+    cdef int need[14]
+    cdef int8_t keep[MAXPATH]
+    cdef int r, n, c, w, i, k, e, deficit = 0
+    memcpy(&x.h, &x0.bh, sizeof(HC))
+    memcpy(&b, lb0, sizeof(LB))
+    acc = x0.bpacc
+    for r in range(13):
+        need[r] = <int>((sig >> (4 * r)) & 15)
+        deficit += need[r] > x.h.c[r]
+    need[13] = <int>((sig >> 56) & 3)
+    deficit += need[13] > x.h.w
+    for i in range(x0.bnpath):
+        keep[i] = 1
+    if deficit:
+        if not x0.replayed:
+            replay(x0, one, two)
+        for i in range(x0.bnpath - 1, -1, -1):
+            if not deficit:
+                break
+            k = 0
+            for r in range(13):
+                if need[r] > x.h.c[r] and x0.taken[i][r]:
+                    k = 1
+            if need[13] > x.h.w and x0.taken[i][13]:
+                k = 1
+            if not k:
+                continue
+            keep[i] = 0
+            for r in range(13):
+                if x0.taken[i][r]:
+                    c = x.h.c[r]
+                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
+                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
+            if x0.taken[i][13]:
+                w = x.h.w
+                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
+                x.h.w = <int8_t>(w + x0.taken[i][13])
+            entry_acc(tb, x0.bpath[i], &acc, -1)
+            deficit = 0
+            for r in range(13):
+                deficit += need[r] > x.h.c[r]
+            deficit += need[13] > x.h.w
+        if deficit:
+            return False
+    for r in range(13):
+        n = need[r]
+        if n:
+            c = x.h.c[r]
+            lb_recount(tb, &b, tb.ks[r], c, c - n)
+            x.h.c[r] = <int8_t>(c - n)
+    n = need[13]
+    if n:
+        w = x.h.w
+        lb_recount(tb, &b, 13, w, w - n)
+        x.h.w = <int8_t>(w - n)
+    n = <int>((sig >> 52) & 3)
+    c = <int>((sig >> 54) & 3)
+    if n or c:
+        if n > x.h.sb or c > x.h.hr:
+            return False
+        if x.h.sb == 2 and x.h.hr == 2:
+            b.sc -= tb.jbpw
+            b.nb -= 1
+        else:
+            if x.h.sb:
+                lb_add(tb, &b, 14, x.h.sb, -1)
+            if x.h.hr:
+                lb_add(tb, &b, 15, x.h.hr, -1)
+        x.h.sb -= n
+        x.h.hr -= c
+        if x.h.sb == 2 and x.h.hr == 2:
+            b.sc += tb.jbpw
+            b.nb += 1
+        else:
+            if x.h.sb:
+                lb_add(tb, &b, 14, x.h.sb, 1)
+            if x.h.hr:
+                lb_add(tb, &b, 15, x.h.hr, 1)
+    x.tb = tb
+    x.best = -(1 << 30)
+    x.npath = 0
+    for i in range(x0.bnpath):
+        if keep[i]:
+            x.path[x.npath] = x0.bpath[i]
+            x.npath += 1
+    x.replayed = 0
+    x.nodes = 0
+    leaf_from(x, &acc, &b)
+    return True
+
+
+cdef inline void add_group(Decomp* d, int t, int key, int size, int ctrl, int pw, uint64_t sig) noexcept nogil:
+    cdef Group* g
+    if d.ng >= MAXG:
+        return
+    g = &d.g[d.ng]
+    d.ng += 1
+    g.t = <uint8_t>t
+    g.key = <uint8_t>key
+    g.size = <uint8_t>size
+    g.ctrl = <uint8_t>ctrl
+    g.pw = <int16_t>pw
+    g.sig = sig
+
+
+cdef inline uint64_t rank_sig(int r, int nat, int wild) noexcept nogil:
+    return ((<uint64_t>nat) << (4 * r)) | ((<uint64_t>wild) << 56)
+
+
+cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp) noexcept nogil:
+    """The best decomposition of the hand with its groups listed (the search
+    itself in xp when given)."""
+    cdef X xl
+    cdef X* xx = xp if xp != NULL else &xl
+    cdef X x
+    cdef HC h
+    cdef int i, e, tt, q, s, k, ln, r, tk, a, b, ws, n, ks, K = P.K
+    cdef int8_t wc[13]
+    cdef int8_t tr[13]
+    cdef int8_t pr[16]
+    cdef int nt = 0, npr = 0, np2
+    cdef uint64_t sig, psig
+    cdef int16_t pw
+    best_split_cached(tb, one, two, xx)
+    memcpy(&x, xx, sizeof(X))
+    d.score = x.best
+    d.ngroups = x.bacc.H
+    d.nctrl = x.bacc.nctrl
+    d.nbomb = x.bacc.nbomb
+    d.ng = 0
+    hand_counts(one, two, tb.L, &h)
+    for i in range(13):
+        wc[i] = 0
+    for i in range(x.bnpath):
+        e = x.bpath[i]
+        if e >= 48:
+            s = (e - 48) >> 4
+            q = e & 15
+            sig = 0
+            for k in range(5):
+                if h.s1[s] & (1 << (q + k)):
+                    sig += rank_sig(rk(q + k), 1, 0)
+                else:
+                    sig += rank_sig(0, 0, 1)
+            take_sf(&h, s, q)
+            add_group(d, T_STRAIGHT_FLUSH, q, 5, 0, tb.sfpw, sig)
+            continue
+        tt = e >> 4
+        q = e & 15
+        k = tt + 1
+        ln = 5 if tt == 0 else (3 if tt == 1 else 2)
+        sig = 0
+        for s in range(ln):
+            r = rk(q + s)
+            tk = h.c[r] if h.c[r] < k else k
+            h.c[r] -= tk
+            h.w -= k - tk
+            sig += rank_sig(r, tk, k - tk)
+        add_group(d, T_STRAIGHT if tt == 0 else (T_THREE_PAIR if tt == 1 else T_TWO_TRIPS),
+                  q, ln * k, seq_h(tb, tt, q) == 0, seq_pw(tb, tt, q), sig)
+    # the leaf's wild assignment
+    a = (x.bopt & 31) - 1
+    b = ((x.bopt >> 5) & 31) - 1
+    ws = x.bopt >> 10
+    if a >= 0:
+        h.c[a] += 1
+        wc[a] += 1
+    if b >= 0:
+        h.c[b] += 1
+        wc[b] += 1
+    for i in range(13):
+        r = tb.ord[i]
+        n = h.c[r]
+        if n == 0:
+            continue
+        ks = tb.ks[r]
+        if n >= 4:
+            add_group(d, T_BOMB, r, n, 0, tb.bpw[n if n <= 10 else 10], rank_sig(r, n - wc[r], wc[r]))
+        elif n == 3:
+            tr[nt] = r
+            nt += 1
+        elif n == 2:
+            pr[npr] = r
+            npr += 1
+        else:
+            add_group(d, T_SINGLE, r, 1, tb.h1[ks] == 0, tb.pw1[ks] - 0, rank_sig(r, 1 - wc[r], wc[r]))
+    if ws == 1:
+        add_group(d, T_SINGLE, tb.L, 1, tb.h1[13] == 0, tb.pw1[13], rank_sig(0, 0, 1))
+    elif ws == 2:
+        pr[npr] = 13 + 16          # the wild pair (level)
+        npr += 1
+    if h.sb == 2 and h.hr == 2:
+        add_group(d, T_JOKER_BOMB, 15, 4, 0, tb.jbpw, ((<uint64_t>2) << 52) | ((<uint64_t>2) << 54))
+    else:
+        if h.sb == 1:
+            add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, tb.pw1[14], (<uint64_t>1) << 52)
+        elif h.sb == 2:
+            pr[npr] = 14 + 16
+            npr += 1
+        if h.hr == 1:
+            add_group(d, T_SINGLE, 14, 1, tb.h1[15] == 0, tb.pw1[15], (<uint64_t>1) << 54)
+        elif h.hr == 2:
+            pr[npr] = 15 + 16
+            npr += 1
+    # pair ids: 0..12 natural ranks, 29 wild pair, 30 SB pair, 31 HR pair
+    np2 = 0
+    while np2 < npr and np2 < nt and K - tb.pw2[_pair_ks(tb, pr[np2])] > 0:
+        np2 += 1
+    for i in range(nt):
+        r = tr[i]
+        ks = tb.ks[r]
+        sig = rank_sig(r, 3 - wc[r], wc[r])
+        if i < np2:
+            psig = _pair_sig(pr[i], wc)
+            add_group(d, T_THREE_WITH_TWO, r, 5, tb.h3[ks] == 0, tb.pw3[ks], sig + psig)
+        else:
+            add_group(d, T_TRIPS, r, 3, tb.h3[ks] == 0, tb.pw3[ks], sig)
+    for i in range(np2, npr):
+        ks = _pair_ks(tb, pr[i])
+        add_group(d, T_PAIR, _pair_key(tb, pr[i]), 2, tb.h2[ks] == 0, tb.pw2[ks],
+                  _pair_sig(pr[i], wc))
+
+
+cdef inline int _pair_ks(const Tab* tb, int id) noexcept nogil:
+    return id - 16 if id >= 16 else tb.ks[id]
+
+
+cdef inline int _pair_key(const Tab* tb, int id) noexcept nogil:
+    if id == 29:
+        return tb.L
+    if id == 30:
+        return 13
+    if id == 31:
+        return 14
+    return id
+
+
+cdef inline uint64_t _pair_sig(int id, const int8_t* wc) noexcept nogil:
+    if id == 29:
+        return rank_sig(0, 0, 2)
+    if id == 30:
+        return (<uint64_t>2) << 52
+    if id == 31:
+        return (<uint64_t>2) << 54
+    return rank_sig(id, 2 - wc[id], wc[id])
+
+# ---------------------------------------------------------------------------
+# Decisions
+# ---------------------------------------------------------------------------
+
+cdef inline int mtype(const MoveBuf* m, Py_ssize_t i) noexcept nogil:
+    return <int>((m.data[2 * i] >> TAG_SHIFT) & 15)
+
+
+cdef inline int mkey(const MoveBuf* m, Py_ssize_t i) noexcept nogil:
+    return <int>((m.data[2 * i + 1] >> TAG_SHIFT) & 31)
+
+
+cdef inline int msize(const MoveBuf* m, Py_ssize_t i) noexcept nogil:
+    return card_count(m.data[2 * i], m.data[2 * i + 1])
+
+
+cdef inline void minus(uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+                       uint64_t* ro, uint64_t* rt) noexcept nogil:
+    mo &= FACE_MASK
+    mt &= FACE_MASK
+    ro[0] = (one & ~mo) | (two & mo & ~mt)
+    rt[0] = two & ~mo
+
+
+cdef int play_h(const Tab* tb, int t, int key) noexcept nogil:
+    """Stronger plays of the same type still makeable from the cards out."""
+    if t == T_SINGLE:
+        return tb.h1[rank_strength(key, tb.L)]
+    if t == T_PAIR:
+        return tb.h2[rank_strength(key, tb.L)]
+    if t == T_TRIPS or t == T_THREE_WITH_TWO:
+        return tb.h3[rank_strength(key, tb.L)]
+    if t == T_STRAIGHT:
+        return tb.hs[key] if key < 10 else 0
+    if t == T_THREE_PAIR:
+        return tb.ht[key] if key < 12 else 0
+    if t == T_TWO_TRIPS:
+        return tb.hp[key] if key < 13 else 0
+    return 0
+
+
+cdef Py_ssize_t find_group_move(const View* v, X* x, MoveBuf* moves, const Group* g) noexcept nogil:
+    """The legal move playing exactly the group, or -1. With straight flushes
+    in the split, the suits are chosen to keep the best rest."""
+    cdef Py_ssize_t i, best = -1
+    cdef int bs = -(1 << 30)
+    cdef X xr
+    cdef bint sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    cdef const Tab* tb = x.tb
+    for i in range(moves.n):
+        if (mtype(moves, i) != g.t and not (g.t == T_STRAIGHT and mtype(moves, i) == T_STRAIGHT_FLUSH)) \
+                or mkey(moves, i) != g.key:
+            continue
+        if cards_sig(moves.data[2 * i], moves.data[2 * i + 1], tb.L) != g.sig:
+            continue
+        if not sfs or g.t == T_STRAIGHT_FLUSH:
+            return i
+        if quick_rest(x, v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &xr) and xr.best > bs:
+            bs = xr.best
+            best = i
+    return best
+
+
+cdef Py_ssize_t go_out_move(const View* v, MoveBuf* moves, int own, Py_ssize_t start) noexcept nogil:
+    cdef Py_ssize_t i
+    if own > 10:
+        return -1
+    for i in range(start, moves.n):
+        if mtype(moves, i) != T_PASS and msize(moves, i) == own:
+            return i
+    return -1
+
+
+cdef inline int lead_prio(const Group* g) noexcept nogil:
+    return -g.pw + P.lead_size * g.size
+
+
+cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+    cdef int own = card_count(v.one, v.two), seat = v.seat, i, s, o, omin = 99, pc
+    cdef int bi = -1, bp = -(1 << 30), p, nb, nc
+    cdef Py_ssize_t mi
+    cdef Decomp d
+    cdef const Group* g
+    cdef X x
+    cdef X xr
+    cdef uint64_t ro, rt
+    mi = go_out_move(v, moves, own, 0)
+    if mi >= 0:
+        rule[0] = R_GO_OUT
+        return mi
+    decompose(tb, v.one, v.two, &d, &x)
+    for s in range(1, 4, 2):
+        o = v.counts[(seat + s) & 3]
+        if 0 < o < omin:
+            omin = o
+    pc = v.counts[(seat + 2) & 3]
+    nb = 0
+    nc = 0
+    for i in range(d.ng):
+        if not is_bomb_type(d.g[i].t):
+            nb += 1
+            nc += d.g[i].ctrl
+    if nb == 0:
+        # only bombs: the smallest first
+        for i in range(d.ng):
+            p = -d.g[i].pw
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_BOMB
+    elif nb - nc <= 1 and nc >= 1 and nb >= 2:
+        # everything but one group is control: play the controls, then go out
+        for i in range(d.ng):
+            g = &d.g[i]
+            if is_bomb_type(g.t) or not g.ctrl:
+                continue
+            p = g.size * 64 - g.pw
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_CONTROL
+    elif omin <= P.danger:
+        # an opponent close to out: lead what they cannot follow (more cards than they hold)
+        for i in range(d.ng):
+            g = &d.g[i]
+            if is_bomb_type(g.t) or g.size <= omin:
+                continue
+            p = lead_prio(g)
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_UNFOLLOWABLE
+        if bi < 0:
+            # all short: lead the strongest
+            for i in range(d.ng):
+                g = &d.g[i]
+                if is_bomb_type(g.t):
+                    continue
+                p = g.pw * 64 + g.size
+                if p > bp:
+                    bp = p
+                    bi = i
+            rule[0] = R_LEAD_STRONG
+    elif 0 < pc <= P.feed:
+        # the partner is close to out: lead low plays of their size
+        for i in range(d.ng):
+            g = &d.g[i]
+            if is_bomb_type(g.t) or g.size > pc:
+                continue
+            p = (g.size == pc) * 100000 - g.pw
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_FOR_PARTNER
+    if bi < 0:
+        for i in range(d.ng):
+            g = &d.g[i]
+            if is_bomb_type(g.t):
+                continue
+            p = lead_prio(g)
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_WEAKEST
+    while bi >= 0:
+        mi = find_group_move(v, &x, moves, &d.g[bi])
+        if mi >= 0:
+            return mi
+        # not a legal play under these rules (a wild straight flush on the
+        # contest server): the next group by the default order
+        d.g[bi].t = T_PASS
+        bi = -1
+        bp = -(1 << 30)
+        for i in range(d.ng):
+            g = &d.g[i]
+            if g.t == T_PASS:
+                continue
+            p = lead_prio(g) - (1 << 20) * is_bomb_type(g.t)
+            if p > bp:
+                bp = p
+                bi = i
+        rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
+    rule[0] = R_FALLBACK
+    return fallback_lead(tb, moves)
+
+
+cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
+    """The lowest non-bomb play (more cards first)."""
+    cdef Py_ssize_t i, best = 0
+    cdef int t, v, bv = 1 << 30
+    for i in range(moves.n):
+        t = mtype(moves, i)
+        if t == T_PASS or t > T_JOKER_BOMB:
+            continue
+        if is_bomb_type(t):
+            v = 1 << 20
+        else:
+            v = (play_strength(t, mkey(moves, i), tb.L)) * 64 - msize(moves, i)
+        if v < bv:
+            bv = v
+            best = i
+    return best
+
+
+cdef inline int play_strength(int t, int key, int L) noexcept nogil:
+    if t == T_STRAIGHT or t == T_STRAIGHT_FLUSH or t == T_THREE_PAIR or t == T_TWO_TRIPS:
+        return key
+    return rank_strength(key, L)
+
+
+cdef enum:
+    SEEN = 256            # following: hash set of the distinct candidate plays
+
+
+cdef enum:
+    MAX_FULL = 3          # following: full searches for plays that break a sequence
+
+
+cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+    cdef int own = card_count(v.one, v.two), seat = v.seat, ts = v.top_seat
+    cdef int i, j, t, v0, vr, gain, top_n, bg = -(1 << 30), bbg = -(1 << 30), nfull = 0
+    cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
+    cdef uint64_t sig, ro, rt, mo, mt
+    cdef uint64_t seen[SEEN]
+    cdef uint64_t csig, sfall
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt
+    cdef bint partner_top, lb0ok
+    cdef LB lb0
+    cdef Acc qa
+    cdef X x
+    cdef X xr
+    cdef bint sfs, bomb
+    mi = go_out_move(v, moves, own, 1)
+    if mi >= 0:
+        rule[0] = R_GO_OUT
+        return mi
+    top_n = v.counts[ts]
+    partner_top = (ts & 1) == (seat & 1)
+    if partner_top:
+        rule[0] = R_LET_PARTNER_OUT if top_n <= P.feed else R_LET_PARTNER
+        nxt = v.counts[(seat + 1) & 3]
+        # pass, unless the next opponent is close to out and the partner's
+        # play is one they may well beat (not control): then play over it
+        if (top_n <= P.feed or not (0 < nxt <= P.block)
+                or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
+            return 0
+    v0 = best_split_cached(tb, v.one, v.two, &x)
+    # urgency: if we pass, the opponent on top leads; the closer to out, the worse
+    urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
+    if partner_top:
+        urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
+    sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    lb0ok = not sfs
+    memset(seen, 0, sizeof(seen))
+    sfall = 0
+    if sfs:
+        replay(&x, v.one, v.two)
+        for j in range(x.bnpath):
+            sfall |= x.sfface[j]
+    if lb0ok:
+        lb_build(tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+    for i in range(1, moves.n):
+        t = mtype(moves, i)
+        if t == T_PASS or t > T_JOKER_BOMB:
+            continue
+        mo = moves.data[2 * i]
+        mt = moves.data[2 * i + 1]
+        bomb = is_bomb_type(t)
+        csig = cards_sig(mo, mt, tb.L)
+        if nseen < SEEN // 2:
+            # one evaluation per distinct (type, cards by rank) - suits aside,
+            # but for the straight flush cards of the split the play takes
+            sig = csig ^ (<uint64_t>t << 58)
+            if sfs:
+                sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
+            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+            while seen[j] and seen[j] != sig:
+                j = (j + 1) & (SEEN - 1)
+            if seen[j]:
+                continue
+            seen[j] = sig
+            nseen += 1
+        if bomb:
+            if nbe >= P.max_bombs and not leaf_group(&x, csig):
+                continue
+            nbe += 1
+        else:
+            if nne >= P.max_eval and not leaf_group(&x, csig):
+                continue
+            nne += 1
+        if lb0ok and quick_value(&x, &lb0, v.one, v.two, csig, &xr):
+            # the cards come from the leaf: by deltas
+            vr = xr.best
+            qa = xr.bacc
+        elif quick_rest(&x, v.one, v.two, mo, mt, &xr):
+            vr = xr.best
+            qa = xr.bacc
+        else:
+            if nfull >= MAX_FULL:
+                continue
+            nfull += 1
+            minus(v.one, v.two, mo, mt, &ro, &rt)
+            best_split(tb, ro, rt, &xr)
+            vr = xr.best
+            qa = xr.bacc
+        gain = vr - v0
+        if bomb:
+            if (qa.H - qa.nctrl <= 1 and bout < 0
+                    and (qa.H <= P.bomb_out_max or tb.bombs_out == 0)):
+                bout = i
+            if gain > bbg:
+                bbg = gain
+                bbi = i
+        else:
+            gain += P.tempo + (P.tempo_ctrl if play_h(tb, t, mkey(moves, i)) == 0 else 0) + urg
+            if gain > bg:
+                bg = gain
+                bi = i
+    mi = 0
+    if partner_top:
+        if bi >= 0 and bg > P.follow_min:
+            rule[0] = R_BLOCK
+            return bi
+        return 0
+    rule[0] = R_PASS
+    if top_n <= P.stop and bi >= 0:
+        rule[0] = R_STOP
+        mi = bi
+    elif top_n <= P.stop and bbi >= 0:
+        rule[0] = R_STOP_BOMB
+        mi = bbi
+    elif bi >= 0 and bg > P.follow_min:
+        rule[0] = R_FOLLOW
+        mi = bi
+    elif bout >= 0:
+        rule[0] = R_BOMB_OUT
+        mi = bout
+    elif bbi >= 0 and top_n <= P.bomb_opp:
+        rule[0] = R_STOP_BOMB
+        mi = bbi
+    return mi
+
+
+cdef Py_ssize_t tribute_pick(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+    """Tribute is forced (the highest card); among its suits, keep the best rest."""
+    cdef Py_ssize_t i, best = 0
+    cdef int bs = -(1 << 30)
+    cdef X x
+    cdef X xr
+    rule[0] = R_TRIBUTE
+    best_split_cached(tb, v.one, v.two, &x)
+    for i in range(moves.n):
+        if quick_rest(&x, v.one, v.two, moves.data[2 * i] & FACE_MASK, 0, &xr) and xr.best > bs:
+            bs = xr.best
+            best = i
+    return best
+
+
+cdef Py_ssize_t back_pick(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+    """Return the card whose loss costs least (a lone low single), lowest on ties."""
+    cdef Py_ssize_t i, best = 0
+    cdef int s, bs = -(1 << 30), f
+    cdef uint64_t lo
+    cdef X x
+    cdef X xr
+    rule[0] = R_RETURN
+    best_split_cached(tb, v.one, v.two, &x)
+    for i in range(moves.n):
+        lo = moves.data[2 * i] & FACE_MASK
+        f = gd_ctz64(lo)
+        if not quick_rest(&x, v.one, v.two, lo, 0, &xr):
+            continue
+        s = xr.best * 16 - P.ret_str * 16 * rank_strength(f >> 2 if f < 52 else f - 39, tb.L)
+        if s > bs:
+            bs = s
+            best = i
+    return best
+
+
+cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil:
+    """The expert's choice (index into moves) and the rule that fired."""
+    cdef Tab tb
+    cdef Py_ssize_t mi
+    cdef int nxt
+    rule[0] = R_NONE
+    if moves.n == 0:
+        return -1
+    if moves.n == 1:
+        rule[0] = R_ONLY_MOVE
+        return 0
+    if v.phase == PH_PLAY and v.top_seat >= 0 and (v.top_seat & 1) == (v.seat & 1):
+        # the partner is on top: the common pass needs no tables
+        mi = go_out_move(v, moves, card_count(v.one, v.two), 1)
+        if mi >= 0:
+            rule[0] = R_GO_OUT
+            return mi
+        nxt = v.counts[(v.seat + 1) & 3]
+        if v.counts[v.top_seat] <= P.feed or not (0 < nxt <= P.block):
+            rule[0] = R_LET_PARTNER_OUT if v.counts[v.top_seat] <= P.feed else R_LET_PARTNER
+            return 0
+    build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
+    if v.phase == PH_TRIBUTE:
+        return tribute_pick(v, &tb, moves, rule)
+    if v.phase == PH_BACK:
+        return back_pick(v, &tb, moves, rule)
+    if v.top_seat < 0:
+        return lead(v, &tb, moves, rule)
+    return follow(v, &tb, moves, rule)
+
+
+cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    cdef int rule
+    return expert_decide(v, moves, &rule)
+
+
+policy_register(POL_EXPERT, expert_policy)
+
+# ---------------------------------------------------------------------------
+# Python-facing: explanations and the decomposition
+# ---------------------------------------------------------------------------
+
+cdef int _view_from(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
+                    uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts,
+                    fin) except -1:
+    cdef int s
+    if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
+            and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
+            and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
+            and all(0 <= x <= 12 for x in levels)):
+        raise GuandanError("explain_view: a value is out of range")
+    if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
+        raise GuandanError("explain_view: malformed top play")
+    v.one = hand.one
+    v.two = hand.two
+    v.pone = played.one
+    v.ptwo = played.two
+    v.top_lo = top_lo
+    v.top_hi = top_hi
+    v.seat = seat
+    v.phase = phase
+    v.rlevel = rlevel
+    v.level[0] = levels[0]
+    v.level[1] = levels[1]
+    v.top_seat = top_seat
+    v.passes = passes
+    for s in range(4):
+        v.counts[s] = counts[s]
+        v.fin[s] = fin[s] if s < len(fin) else -1
+    v.nfin = len(fin)
+    return 0
+
+
+def explain_view(MoveList moves, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
+                 uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin):
+    """``(index into moves, rule name)`` of the expert's decision on a view
+    given field by field (as :func:`guandan._engine.choose_from_view`)."""
+    cdef View v
+    cdef int rule = 0
+    cdef Py_ssize_t i
+    _view_from(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat, passes,
+               counts, fin)
+    with nogil:
+        i = expert_decide(&v, &moves.buf, &rule)
+    return i, RULE_NAMES[rule]
+
+
+_TYPE = ("PASS", "Single", "Pair", "Trips", "ThreePair", "ThreeWithTwo", "TwoTrips", "Straight",
+         "StraightFlush", "Bomb", "Bomb")
+
+
+def decompose_hand(Hand hand, int level, Hand played=None):
+    """The expert's split of ``hand`` at round level ``level`` (rank index):
+    ``{"score", "groups", "control", "bombs", "plays": [(type, key, size,
+    control, power), ...]}``, given the cards ``played`` so far."""
+    cdef Tab tb
+    cdef Decomp d
+    cdef uint64_t po = 0, pt = 0
+    cdef int i
+    if not 0 <= level <= 12:
+        raise GuandanError(f"level index must be 0..12, got {level}")
+    if played is not None:
+        po = played.one
+        pt = played.two
+    build_tab(&tb, hand.one, hand.two, po, pt, level)
+    with nogil:
+        decompose(&tb, hand.one, hand.two, &d, NULL)
+    plays = [(_TYPE[d.g[i].t], d.g[i].key, d.g[i].size, bool(d.g[i].ctrl), d.g[i].pw)
+             for i in range(d.ng)]
+    return {"score": d.score, "groups": d.ngroups, "control": d.nctrl, "bombs": d.nbomb,
+            "plays": plays}
