@@ -109,7 +109,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
-    extra = {"tables": args.tables} if args.tables != 1 else {}
+    if args.tables != 1:
+        from .tables import serve_tables as serve      # several tables on one port
+        extra = {"tables": args.tables}
+    else:
+        extra = {}
     serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
           bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
           on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,

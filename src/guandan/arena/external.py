@@ -1,8 +1,8 @@
 """External participants: programs that speak the contest protocol.
 
-The arena runs one multi-table server (:class:`guandan.server.MultiTableServer`)
+The arena runs one multi-table server (:class:`guandan.tables.MultiTableServer`)
 on a free local port, in a background thread with its own event loop. Each
-half of a duplicate deal is one table: a :class:`guandan.server.TableServer`
+half of a duplicate deal is one table: a :class:`guandan.tables.Table`
 that plays exactly that start (``game_factory``), one round (deals) or one
 game, with the arena's forfeit rules. For every seat of an external
 participant the arena starts the program with the URL of that seat
@@ -76,7 +76,7 @@ class ExternalTables:
     def _run_loop(self) -> None:
         asyncio.set_event_loop(self._loop)
         try:
-            from ..server import MultiTableServer
+            from ..tables import MultiTableServer
             self._server = MultiTableServer("127.0.0.1", 0, tables=0)
             self._loop.run_until_complete(self._server.start())
             self._sem = asyncio.Semaphore(self.concurrency)
@@ -122,7 +122,7 @@ class ExternalTables:
 
     async def _play(self, spec: DealSpec, half: int,
                     players: Tuple[Participant, Participant]) -> Tuple[Dict[str, Any], Any]:
-        from ..server import TableServer
+        from ..tables import Table
 
         lim = self.limits
         tid = next(self._ids)
@@ -138,7 +138,7 @@ class ExternalTables:
             else:
                 bots[s] = p.make(ps ^ (s + 1))
         unit, rules = self.unit, self.rules
-        table = TableServer(
+        table = Table(
             games=1, rules=rules, bots=bots, seat_labels=labels, timeout=lim.move_time,
             on_timeout="forfeit", on_invalid="forfeit", on_disconnect="forfeit",
             game_time=lim.game_time, late_grace=0,
