@@ -132,3 +132,13 @@ def test_invalid_answer_and_no_connection_are_forfeited(client, tmp_path):
     assert len(fo) == 2 and all("invalid answer" in f["reason"] for f in fo)
     fo = by[("nobody", "greedy")].forfeits
     assert len(fo) == 2 and all("connect" in f["reason"] for f in fo)
+
+
+def test_external_against_python_policy_seats(client):
+    # the opponent is a Python callable (a policy with options): the table
+    # plays its seats in a thread under the same limits
+    res = arena([engine("last", client, "last"), "random:note=py"], deals=1, seed=6,
+                concurrency=2, limits=Limits(move_time=5, connect_time=20))
+    r = res[0]
+    assert len(r.pairs) == 1 and not r.forfeits
+    assert all(sorted(h["order"]) == [0, 1, 2, 3] for h in r.pairs[0]["halves"])

@@ -25,7 +25,9 @@ def pair_line(r: Any) -> str:
         return f"{r.a.name} vs {r.b.name}: -"
     lo, hi = s["score_ci"]
     out = (f"{r.a.name} vs {r.b.name}: {s['score']:.1%} [{lo:.1%}, {hi:.1%}]"
-           f"  Elo {_f(s['elo'])} ± {_f(s['elo_err'], '.1f')}  LOS {s['los']:.1%}")
+           f"  Elo {_f(s['elo'])}"
+           + (f" ± {_f(s['elo_err'], '.1f')}" if math.isfinite(s["elo_err"]) else "")
+           + f"  LOS {s['los']:.1%}")
     if "sprt" in s:
         sp = s["sprt"]
         out += f"  LLR {sp['llr']:.2f} ({sp['lower']:.2f}, {sp['upper']:.2f})"
@@ -113,9 +115,12 @@ def format_result(res: Any) -> str:
         lines.append(f"Score of {r.a.name} vs {r.b.name}: {s['wins']} - {s['losses']} - {s['draws']}"
                      f"  [{s['score']:.3f}]  {s['pairs']} pairs ({s['halves']} {unit}s)")
         lines.append(f"  {unit}s won  {s['score']:.1%}  95% [{lo:.1%}, {hi:.1%}]")
-        lines.append(f"  Elo difference {_f(s['elo'])} ± {_f(s['elo_err'], '.1f')}"
-                     f"  [{_f(s['elo_ci'][0])}, {_f(s['elo_ci'][1])}]  LOS {s['los']:.1%}"
-                     f"  nElo {_f(s['nelo'])} ± {_f(s['nelo_err'], '.1f')}")
+        pm = lambda v, e: _f(v) + (f" ± {_f(e, '.1f')}" if math.isfinite(e) else "")
+        line = (f"  Elo difference {pm(s['elo'], s['elo_err'])}"
+                f"  [{_f(s['elo_ci'][0])}, {_f(s['elo_ci'][1])}]  LOS {s['los']:.1%}")
+        if math.isfinite(s["nelo"]):
+            line += f"  nElo {pm(s['nelo'], s['nelo_err'])}"
+        lines.append(line)
         if unit == "deal":
             lines.append(f"  level points per deal {pts['mean']:+.3f}  95% "
                          f"[{pts['ci'][0]:+.3f}, {pts['ci'][1]:+.3f}]")

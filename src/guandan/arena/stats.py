@@ -64,7 +64,7 @@ def score_stats(counts: Sequence[float], z: float = Z95) -> Dict[str, Any]:
 
     score = mean pair outcome / 2; variance per pair sigma^2 = sum_k p_k (x_k -
     score)^2 with x_k in {0, 1/4, 1/2, 3/4, 1}; standard error
-    sqrt(sigma^2 / N); 95% interval score +- z se; Elo and its interval by
+    sqrt(sigma^2 / N); 95% interval score +- z se (clipped to [0, 1]); Elo and its interval by
     the logistic transform of the score and of the interval's ends; LOS =
     Phi((score - 1/2) / se); normalized Elo (nElo) = (score - 1/2) /
     sqrt(2 sigma^2) * 800 / ln 10 (fastchess's pentanomial nElo).
@@ -80,7 +80,7 @@ def score_stats(counts: Sequence[float], z: float = Z95) -> Dict[str, Any]:
     mu = sum(pk * x for pk, x in zip(p, PAIR_SCORES))
     var = sum(pk * (x - mu) ** 2 for pk, x in zip(p, PAIR_SCORES))
     se = math.sqrt(var / n)
-    lo, hi = mu - z * se, mu + z * se
+    lo, hi = max(0.0, mu - z * se), min(1.0, mu + z * se)      # clipped to [0, 1]
     elo_lo, elo_hi = score_to_elo(lo), score_to_elo(hi)
     if se > 0:
         los = normal_cdf((mu - 0.5) / se)
