@@ -44,6 +44,14 @@ BOTS = textwrap.dedent('''
     class Illegal(Bot):
         def act(self, observation, legal_moves):
             return ["Single", "3", ["S3", "S3"]]
+
+    class Exit(Bot):
+        """Kills its own process (no exception to catch)."""
+        def act(self, observation, legal_moves):
+            if len(observation["history"]) > 6:
+                import os
+                os._exit(7)
+            return 0
 ''')
 
 
@@ -397,3 +405,15 @@ def test_cli_arena_games_gauntlet_and_errors(tmp_path, capsys):
     assert main(["arena", "greedy", "nosuchpolicy", "--deals", "5", "--quiet"]) == 2
     assert "unknown policy" in capsys.readouterr().err
     assert main(["arena", "greedy", "random", "--sprt", "elo0=5", "elo1=1", "--quiet"]) == 2
+
+
+def test_bot_that_kills_its_process_is_forfeited(botmod):
+    res = arena([f"{botmod}:Exit", "greedy"], deals=3, seed=1, concurrency=2)
+    r = res[0]
+    assert len(r.pairs) == 3 and len(r.forfeits) == 6
+    assert all(f["name"] == "Exit" and "exit code 7" in f["reason"] for f in r.forfeits)
+    # the arena goes on afterwards with a fresh pool
+    res2 = arena([f"{botmod}:Lowest", f"{botmod}:Exit", "random"], deals=2, seed=1, concurrency=2)
+    assert all(len(p.pairs) == 2 for p in res2.pairings)
+    low_rand = res2.pairings[1]
+    assert (low_rand.a.name, low_rand.b.name) == ("Lowest", "random") and not low_rand.forfeits

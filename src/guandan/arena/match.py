@@ -9,6 +9,7 @@ exactly deals 0..k.
 from __future__ import annotations
 
 import concurrent.futures as cf
+from concurrent.futures.process import BrokenProcessPool
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from ..errors import GuandanError
 from ..rules import Rules
 from . import stats as st
 from .participants import Participant, parse_participants
-from .runner import Limits, play_batch_native, play_batch_python
+from .runner import Limits, play_batch_isolated, play_batch_native, play_batch_python
 from .schedule import DealSpec, deal_spec, pairings, parse_levels
 
 __all__ = ["arena", "ArenaResult", "PairingResult"]
@@ -272,6 +273,7 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     t0 = time.perf_counter()
     window = max(2, 2 * concurrency)
     pending: Dict[Any, int] = {}
+    task_ids: Dict[Any, List[int]] = {}
     qi = 0
     dask = executor is not None and _is_dask_client(executor)
     try:
@@ -281,16 +283,28 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
                 qi += 1
                 if results[idx].done:
                     continue
-                pending[submit(idx, ids)] = idx
+                fut = submit(idx, ids)
+                pending[fut] = idx
+                task_ids[fut] = ids
             if not pending:
                 continue
             done = _wait_any(list(pending), dask)
             for fut in done:
                 idx = pending.pop(fut)
+                ids = task_ids.pop(fut)
                 r = results[idx]
                 if r.done or fut.cancelled():
                     continue                   # a stopped pairing: the rest is discarded
-                pair_list, recs = fut.result()
+                try:
+                    pair_list, recs = fut.result()
+                except BrokenProcessPool:
+                    # a bot killed its worker process: that pool is gone; this
+                    # batch is replayed half by half in processes of their own
+                    broken = pools.pop("python", None)
+                    if broken is not None:
+                        broken.shutdown(wait=False, cancel_futures=True)
+                    pair_list, recs = play_batch_isolated(r.a, r.b, [spec(i) for i in ids], unit,
+                                                          rules, limits, records is not None)
                 for n, pr in enumerate(pair_list):
                     buffered[idx][pr["deal"]] = (pr, recs[n] if recs else None)
                 # consume in deal order

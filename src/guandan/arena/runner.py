@@ -30,7 +30,10 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from ..errors import GuandanError
 from .schedule import RANKS, DealSpec
 
-__all__ = ["Limits", "play_batch_native", "play_batch_python", "half_result", "pair_result"]
+__all__ = ["Limits", "play_batch_native", "play_batch_python", "play_batch_isolated",
+           "half_result", "pair_result"]
+
+_REPORT: Any = None        # in an isolated child: the pipe that names the side thinking
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,8 @@ def play_half_python(spec: DealSpec, half: int, players: Sequence[Any], names: S
         t0 = time.monotonic()
         reason = None
         choice = None
+        if _REPORT is not None:
+            _REPORT.send(("side", side, seat))       # who is thinking, should the process die
         try:
             with _alarm(budget + 0.05):
                 choice = p(obs, legal)
@@ -246,6 +251,74 @@ def play_batch_python(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, rule
             res, rec = play_half_python(spec, half, (a, b), names, unit, rules, limits)
             halves.append(res)
             hr.append(rec)
+        results.append(pair_result(spec, halves))
+        if records:
+            recs.append(hr)
+    return results, recs
+
+
+def _isolated_child(conn: Any, spec: DealSpec, half: int, players: Any, names: Any, unit: str,
+                    rules: Any, limits: Limits) -> None:
+    global _REPORT
+    _REPORT = conn
+    try:
+        res, rec = play_half_python(spec, half, players, names, unit, rules, limits)
+        conn.send(("result", res, rec))
+    finally:
+        conn.close()
+
+
+def play_batch_isolated(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, rules: Any,
+                        limits: Limits, records: bool) -> Tuple[List[Dict[str, Any]], List[Any]]:
+    """As :func:`play_batch_python`, each half in a process of its own, for a
+    batch whose worker process died (a bot that killed its process, crashed
+    the interpreter, or hung where no timer reaches it): the half whose
+    process dies, or outlives ``2 * game_time + 30`` s, is forfeited by the
+    side that was thinking."""
+    import multiprocessing as mp
+    ctx = mp.get_context()
+    names = (a.name, b.name)
+    results, recs = [], []
+    for spec in specs:
+        halves, hr = [], []
+        for half in (0, 1):
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_isolated_child, daemon=True,
+                               args=(child, spec, half, (a, b), names, unit, rules, limits))
+            proc.start()
+            child.close()
+            last: Optional[Tuple[int, int]] = None
+            got = None
+            why = None
+            deadline = time.monotonic() + 2 * limits.game_time + 30
+            while got is None:
+                if parent.poll(0.05):
+                    try:
+                        msg = parent.recv()
+                    except (EOFError, OSError):
+                        break
+                    if msg[0] == "side":
+                        last = (msg[1], msg[2])
+                    else:
+                        got = (msg[1], msg[2])
+                elif not proc.is_alive() and not parent.poll():
+                    break
+                if time.monotonic() > deadline:
+                    why = f"timeout: the game ran past {2 * limits.game_time + 30:g} s"
+                    proc.kill()
+                    break
+            proc.join(5)
+            parent.close()
+            if got is None:
+                side, seat = last if last is not None else (0, half)
+                why = why or f"crash: the bot's process died (exit code {proc.exitcode})"
+                fo = {"side": side, "name": names[side], "seat": seat, "reason": why,
+                      "decision": -1}
+                g = spec.game(_rules_for(rules, unit, limits), unit, half)
+                got = (half_result(spec, half, unit, [0, 1, 2, 3], -1, 0, 0, 0,
+                                   [RANKS.index(x) for x in g.team_levels], fo), g.record())
+            halves.append(got[0])
+            hr.append(got[1])
         results.append(pair_result(spec, halves))
         if records:
             recs.append(hr)
