@@ -18,7 +18,10 @@ from guandan.arena.runner import play_batch_native, play_batch_python
 from guandan.arena.stats import pentanomial, points_stats
 from guandan.cli import main
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+import guandan  # noqa: E402
+
+# the folder holding the guandan package in use (installed or built in place)
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
 
 BOTS = textwrap.dedent('''
     from guandan.bots import Bot
