@@ -133,6 +133,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     from .arena import Engine, Limits, arena
     from .rules import Rules
 
+    if args.verbose:
+        import logging
+        logging.basicConfig(level=logging.INFO,
+                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parts: List[object] = [Engine.parse(e) for e in args.engine or []]
     parts += list(args.participants)
     if args.games is not None:
@@ -263,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
     ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
     ar.add_argument("--quiet", action="store_true", help="no progress line")
+    ar.add_argument("-v", "--verbose", action="store_true",
+                    help="log the table server's connections and faults (external bots)")
     ar.set_defaults(func=_cmd_arena)
 
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
