@@ -1,5 +1,5 @@
-"""Move generation speed on the 1,000 anchor hands (../shared/data), the hands
-the peer engines of ANCHORS.md were timed on.
+"""Move generation speed on the 1,000 anchor hands (tests/data), the hands
+the peer engines of docs/benchmarks.md were timed on.
 
     python bench/movegen.py [--reps 5] [--runs 5]
 
@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from guandan import Hand, _bench, _core, legal_moves, legal_moves_batch
+from guandan.simulate import progress_bar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATES = [
@@ -67,10 +68,12 @@ def main(argv=None):
     no_last = np.zeros((0, 2), dtype=np.uint64)
     last = follow_plays(hands, hand_objs, levels)
     n = len(hands)
+    bar = progress_bar(6 * args.runs + 1, "run", desc="movegen")    # on a terminal only, between runs
 
     def native(lastw, pattern):
         out = []
         for _ in range(args.runs):
+            bar.update(1)
             total, cs, secs = _bench.bench_loop(counts, levels, lastw, pattern, args.reps)
             out.append(secs / (n * args.reps) * 1e6)
         return statistics.median(out), total / args.reps
@@ -79,6 +82,7 @@ def main(argv=None):
         out = []
         lv = [h["level"] for h in hands]
         for _ in range(args.runs):
+            bar.update(1)
             t = time.perf_counter()
             acc = 0
             for _ in range(args.reps):
@@ -93,6 +97,7 @@ def main(argv=None):
         # makes the next one touch fresh pages: +1-4 µs per hand here)
         out = []
         for _ in range(args.runs + 1):
+            bar.update(1)
             t = time.perf_counter()
             b = legal_moves_batch(counts, levels + 2)
             int(b.words[:, 0].sum())
@@ -115,6 +120,7 @@ def main(argv=None):
         "batch_full_us": round(batch(), 3),
         "moves_per_s_full": round(total_full / n / lead_full * 1e6),
     }
+    bar.close()
     print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}"
           f", {os.cpu_count()} cpus; {n} anchor hands x {args.reps} reps, median of {args.runs} runs")
     print(f"{'what':<34}{'µs':>10}")

@@ -11,6 +11,7 @@ import json
 import time
 
 from guandan import Game, perft
+from guandan.simulate import progress_bar
 
 
 def main(argv=None):
@@ -19,6 +20,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     total = 0
     secs = 0.0
+    bar = progress_bar(4, "position", desc=f"perft({args.depth})")   # on a terminal only
     for seed in (1, 2, 3, 4):
         g = Game(seed=seed)
         t = time.perf_counter()
@@ -26,8 +28,10 @@ def main(argv=None):
         dt = time.perf_counter() - t
         total += n
         secs += dt
-        print(f"seed {seed} (round 1, {g.card_counts} cards): perft({args.depth}) = {n:,} "
-              f"in {dt:.3f} s, {n / dt:,.0f} nodes/s")
+        bar.update(1)
+        bar.write(f"seed {seed} (round 1, {g.card_counts} cards): perft({args.depth}) = {n:,} "
+                  f"in {dt:.3f} s, {n / dt:,.0f} nodes/s")
+    bar.close()
     print(json.dumps({"nodes": total, "seconds": round(secs, 3), "nodes_per_s": round(total / secs)}))
 
 

@@ -19,11 +19,12 @@ import time
 import numpy as np
 
 from guandan import Rules, _sim, simulate
-from guandan.simulate import chunk_seeds
+from guandan.simulate import chunk_seeds, progress_bar
 
 
-def one_core(codes, deals, runs):
+def one_core(codes, deals, runs, label):
     rates = []
+    bar = progress_bar(runs * deals, "deal", desc=label)       # on a terminal only; outside the timing
     for r in range(runs):
         gs, ps = chunk_seeds(r, 0)
         t = time.perf_counter()
@@ -31,6 +32,8 @@ def one_core(codes, deals, runs):
         dt = time.perf_counter() - t
         dec = int(out["decisions"].sum())
         rates.append((dec / dt, deals / dt, dec / deals))
+        bar.update(deals)
+    bar.close()
     med = lambda i: statistics.median(x[i] for x in rates)
     return {"decisions_per_s": round(med(0)), "deals_per_s": round(med(1), 1),
             "decisions_per_deal": round(med(2), 2)}
@@ -42,8 +45,8 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--million", action="store_true")
     args = ap.parse_args(argv)
-    rnd = one_core([1, 1, 1, 1], args.deals, args.runs)
-    gre = one_core([2, 2, 2, 2], args.deals, args.runs)
+    rnd = one_core([1, 1, 1, 1], args.deals, args.runs, "random")
+    gre = one_core([2, 2, 2, 2], args.deals, args.runs, "greedy")
     print(f"one core, random policy: {rnd['decisions_per_s']:,} decisions/s, "
           f"{rnd['deals_per_s']:,.0f} deals/s, {rnd['decisions_per_deal']} decisions/deal")
     print(f"one core, greedy policy: {gre['decisions_per_s']:,} decisions/s, "
@@ -52,7 +55,7 @@ def main(argv=None):
     if args.million:
         t = time.perf_counter()
         r = simulate(1_000_000, policies=("greedy", "random", "greedy", "random"), seed=1,
-                     workers=os.cpu_count(), keep_rows=False)
+                     workers=os.cpu_count(), keep_rows=False, progress=None)   # a bar on a terminal
         dt = time.perf_counter() - t
         print(f"1,000,000 deals greedy vs random on {os.cpu_count()} cores: {dt:.1f} s")
         res["million_deals_s"] = round(dt, 1)

@@ -122,6 +122,9 @@ def trace_env(seed: int) -> List[str]:
     return out
 
 
+SERVER_PATH = os.path.join(DATA, f"server_seed{11}.txt")
+
+
 def path(seed: int) -> str:
     return os.path.join(DATA, f"seed{seed}.txt")
 
@@ -132,6 +135,78 @@ def main() -> None:
         with open(path(seed), "w") as f:
             f.write("\n".join(trace_game(seed)) + "\n")
         print("wrote", path(seed))
+    with open(SERVER_PATH, "w") as f:
+        f.write("\n".join(server_reference()) + "\n")
+    print("wrote", SERVER_PATH)
+
+
+
+SERVER_SEED = 11
+
+
+def server_reference(seed: int = SERVER_SEED) -> List[str]:
+    """The server's game (contest rules, game seed ``seed``) played through
+    :class:`guandan.Game` with the contest order: what the server must send."""
+    from guandan import Game, Rules
+    g = Game(rules=Rules.contest(), seed=seed)
+    out = [f"# golden server playthrough: game seed {seed}, contest rules, one game, "
+           f"action index (step*7919+13) % actionList"]
+    step = 0
+    while not g.is_over:
+        moves = g.legal_moves(order="contest")
+        a = choose(step, len(moves))
+        out.append(f"step {step} seat {g.to_act} {g.phase} n {len(moves)} act {a} "
+                   f"{moves.to_platform()[a]}")
+        g.play(moves[a])
+        step += 1
+    return out
+
+
+def trace_server(seed: int = SERVER_SEED, timeout: float = 120.0) -> List[str]:
+    """The same game through ``guandan serve``: four clients written here
+    (raw websockets, no project code) answer every ``act`` by the fixed rule."""
+    import asyncio
+    import json
+    import websockets
+    from guandan import Rules
+    from guandan.server import TableServer
+
+    out = [f"# golden server playthrough: game seed {seed}, contest rules, one game, "
+           f"action index (step*7919+13) % actionList"]
+    counter = {"step": 0}
+
+    async def client(port: int, name: str) -> None:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/game/{name}") as ws:
+            seat = None
+            async for raw in ws:
+                msg = json.loads(raw)
+                if msg.get("stage") == "beginning":
+                    seat = msg["myPos"]
+                if msg.get("type") == "act":
+                    acts = msg["actionList"]
+                    step = counter["step"]
+                    a = choose(step, len(acts))
+                    out.append(f"step {step} seat {seat} {msg['stage']} n {len(acts)} act {a} {acts[a]}")
+                    counter["step"] += 1
+                    await ws.send(json.dumps({"actIndex": a}))
+                if msg.get("stage") == "gameResult":
+                    return
+
+    async def main() -> None:
+        srv = TableServer(port=0, games=1, rules=Rules.contest(), seed=seed, timeout=0,
+                          start_delay=0.05)
+        task = asyncio.ensure_future(srv.run())
+        while srv.bound_port is None:
+            await asyncio.sleep(0.01)
+        clients = []
+        for i in range(4):
+            clients.append(asyncio.ensure_future(client(srv.bound_port, f"p{i}")))
+            await asyncio.sleep(0.02)              # seats follow connection order
+        await asyncio.gather(*clients)
+        await task
+
+    asyncio.run(asyncio.wait_for(main(), timeout))
+    return out
 
 
 if __name__ == "__main__":

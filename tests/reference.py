@@ -1,7 +1,7 @@
 """Reference move enumerator for Guandan: a slow, plain test oracle.
 
 Pure Python 3.11, standard library only. It is written from
-/work/shared/RULES.md (and PROTOCOL.md for notation) only, and shares no code
+RULES.md (docs/rules.md) (and PROTOCOL.md for notation) only, and shares no code
 with the fast engine. Clarity comes before speed.
 
 Moves are tuples ``(type, rank, cards)``:
@@ -234,6 +234,9 @@ def _leading_moves(hand, level, wild_sf):
     # straight flush. A same-suit run completed by a wild is both a straight
     # flush and a plain straight". Variant wild_sf=False ("wild may complete a
     # straight flush: no"): a run using a wild is then only a plain straight.
+    # A level heart in its own slot of a heart run (H3 H4 H5 H6 H7 at level 5)
+    # stands for itself: the run is natural, a straight flush under both
+    # settings (docs/rules.md); read as another suit it is also a straight.
     for i in range(len(SEQ) - 4):                 # keys A(low), 2, ..., T
         key = SEQ[i]
         for c in fill([(r, 1) for r in SEQ[i:i + 5]]):
@@ -243,7 +246,8 @@ def _leading_moves(hand, level, wild_sf):
                 if nw == 0:
                     add("StraightFlush", key, c)
                 else:
-                    if wild_sf:
+                    own = nw == 1 and suits == {"H"} and level in SEQ[i:i + 5]
+                    if wild_sf or own:
                         add("StraightFlush", key, c)
                     add("Straight", key, c)
             else:
@@ -286,9 +290,10 @@ def ref_moves(hand, level, last=None, wild_sf=True):
 # for each wild)
 # --------------------------------------------------------------------------
 
-def _readings_of_ranks(rc, n, nw, suits, wild_sf):
+def _readings_of_ranks(rc, n, nw, suits, wild_sf, own_slot=False):
     """Readings of a rank multiset rc (Counter, no jokers) of n cards, nw of
-    them wilds, the natural cards having the suit set `suits`."""
+    them wilds, the natural cards having the suit set `suits`; own_slot: the
+    one wild is read as its own rank (the level rank)."""
     out = set()
     counts = sorted(rc.values())
     if len(rc) == 1:
@@ -312,7 +317,10 @@ def _readings_of_ranks(rc, n, nw, suits, wild_sf):
                 if len(suits) == 1 and nw == 0:
                     out.add(("StraightFlush", key))      # only a straight flush
                 elif len(suits) == 1:
-                    if wild_sf:
+                    # a single wild whose own face fills its slot (a heart run
+                    # through the level rank) is natural: a straight flush anyway
+                    own = nw == 1 and suits == {"H"} and own_slot
+                    if wild_sf or own:
                         out.add(("StraightFlush", key))
                     out.add(("Straight", key))
                 else:
@@ -368,7 +376,7 @@ def ref_classify(cards, level, wild_sf=True):
     for assign in product(RANKS, repeat=nw):
         rc = base.copy()
         rc.update(assign)
-        out |= _readings_of_ranks(rc, n, nw, suits, wild_sf)
+        out |= _readings_of_ranks(rc, n, nw, suits, wild_sf, own_slot=assign == (level,))
     return out
 
 

@@ -1,6 +1,6 @@
 """Reference play-phase engine for ONE round of Guandan: a slow, plain oracle.
 
-Written from /work/shared/RULES.md ("Playing a round") only; it shares no
+Written from RULES.md (docs/rules.md) ("Playing a round") only; it shares no
 code with the native engine (src/ is not used). Moves come from the
 independent reference enumerator ``reference.ref_moves``. No tribute, no
 dealing, no promotion: only the play phase of the current round.

@@ -106,3 +106,15 @@ def test_deals_of_a_game_from_a_later_round():
         g.undo()
     assert len(g.deals) == 1
     assert Game.replay(g.record()).position == g.position
+
+
+def test_movelist_index_honours_start_and_stop():
+    from guandan import legal_moves
+    moves = legal_moves("S3 S4 S5 S6 S7 H2", "2")
+    m = moves[3]
+    assert moves.index(m) == 3 and moves.index(m, 2) == 3 and moves.index(m, 3, 4) == 3
+    with pytest.raises(ValueError):
+        moves.index(m, 4)
+    with pytest.raises(ValueError):
+        moves.index(m, 0, 3)
+    assert moves.index(m, -len(moves)) == 3

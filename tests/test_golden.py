@@ -20,3 +20,15 @@ def test_playthrough_matches_golden(expected, interface):
     for i, (a, b) in enumerate(zip(got, want)):
         assert a == b, f"{interface}, seed {seed}, line {i}"
     assert len(got) == len(want)
+
+
+def test_server_playthrough_matches_golden():
+    """The contest server sends the same game, action lists in the contest
+    order, as Game does: both equal the checked-in trace."""
+    with open(golden.SERVER_PATH) as f:
+        want = f.read().splitlines()
+    assert golden.server_reference() == want
+    got = golden.trace_server()
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a == b, f"server, line {i}"
+    assert len(got) == len(want)

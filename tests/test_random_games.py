@@ -1,6 +1,6 @@
 """Invariants over many seeded random games played through guandan.Game with
 the built-in policies (and a Python callable policy), checked by an
-independent shadow model written from /work/shared/RULES.md."""
+independent shadow model written from RULES.md (docs/rules.md)."""
 
 import functools
 import random

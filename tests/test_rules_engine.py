@@ -1,5 +1,5 @@
 """Hand-written scenario tests of the game engine (guandan.Game), one rule per
-test, each quoting the line of /work/shared/RULES.md it checks.
+test, each quoting the line of RULES.md (docs/rules.md) it checks.
 
 Rounds after the first are dealt from the game's seed, so tests that need a
 hand property in the next round (a dweller with both big jokers, equal

@@ -1,7 +1,7 @@
 """Hand-written tests of the move generator, one or more per rule of
-/work/shared/RULES.md (cards, level, wilds, combinations, comparison, "What
+RULES.md (docs/rules.md) (cards, level, wilds, combinations, comparison, "What
 counts as one legal move", key-rank notation) and of the move notation in
-/work/shared/PROTOCOL.md. Each test quotes the line it checks."""
+PROTOCOL.md (docs/protocol.md). Each test quotes the line it checks."""
 
 import random
 from collections import Counter

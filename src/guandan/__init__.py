@@ -31,6 +31,7 @@ from .moves import (
     MoveList,
     MoveType,
     classify,
+    contest_order,
     legal_moves,
     legal_moves_batch,
     parse_move,
@@ -39,7 +40,8 @@ from .rules import PRESETS, Rules
 from .game import (Game, Phase, RoundResult, TributeState, TrickPlay, perft, return_choices,
                    tribute_choices)
 from .policies import GreedyPolicy, RandomPolicy, get_policy
-from .simulate import SimulationResult, simulate
+from .simulate import SimulationResult
+from . import simulate             # the module, callable as simulate(...): help(guandan.simulate) works
 from .vec import VecGame, move_features
 
 __version__ = "0.1.0"
@@ -64,6 +66,7 @@ __all__ = [
     "VecGame",
     "move_features",
     "classify",
+    "contest_order",
     "legal_moves",
     "legal_moves_batch",
     "parse_move",

@@ -3,7 +3,7 @@
 native loop, as a game loop would call it. ``bench/movegen.py`` drives it."""
 
 from libc.stdlib cimport malloc, free
-from libc.stdint cimport uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint64_t, int64_t
 
 cimport cython
 cimport numpy as cnp
@@ -38,19 +38,38 @@ cdef inline int64_t _now_ns() noexcept nogil:
     return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
 
 
+cdef object _c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):
+    """``a`` when it is a C-contiguous ndarray of ``dtype`` with ``ndim``
+    dimensions (and ``cols`` columns when 2-D), else ValueError. (Raw data
+    pointers instead of typed memoryviews: the memoryview support code is
+    ~22,000 lines of C per module, most of its compile time.)"""
+    if (not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != ndim
+            or not a.flags.c_contiguous or (ndim == 2 and a.shape[1] != cols)):
+        shape = f"(n, {cols})" if ndim == 2 else "(n,)"
+        raise ValueError(f"{name} must be a C-contiguous {np.dtype(dtype).name} array of shape {shape}")
+    return a
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def bench_loop(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
-               const cnp.uint64_t[:, ::1] last, bint pattern=False, int reps=1):
+def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
     """Generate every hand's moves ``reps`` times into one reused buffer, as a
     game loop would. Only the generator calls are timed; every move word is
     then folded into a checksum (outside the timed region) so that no work
     can be skipped. Returns ``(moves generated, checksum, seconds)``."""
-    cdef Py_ssize_t n = counts.shape[0], i, f, k
+    counts_ = _c_array(counts_, np.uint8, 2, 54, "counts")
+    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
+    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    cdef Py_ssize_t n = counts_.shape[0], i, f, k
+    if levels_.shape[0] != n or last_.shape[0] not in (0, n):
+        raise ValueError("one level (and none or one play to beat) per hand")
+    cdef const uint8_t* counts = <const uint8_t*>cnp.PyArray_DATA(counts_)
+    cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
+    cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
     cdef int rep, rc = 0, flags = _flags(pattern, True)
     cdef int64_t t0, spent = 0, total = 0
     cdef uint64_t cs = 0
-    cdef bint has_last = last.shape[0] > 0
+    cdef bint has_last = last_.shape[0] > 0
     cdef uint64_t* one = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
     cdef uint64_t* two = <uint64_t*>malloc(max(n, 1) * sizeof(uint64_t))
     cdef Gen* g = gen_new()
@@ -66,16 +85,16 @@ def bench_loop(const cnp.uint8_t[:, ::1] counts, const cnp.int64_t[::1] levels,
             one[i] = 0
             two[i] = 0
             for f in range(54):
-                if counts[i, f] >= 1:
+                if counts[54 * i + f] >= 1:
                     one[i] |= (<uint64_t>1) << f
-                if counts[i, f] >= 2:
+                if counts[54 * i + f] >= 2:
                     two[i] |= (<uint64_t>1) << f
         for rep in range(reps):
             for i in range(n):
                 buf.n = 0
                 t0 = _now_ns()
                 if has_last:
-                    rc = generate_with(g, one[i], two[i], <int>levels[i], last[i, 0], last[i, 1], flags, &buf)
+                    rc = generate_with(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
                 else:
                     rc = generate_with(g, one[i], two[i], <int>levels[i], 0, 0, flags, &buf)
                 spent += _now_ns() - t0

@@ -68,3 +68,5 @@ def check_move_words(lo: int, hi: int, level: int, wild_sf: bool = ...) -> Tuple
 
 MOVE_TAG_SHIFT: int
 MOVE_FACE_MASK: int
+
+def contest_order(moves: MoveList, hand: Hand) -> MoveList: ...

@@ -749,12 +749,16 @@ def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat,
 # Perft: count action sequences of a given depth (native recursion)
 # ---------------------------------------------------------------------------
 
-cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth) noexcept nogil:
+cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth, int stop_round) noexcept nogil:
+    # stop_round >= 0: positions after the end of round stop_round are
+    # terminal (like the end of the game: they count 0 below depth 0)
     cdef MoveBuf* b = &bufs[depth]
     cdef Py_ssize_t i, n
     cdef int64_t total = 0, sub
     cdef State child
     if st.phase == PH_OVER:
+        return 0
+    if stop_round >= 0 and st.round_index != stop_round:
         return 0
     b.n = 0
     if st_legal(st, g, b) < 0:
@@ -765,7 +769,9 @@ cdef int64_t _perft(State* st, Gen* g, MoveBuf* bufs, int depth) noexcept nogil:
     for i in range(n):
         memcpy(&child, st, sizeof(State))
         st_apply(&child, b.data[2 * i], b.data[2 * i + 1])
-        sub = _perft(&child, g, bufs, depth - 1)
+        if stop_round >= 0 and child.round_index != stop_round:
+            continue                   # the round ended with this action: a leaf of no descendants
+        sub = _perft(&child, g, bufs, depth - 1, stop_round)
         if sub < 0:
             return -1
         total += sub
@@ -950,8 +956,10 @@ cdef class GameCore:
             raise GuandanError(f"native policy {code} made no choice")
         return (self.scratch.data[2 * i], self.scratch.data[2 * i + 1])
 
-    def perft(self, int depth):
-        """Number of action sequences of length ``depth`` from here."""
+    def perft(self, int depth, int stop_round=-1):
+        """Number of action sequences of length ``depth`` from here; with
+        ``stop_round >= 0``, sequences that go past the end of that round
+        are not counted (the end of the round is terminal)."""
         cdef MoveBuf* bufs
         cdef int64_t n
         cdef int i
@@ -972,7 +980,7 @@ cdef class GameCore:
         # private generator, so other threads may use this object meanwhile.
         memcpy(&start, &self.st, sizeof(State))
         with nogil:
-            n = _perft(&start, g, bufs, depth)
+            n = _perft(&start, g, bufs, depth, stop_round)
         for i in range(depth + 1):
             buf_free(&bufs[i])
         free(bufs)
@@ -1130,11 +1138,11 @@ cdef class GameCore:
     def observation_tensor(self, int seat):
         """The OBS_DIM float32 observation of ``seat`` (obs_fill)."""
         cdef View v
-        out = np.zeros(OBS_DIM, dtype=np.float32)
-        cdef float[::1] vo = out
+        cdef float vo[OBS_DIM]
+        memset(vo, 0, sizeof(vo))
         view_of(&self.st, seat & 3, &v)
-        obs_fill(&v, &vo[0])
-        return out
+        obs_fill(&v, vo)
+        return np.frombuffer((<char*>vo)[:sizeof(vo)], dtype=np.float32).copy()
 
     def played(self):
         """The cards played so far this round (public), as a Hand."""

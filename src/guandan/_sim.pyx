@@ -145,7 +145,7 @@ cdef Py_ssize_t _ask(object callback, Py_ssize_t game, const uint64_t* pend, Py_
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
-              const int8_t[::1] policies, NativeRules rules not None,
+              policies_, NativeRules rules not None,
               Py_ssize_t record_games=0, bint check=False, object callback=None):
     """Simulate ``n`` deals (unit 0) or games (unit 1). Game ``k`` of the chunk
     is dealt from seed ``mix(seed, k)``; the random policy draws from one
@@ -184,9 +184,13 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     errors = []
     if g == NULL:
         raise MemoryError()
-    if policies.shape[0] != 4:
+    if (not isinstance(policies_, np.ndarray) or policies_.dtype != np.int8 or policies_.ndim != 1
+            or policies_.shape[0] != 4):
         gen_free(g)
-        raise ValueError("one policy code per seat")
+        raise ValueError("one policy code per seat (an int8 array of 4)")
+    cdef int8_t policies[4]
+    for k in range(4):
+        policies[k] = policies_[k]
     for k in range(4):
         if not (policy_available(policies[k]) or (policies[k] == POL_PY_SEAT and callback is not None)):
             gen_free(g)
@@ -214,20 +218,20 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     cdef cnp.ndarray a_winner = np.full(n, -1, dtype=np.int8)
     cdef cnp.ndarray a_rounds = np.zeros(n, dtype=np.int16)
     cdef cnp.ndarray a_levels = np.zeros((n, 2), dtype=np.int8)
-    cdef int32_t[::1] v_game = a_game
-    cdef int16_t[::1] v_round = a_round
-    cdef int8_t[::1] v_level = a_level
-    cdef int8_t[:, ::1] v_order = a_order
-    cdef int8_t[::1] v_bteam = a_bteam
-    cdef int8_t[::1] v_delta = a_delta
-    cdef int8_t[::1] v_trib = a_trib
-    cdef int8_t[::1] v_anti = a_anti
-    cdef int32_t[::1] v_dec = a_dec
-    cdef int32_t[::1] v_bombs = a_bombs
-    cdef int8_t[::1] v_over = a_over
-    cdef int8_t[::1] v_winner = a_winner
-    cdef int16_t[::1] v_rounds = a_rounds
-    cdef int8_t[:, ::1] v_levels = a_levels
+    cdef int32_t* v_game = <int32_t*>cnp.PyArray_DATA(a_game)
+    cdef int16_t* v_round = <int16_t*>cnp.PyArray_DATA(a_round)
+    cdef int8_t* v_level = <int8_t*>cnp.PyArray_DATA(a_level)
+    cdef int8_t* v_order = <int8_t*>cnp.PyArray_DATA(a_order)
+    cdef int8_t* v_bteam = <int8_t*>cnp.PyArray_DATA(a_bteam)
+    cdef int8_t* v_delta = <int8_t*>cnp.PyArray_DATA(a_delta)
+    cdef int8_t* v_trib = <int8_t*>cnp.PyArray_DATA(a_trib)
+    cdef int8_t* v_anti = <int8_t*>cnp.PyArray_DATA(a_anti)
+    cdef int32_t* v_dec = <int32_t*>cnp.PyArray_DATA(a_dec)
+    cdef int32_t* v_bombs = <int32_t*>cnp.PyArray_DATA(a_bombs)
+    cdef int8_t* v_over = <int8_t*>cnp.PyArray_DATA(a_over)
+    cdef int8_t* v_winner = <int8_t*>cnp.PyArray_DATA(a_winner)
+    cdef int16_t* v_rounds = <int16_t*>cnp.PyArray_DATA(a_rounds)
+    cdef int8_t* v_levels = <int8_t*>cnp.PyArray_DATA(a_levels)
     recs = []
     with nogil:
         while rows < n and rc == 0:
@@ -309,10 +313,10 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                     v_game[rows] = <int32_t>game
                     v_round[rows] = <int16_t>r0
                     v_level[rows] = <int8_t>lvl
-                    v_order[rows, 0] = st.last_order[0]
-                    v_order[rows, 1] = st.last_order[1]
-                    v_order[rows, 2] = st.last_order[2]
-                    v_order[rows, 3] = st.last_order[3]
+                    v_order[4 * rows + 0] = st.last_order[0]
+                    v_order[4 * rows + 1] = st.last_order[1]
+                    v_order[4 * rows + 2] = st.last_order[2]
+                    v_order[4 * rows + 3] = st.last_order[3]
                     v_bteam[rows] = st.last_order[0] & 1
                     v_delta[rows] = st.last_delta
                     v_trib[rows] = <int8_t>k
@@ -330,8 +334,8 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                 v_dec[rows] = gdec
                 v_bombs[rows] = gbombs
                 v_winner[rows] = st.winner
-                v_levels[rows, 0] = st.level[0]
-                v_levels[rows, 1] = st.level[1]
+                v_levels[2 * rows + 0] = st.level[0]
+                v_levels[2 * rows + 1] = st.level[1]
                 v_trib[rows] = <int8_t>(gtrib if gtrib < 127 else 127)
                 v_anti[rows] = <int8_t>(ganti if ganti < 127 else 127)
                 rows += 1

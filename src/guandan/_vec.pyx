@@ -79,14 +79,13 @@ cdef class VecCore:
         """``(offsets int64[n+1], words uint64[m, 2])`` of every game's legal actions (copies)."""
         offs = np.empty(self.n + 1, dtype=np.int64)
         words = np.empty((self.buf.n, 2), dtype=np.uint64)
-        cdef int64_t[::1] vo = offs
-        cdef uint64_t[:, ::1] vw = words
+        cdef int64_t* vo = <int64_t*>cnp.PyArray_DATA(offs)
+        cdef uint64_t* vw = <uint64_t*>cnp.PyArray_DATA(words)
         cdef Py_ssize_t i
         for i in range(self.n + 1):
             vo[i] = self.off[i]
-        for i in range(self.buf.n):
-            vw[i, 0] = self.buf.data[2 * i]
-            vw[i, 1] = self.buf.data[2 * i + 1]
+        for i in range(2 * self.buf.n):
+            vw[i] = self.buf.data[i]
         return offs, words
 
     def observe(self):
@@ -95,9 +94,9 @@ cdef class VecCore:
         seat = np.empty(self.n, dtype=np.int8)
         level = np.empty(self.n, dtype=np.int8)
         obs = np.zeros((self.n, OBS_DIM), dtype=np.float32)
-        cdef float[:, ::1] vo = obs
-        cdef int8_t[::1] vs = seat
-        cdef int8_t[::1] vl = level
+        cdef float* vo = <float*>cnp.PyArray_DATA(obs)
+        cdef int8_t* vs = <int8_t*>cnp.PyArray_DATA(seat)
+        cdef int8_t* vl = <int8_t*>cnp.PyArray_DATA(level)
         cdef Py_ssize_t i
         cdef View v
         with nogil:
@@ -105,26 +104,31 @@ cdef class VecCore:
                 view_of(&self.st[i], self.st[i].to_act, &v)
                 vs[i] = v.seat
                 vl[i] = v.rlevel
-                obs_fill(&v, &vo[i, 0])
+                obs_fill(&v, &vo[OBS_DIM * i])
         return seat, obs, level
 
-    def step(self, const int64_t[::1] actions):
+    def step(self, actions_):
         """Apply action ``actions[i]`` (an index into game i's legal list) in
         every game; finished episodes restart. Returns ``(rewards float32[n, 4],
         done int8[n])``: on an episode's last step the banker's team gets the
-        levels it gained (1..3, 4 for winning the game), the other team the
-        negative."""
+        levels it gained (1..3, 4 for winning the game; 0 when a team at A
+        stays at A or a max_rounds stop leaves the levels equal), the other
+        team the negative."""
+        if (not isinstance(actions_, np.ndarray) or actions_.dtype != np.int64 or actions_.ndim != 1
+                or not actions_.flags.c_contiguous):
+            raise ValueError("actions must be a C-contiguous int64 array of shape (n,)")
+        cdef const int64_t* actions = <const int64_t*>cnp.PyArray_DATA(actions_)
         rewards = np.zeros((self.n, 4), dtype=np.float32)
         done = np.zeros(self.n, dtype=np.int8)
-        cdef float[:, ::1] vr = rewards
-        cdef int8_t[::1] vd = done
+        cdef float* vr = <float*>cnp.PyArray_DATA(rewards)
+        cdef int8_t* vd = <int8_t*>cnp.PyArray_DATA(done)
         cdef Py_ssize_t i, a, base
         cdef int r0, team, s
         cdef float rew
         cdef uint64_t lo, hi
         cdef State* p
         cdef int bad = -1
-        if actions.shape[0] != self.n:
+        if actions_.shape[0] != self.n:
             raise ValueError(f"expected {self.n} actions")
         with nogil:
             for i in range(self.n):
@@ -146,7 +150,7 @@ cdef class VecCore:
                     team = p.last_order[0] & 1
                     rew = st_round_reward(p)
                     for s in range(4):
-                        vr[i, s] = rew if (s & 1) == team else -rew
+                        vr[4 * i + s] = rew if (s & 1) == team else -rew
                     if self.unit == 0 or p.phase == PH_OVER:
                         vd[i] = 1
                         if p.phase == PH_OVER or self.unit == 1:

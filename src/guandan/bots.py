@@ -27,13 +27,19 @@ import asyncio
 import importlib
 import json
 import logging
+import os
+import sys
 from typing import Any, Dict, List, Optional
+from urllib.parse import urlsplit
 
 from .errors import GuandanError, ProtocolError
 from .moves import Move
 from .policies import GreedyPolicy
 
-__all__ = ["Bot", "run_bot", "load_bot", "ProtocolClient"]
+__all__ = ["Bot", "run_bot", "load_bot", "check_url", "ProtocolClient", "MISSING_SERVER_EXTRA"]
+
+MISSING_SERVER_EXTRA = ("pip install 'guandan[server]' (from a clone of the repository: "
+                        "pip install '.[server]')")
 
 log = logging.getLogger("guandan.bots")
 _RANKS = "23456789TJQKA"
@@ -144,31 +150,58 @@ class ProtocolClient:
         return {"actIndex": _index_of(choice, legal, triples, level)}
 
 
+def check_url(url: Any) -> str:
+    """The validator of a server URL: ``ws://`` or ``wss://`` with a host."""
+    if not isinstance(url, str):
+        raise GuandanError(f"a server URL is a string, got {type(url).__name__}")
+    parts = urlsplit(url)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise GuandanError(f"the server URL must be ws://HOST:PORT/game/NAME (or wss://), got {url!r:.80}")
+    return url
+
+
 async def _run(bot: Bot, url: str) -> None:
     try:
         from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidHandshake, InvalidURI
     except ImportError:
-        raise GuandanError("bots over the network need websockets >= 13: pip install 'guandan[server]'") from None
+        raise GuandanError(f"bots over the network need websockets >= 13: {MISSING_SERVER_EXTRA}") from None
 
     client = ProtocolClient(bot)
-    async with connect(url, ping_interval=None, max_size=2 ** 22) as ws:
-        async for raw in ws:
-            msg = json.loads(raw)
-            answer = client.handle(msg)
-            if answer is not None:
-                await ws.send(json.dumps(answer))
+    try:
+        ws_cm = connect(url, ping_interval=None, max_size=2 ** 22, open_timeout=10)
+        async with ws_cm as ws:
+            async for raw in ws:
+                msg = json.loads(raw)
+                answer = client.handle(msg)
+                if answer is not None:
+                    await ws.send(json.dumps(answer))
+    except InvalidURI as e:
+        raise GuandanError(f"bad server URL {url!r:.80}: {e}") from None
+    except InvalidHandshake as e:
+        raise GuandanError(f"{url} is not a contest-protocol server ({e})") from None
+    except (OSError, asyncio.TimeoutError) as e:
+        why = getattr(e, "strerror", None) or str(e) or "timed out"
+        raise GuandanError(f"cannot connect to {url}: {why} (is 'guandan serve' running?)") from None
 
 
 def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan") -> None:
-    """Connect ``bot`` to a contest-protocol server and play until it closes."""
-    asyncio.run(_run(bot, url))
+    """Connect ``bot`` to a contest-protocol server and play until it closes.
+    A URL that is not ``ws://``/``wss://`` or a server that cannot be
+    reached raises a :class:`GuandanError`."""
+    asyncio.run(_run(bot, check_url(url)))
 
 
 def load_bot(spec: str) -> Bot:
-    """``"package.module:ClassName"`` -> an instance of that class."""
-    if ":" not in spec:
-        raise GuandanError(f"expected module:Class, got {spec!r}")
+    """``"package.module:ClassName"`` -> an instance of that class. Modules
+    are looked up in the current folder too (as ``python -m guandan bot``
+    does), so ``guandan bot my_module:MyBot`` finds ``./my_module.py``."""
+    if not isinstance(spec, str) or ":" not in spec:
+        raise GuandanError(f"expected module:Class, got {spec!r:.80}")
     mod_name, cls_name = spec.split(":", 1)
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
     try:
         cls = getattr(importlib.import_module(mod_name), cls_name)
     except (ImportError, AttributeError) as e:

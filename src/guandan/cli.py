@@ -10,12 +10,50 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import List, Optional
+from typing import Any, List, NoReturn, Optional
 
 from .errors import GuandanError
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (``guandan CMD: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} -h')\n")
+
+
+def _count(option: str, lo: int = 1):
+    """An argparse type: a whole number >= lo, the message naming the option."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} takes a whole number, got {text!r}") from None
+        if v < lo:
+            what = "at least 1 (nothing to do with 0)" if lo == 1 else f"at least {lo}"
+            raise argparse.ArgumentTypeError(f"{option} must be {what}, got {v}")
+        return v
+    parse.__name__ = option
+    return parse
+
+
+def _level(text: str) -> Any:
+    """An argparse type for --level: a rank letter 2-9, T, J, Q, K, A (any
+    case) or a number 2..14 (10 = T, 14 = A)."""
+    from . import _core
+    t = text.strip()
+    if t.isdigit() and 2 <= int(t) <= 14:
+        return int(t)
+    try:
+        _core.level_index(t)
+    except GuandanError:
+        raise argparse.ArgumentTypeError(
+            f"--level is a rank 2-9, T, J, Q, K, A or a number 2..14, got {text!r:.20}") from None
+    return t
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
@@ -39,24 +77,31 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .policies import native_code
     from .rules import Rules
-    from .simulate import simulate
+    from .simulate import check_output_path, simulate
 
     pols = [p.strip() for p in args.policy.split(",")]
     if len(pols) == 2:
-        pols = pols * 2          # seats 0,2 play the first, seats 1,3 the second
+        pols = [pols[0], pols[1], pols[0], pols[1]]   # seats 0,2 play the first, seats 1,3 the second
     if len(pols) == 1:
         pols = pols * 4
+    if len(pols) != 4:
+        raise GuandanError(f"--policy takes one, two or four policies, got {len(pols)}")
+    for p in pols:
+        native_code(p)                         # unknown names fail before anything runs
+    rules = Rules.named(args.rules)
+    out = check_output_path(args.out) if args.out else None      # before simulating, not after
     if args.games is not None:
         n, unit = args.games, "game"
     else:
         n, unit = args.deals, "deal"
-    res = simulate(n, unit=unit, policies=pols, rules=Rules.named(args.rules), seed=args.seed,
-                   workers=args.workers, progress=not args.quiet and sys.stderr.isatty() or args.progress,
-                   keep_rows=args.out is not None)
+    progress = False if args.quiet else (True if args.progress else None)   # None: when a terminal
+    res = simulate(n, unit=unit, policies=pols, rules=rules, seed=args.seed,
+                   workers=args.workers, progress=progress, keep_rows=out is not None)
     print(res.format_summary())
-    if args.out:
-        path = res.save(args.out)
+    if out:
+        path = res.save(out)
         print(f"rows saved to {path}")
     if args.json:
         s = res.summary()
@@ -70,7 +115,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .rules import Rules
 
     g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
-                      rounds=args.rounds)
+                      rounds=args.rounds, hint=args.hint, practice=args.practice,
+                      color=args.color)
     if args.record:
         from ._files import atomic_write
         with atomic_write(args.record, "w") as f:
@@ -114,18 +160,23 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         extra = {"tables": args.tables}
     else:
         extra = {}
-    serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
-          bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
-          on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
-          send_timeout=args.send_timeout, origins=origins, keep_records=0,
-          max_misses=args.max_misses)
+    try:
+        serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
+              bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
+              on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
+              send_timeout=args.send_timeout, origins=origins, keep_records=0,
+              max_misses=args.max_misses)
+    except OSError as e:
+        why = "the port is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
+        raise GuandanError(f"cannot listen on {args.host}:{args.port}: {why}") from None
     return 0
 
 
 def _cmd_bot(args: argparse.Namespace) -> int:
-    from .bots import load_bot, run_bot
+    from .bots import check_url, load_bot, run_bot
 
-    run_bot(load_bot(args.bot), args.url)
+    url = check_url(args.url)                   # before loading anything
+    run_bot(load_bot(args.bot), url)
     return 0
 
 
@@ -160,14 +211,23 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     DEFAULT_TIMEOUT = 30.0       # = guandan.server.DEFAULT_TIMEOUT (tested); not imported, for a light start
-    p = argparse.ArgumentParser(prog="guandan", description="Guandan (掼蛋) engine")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="guandan", description="Guandan (掼蛋) engine: legal moves, games, bulk "
+                "simulation, a terminal game and an AI-contest table server.",
+                epilog="'guandan COMMAND -h' explains a command. Docs: README.md and docs/ "
+                "(rules.md, protocol.md, benchmarks.md).")
+    p.add_argument("--version", action="version", version=f"guandan {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     m = sub.add_parser("moves", help="list the legal moves of a hand")
     m.add_argument("cards", nargs="+", help="cards in platform notation, e.g. S2 HT SB HR")
-    m.add_argument("--level", default="2", help="round level 2..A (default 2)")
+    m.add_argument("--level", default="2", type=_level, help="round level 2..A or 2..14 (default 2)")
     m.add_argument("--last", help='the play to beat, e.g. "Pair 5 S5 D5" or a JSON triple')
     m.add_argument("--pattern", action="store_true", help="suit-merged patterns only")
     m.add_argument("--json", action="store_true", help="print a JSON list of platform triples")
@@ -175,14 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=_cmd_moves)
 
     s = sub.add_parser("simulate", help="simulate many deals or games in the native loop")
-    s.add_argument("--deals", type=int, default=100_000, help="number of deals (default 100000)")
-    s.add_argument("--games", type=int, help="simulate whole games instead of deals")
-    s.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    s.add_argument("--deals", type=_count("--deals"), default=100_000,
+                   help="number of deals (default 100000)")
+    s.add_argument("--games", type=_count("--games"), help="simulate whole games instead of deals")
+    s.add_argument("--workers", type=_count("--workers"), default=None,
+                   help="threads (default: all cores)")
     s.add_argument("--policy", default="greedy,random",
                    help="policies: one (all seats), two (team 0, team 1) or four, from random, greedy")
     s.add_argument("--rules", default="default", help="rules preset (default, contest)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--out", help="save the rows (.npz, or .parquet with pyarrow)")
+    s.add_argument("--seed", type=_count("--seed", 0), default=0)
+    s.add_argument("--out", help="save the rows: .npz, .csv, or .parquet (with pyarrow)")
     s.add_argument("--progress", action="store_true", help="progress bar even when not a terminal")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
@@ -191,10 +253,15 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
     pl.add_argument("--seat", type=int, default=0, choices=range(4))
     pl.add_argument("--bots", default="greedy", help="bot policy: greedy or random")
-    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--seed", type=_count("--seed", 0), default=None)
     pl.add_argument("--rules", default="default")
-    pl.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    pl.add_argument("--rounds", type=_count("--rounds"), default=None, help="stop after this many rounds")
     pl.add_argument("--record", help="save the game record (JSON) here at the end")
+    pl.add_argument("--hint", action="store_true",
+                    help="show what the built-in greedy bot would play, and why")
+    pl.add_argument("--practice", action="store_true", help="practice mode: 'undo' takes back your last play")
+    pl.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="suit symbols and colour (default: when the terminal supports them)")
     pl.set_defaults(func=_cmd_play)
 
     rp = sub.add_parser("replay", help="print a game record readably (and validate it)")
@@ -203,9 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol")
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=23456)
-    sv.add_argument("--games", type=int, default=1, help="games to play (settingTimes)")
-    sv.add_argument("--tables", type=int, default=1,
+    sv.add_argument("--port", type=_count("--port", 0), default=23456)
+    sv.add_argument("--games", type=_count("--games"), default=1, help="games to play (settingTimes)")
+    sv.add_argument("--tables", type=_count("--tables"), default=1,
                     help="tables on this port, each its own game(s); connections fill them in "
                          "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
@@ -228,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")
     sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")
-    sv.add_argument("--seed", type=int, default=None, help="seed of the first game's deals")
+    sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
     sv.add_argument("-v", "--verbose", action="store_true", help="log every connection and decision")
     sv.set_defaults(func=_cmd_serve)
 
@@ -281,15 +348,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:          # plain 'guandan': the help
+        parser.print_help()
+        return 0
     try:
         return args.func(args)
     except GuandanError as e:
-        print(f"guandan: error: {e}", file=sys.stderr)
+        print(f"guandan: error: {_one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:                               # files, sockets: one line, never a traceback
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"guandan: error:{where} {e.strerror or e}", file=sys.stderr)
+        return 1
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
 
 
 if __name__ == "__main__":

@@ -52,9 +52,11 @@ previous episode cut short, or ``options={"new_game": True}``) a new game
 starts at level 2. Same seed + same actions -> same observations.
 
 **Actions.** ``Discrete(max_actions)``: action ``i`` is ``legal_moves()[i]``
-of the game, i.e. the *full* legal list of the seat to act, in the contest
-platform's ``actionList`` order (the pass first when following; in the
-tribute and return phases, the tribute / return-card choices). The list is
+of the game, i.e. the *full* legal list of the seat to act, in the move
+generator's order (the contest platform's type order, the pass first when
+following; ``Game.legal_moves(order="contest")`` is the platform's exact
+``actionList`` order, see docs/protocol.md; in the tribute and return
+phases, the tribute / return-card choices). The list is
 exact: every distinct (type, key rank, card multiset) is one action, suit
 choices and readings of the wild cards included, the same as the contest
 server's ``actionList``, so no move is ever out of reach of a policy. Typical
@@ -139,7 +141,8 @@ try:
     from pettingzoo.utils import wrappers
 except ImportError as _e:          # an optional extra
     from .errors import GuandanError as _GE
-    raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install 'guandan[rl]' ({_e})") from None
+    raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install 'guandan[rl]' (from a "
+              f"clone of the repository: pip install '.[rl]'; {_e})") from None
 
 from .errors import GuandanError
 from .game import Game

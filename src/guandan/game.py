@@ -17,7 +17,7 @@ from __future__ import annotations
 import random as _random
 import threading
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -25,12 +25,16 @@ from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
-from .moves import Move, MoveList, MoveType, parse_move
+from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
 from .policies import native_code, parse_policy
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
+
+if TYPE_CHECKING:
+    from ._search import InfoSet
+    from .search import RolloutResult, SearchConfig, SearchResult, SolveResult
 
 __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
            "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
@@ -45,6 +49,21 @@ _R = _engine.REFUSALS                    # the native Refusal codes by name
 _R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
 _R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
 _R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
+
+
+def _mix_seed(a: int, b: int) -> int:
+    """A 64-bit seed from two integers (the native splitmix64 seed mix)."""
+    from .simulate import game_seed
+    return game_seed(a, b)
+
+
+def _rollout_code(policy: Any) -> int:
+    """The native code of a rollout policy name (a native policy that is not
+    a search)."""
+    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
+        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
+                           f"got {policy!r:.60}")
+    return native_code(parse_policy(policy)[0])
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -384,11 +403,18 @@ class Game:
 
     # -- actions ----------------------------------------------------------------
     @_locked
-    def legal_moves(self) -> MoveList:
+    def legal_moves(self, order: str = "generator") -> MoveList:
         """The legal actions of the seat to act: plays (and the pass when
         following) in the play phase; tribute or return choices (moves of
-        type TRIBUTE / BACK) in those phases; empty when the game is over."""
-        return self._core.legal()
+        type TRIBUTE / BACK) in those phases; empty when the game is over.
+        ``order="contest"``: plays in the contest platform's ``actionList``
+        order (what the server sends; see :func:`guandan.moves.contest_order`)."""
+        if order not in ORDERS:
+            raise GuandanError(f"order must be 'generator' or 'contest', got {order!r:.40}")
+        moves = self._core.legal()
+        if order == "contest" and self.phase is Phase.PLAY:
+            moves = _core.contest_order(moves, self._core.hand(self._core.to_act))
+        return moves
 
     def parse_action(self, action: Any) -> Move:
         """``action`` as a :class:`Move` read at this game's level: a Move, a
@@ -410,9 +436,27 @@ class Game:
                 return move
             move = move.to_platform()
         try:
+            if _is_bare_cards(move) and self.phase is Phase.PLAY:
+                return self._read_cards(move)
             return parse_move(move, lv + 2, rules=self.rules)
         except InvalidMoveError as e:
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
+
+    def _read_cards(self, text: str) -> Move:
+        """Bare cards: the one reading that is legal now; the default
+        (highest) reading when none is (its refusal says why); several legal
+        readings are refused with the list, to be given as ``TYPE RANK CARDS``."""
+        readings = classify(text.split(), self._core.rlevel + 2, rules=self.rules)
+        if not readings:
+            return parse_move(text, self._core.rlevel + 2, rules=self.rules)   # raises: no play
+        legal = self._core.legal()
+        ok = [m for m in readings if legal.find(*m.words) >= 0]
+        if len(ok) == 1:
+            return ok[0]
+        if len(ok) > 1:
+            raise IllegalMoveError(f"{text.strip()} can be played as {' or '.join(map(str, ok))}: "
+                                   f"say which (type, rank and cards)")
+        return readings[0]
 
     @_locked
     def play(self, move: Any) -> None:
@@ -441,8 +485,11 @@ class Game:
         if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
             return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
         if code == _R_NOT_IN_HAND:
-            missing = _missing(c.hand(seat), m)
-            return f"not in seat {seat}'s hand: {' '.join(missing)}"
+            hand = c.hand(seat)
+            missing = _missing(hand, m)
+            once = [x for x in missing if hand.count(x) == 1]
+            note = f" ({' '.join(once)} held once, needed twice)" if once else ""
+            return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
         if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
             if code == _R_TRIBUTE_CARD:
@@ -497,7 +544,13 @@ class Game:
         if self.is_over:
             raise IllegalMoveError("the game is over")
         if isinstance(policy, str):
-            lo, hi = self._core.pick(native_code(parse_policy(policy)[0]))
+            name, opts = parse_policy(policy)
+            if name == "search":
+                # the search from everything the seat knows (the tribute of the
+                # round included), on this game's rules
+                from .search import SearchConfig
+                return self.search(SearchConfig.from_options(opts)).move
+            lo, hi = self._core.pick(native_code(name))
             return _native_move(lo, hi, self._core.rlevel)
         try:
             answer = policy(self.observation(self.to_act), self.legal_moves())
@@ -524,6 +577,139 @@ class Game:
         start = self.round_index
         while not self.is_over and (until == "game" or self.round_index == start):
             self.play_policy(policies[self.to_act])
+
+    # -- search tools (guandan.search) ------------------------------------------
+    def _round_plays(self) -> List[Tuple[int, int, int]]:
+        """This round's plays as ``(seat, lo, hi)`` words (passes, tribute and
+        return left out), the start position's trick included."""
+        r = self._core.round_index
+        plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
+                 if rr == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+        if r == self._round0:
+            plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
+        return plays
+
+    def _info(self, seat: int) -> "InfoSet":
+        from . import _search
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
+        return _search.InfoSet.from_state(self._core.state_bytes(), seat, self._round_plays())
+
+    @_locked
+    def sample_worlds(self, seat: int, n: int, seed: int = 0) -> List["Game"]:
+        """``n`` full positions (play phase) consistent with what ``seat``
+        knows: its own hand, every seat's card count, the cards played this
+        round (and by whom) and this round's tribute and return cards. The
+        other hands are dealt from the unseen cards, every physical deal
+        (the two copies of a card told apart) that meets the constraints
+        equally likely; see :mod:`guandan._search` for the constraints and
+        the weighting. Deterministic for ``seed``.
+
+        Each world is a game started at that position, as
+        :meth:`from_position` builds it (no history before it; its trick is
+        this game's trick).
+
+        >>> g = Game(seed=1)
+        >>> for _ in range(30): _ = g.play_policy("greedy")
+        >>> w = g.sample_worlds(g.to_act, 2, seed=5)
+        >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
+        ([True, True], True)
+        """
+        from . import _search
+        seat = check_int(seat, "seat", 0, 3)
+        n = check_int(n, "n", 0, 1_000_000)
+        seed = check_seed(seed)
+        hands = self._info(seat).sample_hands(n, seed)
+        base = self._core.state_bytes()
+        trick = tuple(self.trick)
+        out = []
+        for i in range(n):
+            wseed = _mix_seed(seed, i)
+            st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
+                                               for s in range(4)], wseed)
+            g = Game.__new__(Game)
+            g._init(self.rules, wseed)
+            g._core.load_state_bytes(st)
+            g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
+            g._initial_trick = trick
+            g._round0 = g._core.round_index
+            g._deals = [g._deal_strings()]
+            g._start = g.position
+            out.append(g)
+        return out
+
+    @_locked
+    def rollouts(self, policy: str = "greedy", n: int = 100, seed: int = 0, *,
+                 seat: Optional[int] = None) -> "RolloutResult":
+        """Play the current round to its end ``n`` times with the native
+        policy ``policy`` at every seat (GIL released) and return the results
+        as a :class:`guandan.search.RolloutResult` (finishing orders, level
+        points per team, team-0 values). With ``seat``, every rollout starts
+        from a new world sampled for that seat (:meth:`sample_worlds`), else
+        from this position as it is. The policies' random stream is seeded
+        with ``seed``."""
+        import time
+        from . import _search
+        from .search import RolloutResult
+        code = _rollout_code(policy)
+        n = check_int(n, "n", 0, 100_000_000)
+        seed = check_seed(seed)
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
+        t = time.perf_counter()
+        if seat is None:
+            orders, values = _search.rollouts_from_state(self._core.state_bytes(), code, n, seed)
+        else:
+            orders, values = self._info(check_int(seat, "seat", 0, 3)).rollouts(code, n, seed)
+        return RolloutResult(orders, values, time.perf_counter() - t, policy)
+
+    @_locked
+    def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
+              per_move: bool = False, tt_bits: Optional[int] = None) -> "SolveResult":
+        """Solve the current round exactly with all four hands known; see
+        :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
+        from . import _solve
+        from .search import SolveResult
+        if self.phase is not Phase.PLAY:
+            raise GuandanError(f"solve works in the play phase, not the {self.phase} phase")
+        mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
+        if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+            raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if tt_bits is None:
+            # a table to the size of the problem (a big one costs its allocation)
+            tt_bits = min(20, max(12, 8 + sum(self._core.hand_size(s) for s in range(4)) // 2))
+        tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
+        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move)
+        lv = self._core.rlevel
+        best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
+        moves = None
+        if per_move:
+            moves = [(_native_move(lo, hi, lv), vlo, vhi) for lo, hi, vlo, vhi in r["moves"]]
+        return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
+
+    @_locked
+    def search(self, config: Optional["SearchConfig"] = None, **options: Any) -> "SearchResult":
+        """One decision of the determinized Monte-Carlo search for the seat to
+        act, from what that seat knows; see :func:`guandan.search.explain`.
+        ``config``: a :class:`guandan.search.SearchConfig` (or give its fields
+        as keywords). Returns a :class:`guandan.search.SearchResult` whose
+        ``move`` is the choice. Without a ``seed`` in the config the seed comes
+        from the game's seed and the number of actions so far, so a replayed
+        game makes the same decisions."""
+        from .search import SearchConfig, SearchResult
+        cfg = config if config is not None else SearchConfig(**options)
+        if config is not None and options:
+            cfg = cfg.replace(**options)
+        if not isinstance(cfg, SearchConfig):
+            raise GuandanError("config must be a guandan.search.SearchConfig")
+        if self.phase is not Phase.PLAY:
+            # tribute and return: the rollout policy's choice
+            lo, hi = self._core.pick(_rollout_code(cfg.rollout))
+            return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
+        seat = self._core.to_act
+        seed = cfg.seed if cfg.seed is not None else _mix_seed(self.seed, self._core.decisions)
+        raw = self._info(seat).search(*cfg.native_args(), seed)
+        return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 
     # -- information ------------------------------------------------------------
     @_locked
@@ -620,8 +806,36 @@ class Game:
         return g
 
     def __repr__(self) -> str:
-        return (f"<Game round {self.round_index} level {self.level} phase {self.phase} "
-                f"to_act {self.to_act} levels {self.team_levels}>")
+        levels = f"{self.team_levels[0]}/{self.team_levels[1]}"
+        if self.is_over:
+            w = self.winner
+            return (f"<Game over after {self.round_index} rounds: "
+                    f"{'no winner' if w is None else f'team {w} won'} (teams {levels})>")
+        top = self.top
+        table = f", to beat: {top.move} (seat {top.seat})" if top is not None else ""
+        return (f"<Game round {self.round_index + 1}, level {self.level} (teams {levels}), "
+                f"{self.phase}, seat {self.to_act} to act, cards "
+                f"{'/'.join(map(str, self.card_counts))}{table}>")
+
+    def _repr_html_(self) -> str:
+        """The table of the game for Jupyter: per seat its cards, count and
+        the plays of the current trick."""
+        import html
+        with self._lock:
+            trick: Dict[int, List[str]] = {}
+            for s, m in self.trick:
+                trick.setdefault(s, []).append(str(m))
+            lv = self._core.rlevel
+            rows = []
+            for seat in range(4):
+                mark = " &#9664;" if seat == self.to_act and not self.is_over else ""
+                cards = " ".join(self._core.hand(seat).cards(lv + 2))
+                plays = "; ".join(trick.get(seat, []))
+                rows.append(f"<tr><td>{seat} (team {seat & 1}){mark}</td><td>{self.card_counts[seat]}</td>"
+                            f"<td><code>{html.escape(cards)}</code></td><td>{html.escape(plays)}</td></tr>")
+        head = html.escape(repr(self))
+        return (f"<div><p>{head}</p><table><thead><tr><th>seat</th><th>cards</th><th>hand</th>"
+                f"<th>this trick</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _missing(hand: Hand, m: Move) -> List[str]:
@@ -631,10 +845,18 @@ def _missing(hand: Hand, m: Move) -> List[str]:
     return [c for c, k in need.items() if hand.count(c) < k]
 
 
-def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[str, int]]:
+def perft(game: Game, depth: int, *, divide: bool = False,
+          stop_at_round_end: bool = False) -> Union[int, Dict[str, int]]:
     """The number of distinct action sequences of length ``depth`` from the
     position (as chess engines count), computed natively. With ``divide``, a
     breakdown ``{str(first move): count}``.
+
+    The end of the game is terminal (a sequence cannot go past it). By
+    default the end of a *round* is not: sequences continue into the next
+    deal (its tribute and play), whose cards come from the game's seed, so
+    such counts depend on the seed. ``stop_at_round_end=True`` makes the end
+    of the current round terminal too: a sequence that ends the round at its
+    last action counts, one that would go on does not.
 
     >>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
     >>> perft(g, 1), perft(g, 2)
@@ -643,8 +865,9 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
     {'Single 3 S3': 2, 'Single 4 S4': 2}
     """
     depth = check_int(depth, "depth", 0, 64)
+    stop = game._core.round_index if stop_at_round_end else -1
     if not divide:
-        return game._core.perft(depth)
+        return game._core.perft(depth, stop)
     if depth == 0:
         raise GuandanError("perft divide needs depth >= 1")
     out: Dict[str, int] = {}
@@ -652,7 +875,10 @@ def perft(game: Game, depth: int, *, divide: bool = False) -> Union[int, Dict[st
         c = game._core.copy()
         lo, hi = m.words
         c.apply(lo, hi, False)
-        out[str(m)] = c.perft(depth - 1)
+        if stop >= 0 and c.round_index != stop:
+            out[str(m)] = 1 if depth == 1 else 0
+        else:
+            out[str(m)] = c.perft(depth - 1, stop)
     return out
 
 

@@ -14,6 +14,12 @@ Every module that accepts a policy name (``Game.play_out``, ``simulate``,
 * ``"expert"``: rule-based (``guandan._expert``): hand decomposition, card
   counting, named rules for leading, following, tribute and return;
   :func:`explain` names the rule behind a decision.
+* ``"search"``, ``"search:ms=200"``, ``"search:rollouts=500"``: the
+  determinized Monte-Carlo search of :mod:`guandan.search` (options are
+  :class:`guandan.search.SearchConfig` fields). ``Game.play_policy`` and
+  :func:`get_policy` decide from everything the seat knows; native callers
+  (``simulate``) get a native code (see
+  :func:`guandan.search.native_search_code`).
 
 A native policy decides from a *view* (its own hand, every seat's card
 count, the cards played this round, the trick, the levels), never from the
@@ -47,7 +53,7 @@ _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
 
 def policy_names() -> Tuple[str, ...]:
     """The built-in policy names available in this build."""
-    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c))
+    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c)) + ("search",)
 
 
 BUILTIN = policy_names()
@@ -68,7 +74,12 @@ def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:
 
 
 def native_code(name: str) -> int:
-    """The native code of a built-in policy name (GuandanError if unknown)."""
+    """The native code of a built-in policy name (GuandanError if unknown).
+    A ``"search:..."`` spec gets the code of a native search with those
+    options (registered on first use)."""
+    if isinstance(name, str) and name.partition(":")[0] == "search":
+        from .search import native_search_code
+        return native_search_code(name)
     code = _NATIVE.get(name) if isinstance(name, str) else None
     if code is None or not _engine.policy_available(code):
         raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
@@ -142,16 +153,27 @@ class GreedyPolicy(NativePolicy):
         super().__init__("greedy", seed)
 
 
-_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
+def _search_policy(seed: Optional[int] = None, **options: str) -> Any:
+    from .search import SearchConfig, SearchPolicy
+    return SearchPolicy(seed, SearchConfig.from_options(options))
+
+
+_search_policy.takes_options = True   # type: ignore[attr-defined]
+
+_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy,
+                                                "search": _search_policy}
 
 
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
-    """A policy callable from a built-in name or a callable."""
+    """A policy callable from a built-in name (with options, e.g.
+    ``"search:rollouts=200"``) or a callable."""
     if callable(name_or_callable):
         return name_or_callable
-    name, _ = parse_policy(name_or_callable)
-    native_code(name)                               # unknown names fail here
+    name, opts = parse_policy(name_or_callable)
     factory = _PY_FACTORIES.get(name)
+    if factory is not None and getattr(factory, "takes_options", False):
+        return factory(seed, **opts)
+    native_code(name)                               # unknown names fail here
     return factory(seed) if factory else NativePolicy(name, seed)
 
 
@@ -170,18 +192,17 @@ def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
     """
     if name != "expert":
         raise GuandanError(f"only the expert policy explains its decisions, not {name!r}")
-    c = game._core
-    if c.phase == _PHASE_CODES["over"]:
+    if game.is_over:
         raise GuandanError("the game is over")
     moves = game.legal_moves()
-    seat = c.to_act
-    played = Hand.from_masks((1 << 54) - 1, (1 << 54) - 1)      # two decks ...
-    for s in range(4):
-        played = played - c.hand(s)                              # ... minus every hand
-    top_seat, top_lo, top_hi, passes = c.top
-    i, rule = _expert.explain_view(moves, c.hand(seat), played, seat, c.phase, c.rlevel, c.levels,
-                                   top_lo, top_hi, top_seat, passes,
-                                   [c.hand_size(s) for s in range(4)], c.fin)
+    seat = game.to_act
+    top = game.top
+    top_lo, top_hi = top.move.words if top is not None else (0, 0)
+    i, rule = _expert.explain_view(moves, game.hands[seat], game.played_cards(), seat,
+                                   _PHASE_CODES[game.phase], game.level_index,
+                                   game.team_level_indices, top_lo, top_hi,
+                                   -1 if top is None else top.seat, game.passes,
+                                   game.card_counts, game.finish_order)
     if not 0 <= i < len(moves):
         raise GuandanError("the expert made no choice")
     return moves[i], rule

@@ -1,4 +1,4 @@
-"""Rule sets: the variant options of ``RULES.md`` as one frozen value.
+"""Rule sets: the variant options of ``docs/rules.md`` as one frozen value.
 
 A game records the :class:`Rules` it was played under; the move generator
 reads :attr:`Rules.wild_straight_flush`.
@@ -26,7 +26,7 @@ MAX_A_FAIL_LIMIT = 100       # native A-failure counters are 8-bit
 
 @dataclass(frozen=True)
 class Rules:
-    """The variant options of RULES.md ("Variants"); defaults are the China
+    """The variant options of docs/rules.md ("Variants"); defaults are the China
     Guandan Research Institute's entertainment rules.
 
     Attributes:
@@ -75,7 +75,7 @@ class Rules:
 
     @classmethod
     def default(cls) -> "Rules":
-        """The CGRI entertainment rules (RULES.md defaults)."""
+        """The CGRI entertainment rules (the defaults of docs/rules.md)."""
         return cls()
 
     @classmethod

@@ -1,5 +1,5 @@
 """A table server for the official Guandan AI-contest protocol
-(``../shared/PROTOCOL.md``): JSON over WebSocket, so bots written for the
+(``docs/protocol.md``): JSON over WebSocket, so bots written for the
 contest platform (``guandan_offline_v1006``) play against this engine
 unchanged.
 
@@ -26,7 +26,7 @@ connection with code 1009, and the seat counts as disconnected. Ignored frames
 are logged with the reason (the first 20 of each connection, then every 1000th).
 
 *Timeout.* A seat that does not answer within ``timeout`` seconds plays the
-*default action*. Default 30 s: PROTOCOL.md sets no limit (the reference server
+*default action*. Default 30 s: the contest protocol (docs/protocol.md) sets no limit (the reference server
 waits forever, so one hung bot freezes its table); 30 s is far more than a
 contest bot thinks per move yet bounds a hung one. ``0`` or ``None`` waits
 forever. The default action is index 0 of its ``actionList`` (the pass when
@@ -525,7 +525,7 @@ class TableServer:
     def _bot_index(self, seat: _Seat) -> int:
         g = self.game
         assert g is not None
-        return g.legal_moves().index_of(g.choose(seat.policy or "greedy"))
+        return g.legal_moves(order="contest").index_of(g.choose(seat.policy or "greedy"))
 
     async def _decide(self, seat: _Seat, msg: Dict[str, Any], n: int) -> int:
         loop = asyncio.get_running_loop()
@@ -626,7 +626,7 @@ class TableServer:
             await self._exchange("back")
         while not self._aborted and not g.is_over and g.round_index == rnd:
             seat = self.seats[g.to_act]
-            legal = g.legal_moves()
+            legal = g.legal_moves(order="contest")        # the platform's actionList order
             actions = legal.to_platform()
             top_before = g.top
             idx = await self._decide(seat, self._act(seat.index, "play", actions), len(actions))
@@ -718,7 +718,8 @@ class TableServer:
         try:
             from websockets.asyncio.server import serve as ws_serve
         except ImportError:
-            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]'") from None
+            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]' "
+                               "(from a clone of the repository: pip install '.[server]')") from None
 
         self._full = asyncio.Event()            # created in the running loop
         for seat in self.seats:

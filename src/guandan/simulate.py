@@ -1,6 +1,10 @@
 """Bulk simulation: millions of deals in the native loop, on all cores, or on
 a cluster through any ``concurrent.futures``-style executor (Dask included).
 
+This module is also callable: ``guandan.simulate(...)`` (and ``from guandan
+import simulate``) is :func:`simulate`, while ``import guandan.simulate``
+gives this module (``help(guandan.simulate)`` shows this page).
+
 >>> from guandan import simulate
 >>> r = simulate(200, policies=("greedy", "random", "greedy", "random"), seed=1, workers=1)
 >>> len(r), r.unit, r.summary()["team_win_rate"][0] > 0.8
@@ -21,6 +25,7 @@ import math
 import os
 import sys
 import time
+import types
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -35,7 +40,10 @@ PY_SEAT = _sim.PY_SEAT
 from .errors import GuandanError
 from .rules import Rules, resolve_rules
 
-__all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "play_starts"]
+__all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
+           "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
+
+OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
 
 CHUNK_DEALS = 2000
 CHUNK_GAMES = 100
@@ -183,6 +191,59 @@ class SimulationResult:
     def __len__(self) -> int:
         return self.n
 
+    def __repr__(self) -> str:
+        s = self.summary()
+        per = "deal" if self.unit == "deal" else "game"
+        if not s["n"]:
+            return f"<SimulationResult: no {per}s>"
+        rate = s["team_win_rate"]
+        wins = ", ".join("-" if r is None else f"{r:.1%}" for r in rate)
+        return (f"<SimulationResult {s['n']:,} {per}s, {'/'.join(self.policies)}, rules {s['rules']}, "
+                f"seed {s['seed']}: team 0/1 {'banker' if per == 'deal' else 'win'} {wins}>")
+
+    def _repr_html_(self) -> str:
+        """The summary as a table, for Jupyter."""
+        import html
+        s = self.summary()
+        per = "deal" if self.unit == "deal" else "game"
+        if not s["n"]:
+            return f"<p>SimulationResult: no {per}s</p>"
+        what = "banker (wins the deal)" if per == "deal" else "wins the game"
+        rows = [("", "team 0 (seats 0, 2)", "team 1 (seats 1, 3)")]
+        cells = []
+        for t in (0, 1):
+            r, (lo, hi) = s["team_win_rate"][t], s["team_win_ci95"][t]
+            cells.append("-" if r is None else f"{r:.2%} (95%: {lo:.2%} to {hi:.2%})")
+        rows.append((what, *cells))
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+                       for row in rows)
+        foot = (f"{s['n']:,} {per}s, policies {', '.join(self.policies)}, rules {s['rules']}, seed "
+                f"{s['seed']}; {s['decisions_per_' + per]:.1f} decisions and {s['bombs_per_' + per]:.2f} "
+                f"bombs per {per}; tribute {s['tribute_rate']:.1%}, anti-tribute "
+                f"{s['anti_tribute_rate']:.2%} of rounds; {s['seconds']:.1f} s")
+        return f"<div><table>{body}</table><p>{html.escape(foot)}</p></div>"
+
+    def to_pandas(self) -> Any:
+        """The rows as a ``pandas.DataFrame`` (two-column fields such as
+        ``order`` become ``order0`` .. ``order3``). Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise GuandanError("to_pandas needs pandas: pip install pandas") from None
+        return pd.DataFrame(self._columns())
+
+    def _columns(self) -> Dict[str, np.ndarray]:
+        if self.rows is None:
+            raise GuandanError("rows were not kept (keep_rows=False): no rows")
+        cols: Dict[str, np.ndarray] = {}
+        for k, v in self.rows.items():
+            if v.ndim == 2:
+                for j in range(v.shape[1]):
+                    cols[f"{k}{j}"] = v[:, j]
+            else:
+                cols[k] = v
+        return cols
+
     def summary(self) -> Dict[str, Any]:
         """Team win rates (banker team per deal, or game winner) with 95%
         Wilson intervals, mean decisions, bomb frequency, tribute rates and
@@ -193,7 +254,7 @@ class SimulationResult:
         s: Dict[str, Any] = {
             "unit": self.unit,
             "n": a.n,
-            "team_win_rate": [a.wins[t] / decided if decided else float("nan") for t in (0, 1)],
+            "team_win_rate": [a.wins[t] / decided if decided else None for t in (0, 1)],
             "team_win_ci95": [_wilson(a.wins[t], decided) for t in (0, 1)],
             f"decisions_per_{per}": a.decisions / a.n if a.n else 0.0,
             f"bombs_per_{per}": a.bombs / a.n if a.n else 0.0,
@@ -215,18 +276,26 @@ class SimulationResult:
         return s
 
     def format_summary(self) -> str:
+        """The summary as text: speed, then per team how often it was the
+        banker's team (deals) or won (games) with its 95% Wilson interval
+        (never beyond 0-100%), then decisions, bombs and tribute rates."""
         s = self.summary()
         per = "deal" if self.unit == "deal" else "game"
+        if not s["n"]:
+            return f"0 {per}s: nothing was simulated"
         lines = [
             f"{s['n']:,} {per}s in {s['seconds']:.1f} s: {s[per + 's_per_s']:,.0f} {per}s/s, "
             f"{s['decisions_per_s']:,.0f} decisions/s ({s['workers']} workers)",
             f"policies {', '.join(self.policies)}; rules {s['rules']}; seed {s['seed']}",
-            f"{'':<26}{'team 0 (seats 0,2)':>20}{'team 1 (seats 1,3)':>20}",
+            f"{'':<24}{'team 0 (seats 0,2)':>27}{'team 1 (seats 1,3)':>27}",
         ]
-        (l0, h0), (l1, h1) = s["team_win_ci95"]
         what = "banker (wins the deal)" if self.unit == "deal" else "wins the game"
-        lines.append(f"{what:<26}{s['team_win_rate'][0]:>12.2%} ±{(h0 - l0) / 2:.2%}"
-                     f"{s['team_win_rate'][1]:>12.2%} ±{(h1 - l1) / 2:.2%}")
+        cells = []
+        for t in (0, 1):
+            r, (lo, hi) = s["team_win_rate"][t], s["team_win_ci95"][t]
+            cells.append("-" if r is None else f"{r:.2%} [{lo:.2%}, {hi:.2%}]")
+        lines.append(f"{what:<24}{cells[0]:>27}{cells[1]:>27}")
+        lines.append(f"{'':<24}{'(95% interval in brackets)':>27}")
         lines.append(f"decisions per {per}: {s['decisions_per_' + per]:.1f}; bombs per {per}: "
                      f"{s['bombs_per_' + per]:.2f}; tribute {s['tribute_rate']:.1%}, "
                      f"anti-tribute {s['anti_tribute_rate']:.2%} of rounds")
@@ -235,35 +304,86 @@ class SimulationResult:
     __str__ = format_summary
 
     def save(self, path: str) -> str:
-        """Save the rows: ``.npz`` (numpy) or ``.parquet`` (needs pyarrow).
-        The file is written to a temporary name and renamed when complete, so
-        an interrupted save never leaves a broken file."""
+        """Save the rows: ``.npz`` (numpy), ``.csv`` (a header line, then one
+        line per row; two-column fields split as in :meth:`to_pandas`) or
+        ``.parquet`` (needs pyarrow); a path without a suffix gets ``.npz``,
+        any other suffix is refused. The file is written to a temporary name
+        and renamed when complete, so an interrupted save never leaves a
+        broken file. Returns the path written."""
         if self.rows is None:
             raise GuandanError("rows were not kept (keep_rows=False): nothing to save")
+        path = check_output_path(path)
         if path.endswith(".parquet"):
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise GuandanError("saving Parquet needs pyarrow (pip install pyarrow)") from None
-            cols = {}
-            for k, v in self.rows.items():
-                if v.ndim == 2:
-                    for j in range(v.shape[1]):
-                        cols[f"{k}{j}"] = v[:, j]
-                else:
-                    cols[k] = v
+            import pyarrow as pa
+            import pyarrow.parquet as pq
             with atomic_write(path, "wb") as f:
-                pq.write_table(pa.table(cols), f)
+                pq.write_table(pa.table(self._columns()), f)
             return path
-        if not path.endswith(".npz"):
-            path += ".npz"
+        if path.endswith(".csv"):
+            cols = self._columns()
+            names = list(cols)
+            data = np.column_stack([cols[k].astype(np.int64) for k in names]) if names else np.zeros((0, 0))
+            with atomic_write(path, "w", newline="") as f:
+                f.write(",".join(names) + "\n")
+                np.savetxt(f, data, fmt="%d", delimiter=",")
+            return path
         import json
         meta = {"unit": self.unit, "seed": self.seed, "policies": self.policies,
                 "rules": self.rules.to_dict()}
         with atomic_write(path, "wb") as f:          # complete or absent, never truncated
             np.savez_compressed(f, __meta__=np.array(json.dumps(meta)), **self.rows)
         return path
+
+
+def check_output_path(path: Any) -> str:
+    """The validator of an output path for :meth:`SimulationResult.save`,
+    used before simulating: a known format (``.npz``, ``.parquet``,
+    ``.csv``; no suffix means ``.npz``), an existing writable folder, and
+    pyarrow for Parquet. Returns the path that will be written."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise GuandanError(f"an output path is a string, got {type(path).__name__}")
+    path = os.fspath(path)
+    if not path or path.endswith(os.sep):
+        raise GuandanError(f"{path!r} is not a file name")
+    ext = os.path.splitext(path)[1].lower()
+    if ext == "":
+        path += ".npz"
+        ext = ".npz"
+    if ext not in OUTPUT_FORMATS:
+        raise GuandanError(f"cannot save rows as {ext!r} ({path}): use .npz, .csv or .parquet")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise GuandanError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise GuandanError(f"cannot write {path}: the folder {folder} is not writable")
+    if os.path.isdir(path):
+        raise GuandanError(f"cannot write {path}: it is a folder")
+    if ext == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            raise GuandanError("saving Parquet needs pyarrow: pip install pyarrow") from None
+    return path
+
+
+def progress_bar(total: int, unit: str, enabled: Optional[bool] = None, desc: Optional[str] = None) -> Any:
+    """A progress bar (tqdm) on stderr for ``total`` units; ``enabled=None``
+    shows it only when stderr is a terminal. Used by every long-running
+    command (simulate, the benchmarks). The bar has ``update(n)`` and
+    ``close()``; when disabled it does nothing."""
+    from tqdm.auto import tqdm
+    if enabled is None:
+        enabled = _stderr_is_terminal()
+    return tqdm(total=total, unit=f" {unit}s", unit_scale=True, desc=desc, disable=not enabled,
+                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _is_dask_client(ex: Any) -> bool:
@@ -273,7 +393,7 @@ def _is_dask_client(ex: Any) -> bool:
 def simulate(n: int, *, unit: str = "deal",
              policies: Sequence[Union[str, Callable[..., Any]]] = ("greedy", "random", "greedy", "random"),
              rules: Optional[Rules] = None, seed: int = 0, workers: Optional[int] = None,
-             executor: Any = None, progress: bool = False, keep_rows: bool = True,
+             executor: Any = None, progress: Optional[bool] = None, keep_rows: bool = True,
              chunk: Optional[int] = None) -> SimulationResult:
     """Simulate ``n`` deals (``unit="deal"``) or games (``unit="game"``).
 
@@ -286,7 +406,8 @@ def simulate(n: int, *, unit: str = "deal",
         workers: threads for the local native loop (default: all cores).
         executor: a ``concurrent.futures.Executor`` or a Dask
             ``distributed.Client`` to run the chunks on instead.
-        progress: print a progress line (done, rate, ETA) to stderr.
+        progress: a progress bar (tqdm: done, rate, ETA) on stderr; ``None``
+            (default): only when stderr is a terminal.
         keep_rows: keep the per-row arrays (else only the streaming summary:
             memory constant in ``n``).
         chunk: deals (or games) per chunk; part of the result's identity.
@@ -328,8 +449,8 @@ def simulate(n: int, *, unit: str = "deal",
     agg = _Aggregate()
     parts: List[Dict[str, np.ndarray]] = []
     t0 = time.perf_counter()
-    done = 0
     window = max(2, 4 * workers)
+    bar = progress_bar(n, unit, progress)
     try:
         pending: List[Any] = []
         nxt = 0
@@ -349,15 +470,12 @@ def simulate(n: int, *, unit: str = "deal",
             agg.add(unit, rows)
             if keep_rows:
                 parts.append(rows)
-            done += len(rows["decisions"])
-            if progress:
-                _progress(done, n, unit, time.perf_counter() - t0)
+            bar.update(len(rows["decisions"]))
     finally:
+        bar.close()
         if own_pool is not None:
             own_pool.shutdown(wait=True, cancel_futures=True)
     elapsed = time.perf_counter() - t0
-    if progress:
-        sys.stderr.write("\n")
     rows_all = None
     if keep_rows:
         keys = _sim.DEAL_FIELDS if u == 0 else _sim.GAME_FIELDS
@@ -367,16 +485,6 @@ def simulate(n: int, *, unit: str = "deal",
             rows_all = {k: np.zeros((0, 4) if k == "order" else ((0, 2) if k == "levels" else 0))
                         for k in keys}
     return SimulationResult(unit, n, rows_all, agg, elapsed, seed, names, rules, workers)
-
-
-def _progress(done: int, n: int, unit: str, dt: float) -> None:
-    rate = done / dt if dt > 0 else 0.0
-    eta = (n - done) / rate if rate > 0 else float("inf")
-    pct = done / n if n else 1.0
-    bar = "#" * int(pct * 30)
-    sys.stderr.write(f"\r[{bar:<30}] {done:,}/{n:,} {unit}s {pct:6.1%}  {rate:,.0f} {unit}s/s"
-                     f"  ETA {eta:5.0f}s ")
-    sys.stderr.flush()
 
 
 def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "deal",
@@ -440,3 +548,13 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
             g.play(Move._from_native(int(w0), int(w1), g._core.rlevel))
         recs.append(g.record())
     return rows, recs
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as :func:`simulate` (``guandan.simulate(...)``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> SimulationResult:
+        return simulate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -26,9 +26,14 @@ Observation layout (``obs[i]``, float32, from the seat to act in game i):
 173..226   cards played so far this round (public)
 =========  =====================================================================
 
-Rewards: when an episode ends (a deal with ``unit="deal"``, a game with
-``unit="game"``), the banker's team gets the number of levels it went up
-(1..3; 4 for winning the game), the other team the negative; partners share.
+Rewards: :meth:`VecGame.step` returns an ``(n, 4)`` float array, one reward
+per *seat* (partners share theirs, teams are zero-sum). They are non-zero
+only where an episode ended; with ``unit="game"`` every round pays as it
+ends. The banker's team gets the number of levels it went up (1..3; 4 when
+the round wins the game), the other team the negative. A reward can be 0
+even when a round ended: a banker's team already at A that does not win
+there (its partner last) stays at A, and a ``max_rounds`` stop with equal
+levels pays nothing.
 """
 
 from __future__ import annotations
@@ -124,7 +129,11 @@ class VecGame:
 
     def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Play ``actions[i]`` (index into game i's legal list) in every game.
-        Returns ``(rewards (n, 4), done (n,))``; finished episodes restart."""
+        Returns ``(rewards, done)``: ``rewards`` is ``(n, 4)`` float32, one
+        per seat (see the module docstring: non-zero only where an episode
+        ended, and it can be 0 even then), ``done`` is ``(n,)`` int8 (1 where an
+        episode ended);
+        finished episodes restart."""
         a = _check_actions(actions, self.n)
         with self._lock:
             try:

@@ -1,0 +1,57 @@
+# cython: language_level=3
+"""C-level interface of the search tools (``_search.pyx``): the world
+sampler, native rollouts and the determinized Monte-Carlo search, for other
+native modules to cimport."""
+
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
+from guandan._core cimport Gen, MoveBuf
+from guandan._engine cimport State, View, RuleSet
+
+cdef enum:
+    MAXCAND = 64               # candidate moves evaluated by one search decision
+
+# What one seat knows, ready to sample full positions ("worlds") from.
+ctypedef struct Info:
+    State base                 # the public state with the seat's own hand; other hands empty
+    int seat
+    int others[3]              # the other seats, in seat order
+    int need[3]                # their card counts
+    int8_t u[54]               # unseen copies of each face (not in the own hand, not played)
+    double w[54][6]            # weight of each way to split face f's unseen copies (0: impossible)
+    double* G                  # DP table: 55 x (need[0]+1) x (need[1]+1) completion weights
+    int d1                     # need[1] + 1
+    int rem[55]                # unseen cards in faces f..53
+
+ctypedef struct SearchCfg:
+    int rollout_code           # native policy of the rollouts (and of the candidate order)
+    int64_t rollouts           # evaluations per decision (0: use ms)
+    double ms                  # time per decision when rollouts == 0
+    int topk                   # candidate moves (all when at most this many)
+    int solve_cards            # solve exactly when the hands hold at most this many cards (0: never)
+    int64_t solve_nodes        # node limit of one exact solve (over it: a rollout instead)
+    int tt_bits                # transposition table of the solver: 2**tt_bits entries
+    RuleSet rules              # the rules of worlds built from a View
+
+ctypedef struct SearchOut:
+    int ncand
+    Py_ssize_t cand[MAXCAND]   # indices into the legal list
+    double sum[MAXCAND]        # sum of the seat's team level points over evaluations
+    double sumsq[MAXCAND]
+    int64_t cnt[MAXCAND]
+    int64_t worlds
+    int64_t rollouts
+    int64_t solved             # evaluations by the exact solver
+    int64_t solve_fail         # solves over the node limit (a rollout was used)
+    Py_ssize_t choice          # index into the legal list
+    double seconds
+
+cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
+                   uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
+                   const uint64_t* pby_two, bint use_tribute) noexcept nogil
+cdef void info_free(Info* IS) noexcept nogil
+cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil
+cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil
+cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
+                 int8_t* order) noexcept nogil
+cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,
+                       uint64_t seed, SearchOut* out) noexcept nogil

@@ -1,0 +1,1219 @@
+# cython: language_level=3
+"""Native tools for search bots: sampling full positions consistent with
+what one seat knows, rollouts to the end of the round with a native policy,
+and determinized Monte-Carlo search (also registered as native policies).
+
+World sampling
+--------------
+A seat knows its own hand, every seat's card count, the cards played this
+round and by whom, and (in the play phase) the tribute and return cards of
+this round. The sampler deals the unseen cards - two decks minus the own
+hand minus the cards played - to the other seats by their counts.
+
+Weighting: every *physical* deal of the unseen cards (the two copies of a
+face told apart) consistent with the constraints is equally likely. So a
+face whose two copies are unseen goes to two different seats with twice the
+weight of both going to one seat, exactly as when the unseen cards are
+shuffled and dealt by counts; with no constraint the sampler is that shuffle.
+It does not weigh deals by how likely the other players were to play what
+they played (no opponent model), nor by how likely the original 27-card
+deal was (the posterior of the original shuffle would make a second copy of
+a card a seat already played less likely).
+
+Constraints, all exact, from the tribute of this round (public in the play
+phase): a card a seat received (tribute or return) is in its hand unless it
+played it since; a payer held no card stronger (level order) than its
+tribute except the wilds; the payers did not hold both big jokers between
+them (else anti-tribute); with anti-tribute they did; a receiver who
+returned a card above 10 or a level card held no card of rank 2..10 other
+than level cards, and nothing lower in level order than it except wilds.
+Each is a bound on how many copies of a face a seat holds now (the joker
+rule a bound on two seats together), and a deal is consistent when every
+bound holds.
+
+The sampler is exact: a dynamic program over the 54 faces, with the
+remaining counts of two seats as the state (the third is implied), holds the
+total weight of all consistent completions, and each sample draws a face's
+split with probability proportional to (weight of the split) x (weight of
+completing the rest). Building the table costs about 54 x 28 x 28 x 6
+operations once per information set; each sample then costs 54 draws.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy
+
+cimport cython
+cimport numpy as cnp
+import numpy as np
+
+from guandan._core cimport (
+    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
+    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
+)
+from guandan._engine cimport (
+    State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
+    policy_register,
+)
+from guandan._solve cimport (
+    Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
+    terminal_order, order_value, gd_now,
+)
+from guandan._engine import policy_available
+
+from .errors import GuandanError
+
+cnp.import_array()
+
+cdef int HR = 53
+cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+
+# the ways to split u unseen copies of a face among the three other seats,
+# and the number of physical arrangements of each (copies told apart)
+cdef int8_t OPTX[3][6][3]
+cdef double MULT[3][6]
+cdef int NOPT[3]
+
+
+cdef void _init_tables() noexcept:
+    cdef int a, b, c, u, n
+    memset(OPTX, 0, sizeof(OPTX))
+    for u in range(3):
+        n = 0
+        for a in range(u, -1, -1):
+            for b in range(u - a, -1, -1):
+                c = u - a - b
+                OPTX[u][n][0] = a
+                OPTX[u][n][1] = b
+                OPTX[u][n][2] = c
+                # u! / (a! b! c!)
+                MULT[u][n] = 2.0 if (u == 2 and a < 2 and b < 2 and c < 2) else 1.0
+                n += 1
+        NOPT[u] = n
+
+
+_init_tables()
+
+
+cdef inline int nbits(uint64_t one, uint64_t two, int f) noexcept nogil:
+    return <int>((one >> f) & 1) + <int>((two >> f) & 1)
+
+
+cdef inline void add_copies(State* st, int seat, int f, int k) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << f
+    while k > 0:
+        if st.one[seat] & bit:
+            st.two[seat] |= bit
+        else:
+            st.one[seat] |= bit
+        k -= 1
+
+
+cdef inline int face_strength(int f, int level) noexcept nogil:
+    if f >= 52:
+        return rank_strength(f - 39, level)
+    return rank_strength(f >> 2, level)
+
+
+cdef inline bint returnable(int f, int level) noexcept nogil:
+    """A card a receiver may return when it has one: rank 2..10, not a level card."""
+    return f < 36 and (f >> 2) != level
+
+
+cdef inline int imax(int a, int b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef inline int imin(int a, int b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline double unif(uint64_t* rng) noexcept nogil:
+    return <double>(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+# ---------------------------------------------------------------------------
+# Information sets and the sampler
+# ---------------------------------------------------------------------------
+
+cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
+                   uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
+                   const uint64_t* pby_two, bint use_tribute) noexcept nogil:
+    """What ``seat`` knows: ``base`` is the public state (its own hand in
+    ``base``; the other hands are ignored), ``counts`` every seat's card
+    count, ``pone/ptwo`` the cards played this round, ``pby_*`` (or NULL)
+    the cards each seat played this round (needed only with tribute
+    constraints). Returns 0, -1 if the counts do not match the unseen cards
+    or the tribute is incomplete, -2 if no deal is consistent, -3 out of
+    memory."""
+    cdef int s, k, f, i, o, p, r, t, b, ts, bs, kp, kr, wild, total, nu, sm, j, kk, d0, d1
+    cdef int8_t lb[3][54]
+    cdef int8_t ub[3][54]
+    cdef int8_t off0[4][54]
+    cdef int8_t off1[4][54]
+    cdef int jmask = 0, jlo = 0, jhi = 2, joff = 0
+    cdef uint64_t own1 = base.one[seat], own2 = base.two[seat]
+    cdef double w, acc
+    cdef double* G
+    cdef Py_ssize_t idx, nxt
+    memcpy(&IS.base, base, sizeof(State))
+    IS.seat = seat
+    IS.G = NULL
+    # nothing hidden stays in the template: not the other hands (below), not
+    # the deal RNG (the next rounds' deals), not the last round's end hands
+    st_seed(IS.base.deal_rng, <uint64_t>0x5EED5EED5EED5EED)
+    memset(IS.base.end_one, 0, sizeof(IS.base.end_one))
+    memset(IS.base.end_two, 0, sizeof(IS.base.end_two))
+    k = 0
+    for s in range(4):
+        if s != seat:
+            IS.others[k] = s
+            IS.need[k] = counts[s]
+            if counts[s] < 0 or counts[s] > 54:
+                return -1
+            IS.base.one[s] = 0
+            IS.base.two[s] = 0
+            k += 1
+    total = 0
+    for f in range(54):
+        nu = 2 - nbits(own1, own2, f) - nbits(pone, ptwo, f)
+        if nu < 0:
+            return -1
+        IS.u[f] = <int8_t>nu
+        total += nu
+    if total != IS.need[0] + IS.need[1] + IS.need[2]:
+        return -1
+    # offsets: the hand now + off = the hand at an earlier time
+    # off0: at the deal (before tribute), off1: after the tribute exchange, before returns
+    memset(off0, 0, sizeof(off0))
+    memset(off1, 0, sizeof(off1))
+    if pby_one != NULL:
+        for s in range(4):
+            for f in range(54):
+                i = nbits(pby_one[s], pby_two[s], f)
+                off0[s][f] += i
+                off1[s][f] += i
+    for k in range(3):
+        for f in range(54):
+            lb[k][f] = 0
+            ub[k][f] = 2
+    if use_tribute and base.npay > 0:
+        if base.npay > 2:
+            return -1
+        for i in range(base.npay):
+            if base.payer[i] < 0 or base.payer[i] > 3:
+                return -1
+        if not base.anti:
+            for i in range(base.npay):
+                p = base.payer[i]
+                r = base.recv[i]
+                t = base.paid[i]
+                b = base.returned[i]
+                if r < 0 or r > 3 or t < 0 or t > 53 or b < 0 or b > 53:
+                    return -1                       # tribute or return not done yet
+                off0[p][t] += 1                     # the payer gave t
+                off0[r][t] -= 1                     # the receiver got it
+                off0[r][b] += 1                     # the receiver returned b
+                off0[p][b] -= 1
+                off1[r][b] += 1
+                off1[p][b] -= 1
+        for k in range(3):
+            s = IS.others[k]
+            for f in range(54):
+                lb[k][f] = <int8_t>imax(0, imax(-off0[s][f], -off1[s][f]))
+                ub[k][f] = <int8_t>imin(2, imin(2 - off0[s][f], 2 - off1[s][f]))
+        wild = 4 * base.rlevel + 1
+        if not base.anti:
+            for i in range(base.npay):
+                p = base.payer[i]
+                r = base.recv[i]
+                t = base.paid[i]
+                b = base.returned[i]
+                kp = -1
+                kr = -1
+                for k in range(3):
+                    if IS.others[k] == p:
+                        kp = k
+                    if IS.others[k] == r:
+                        kr = k
+                if kp >= 0:
+                    # the tribute is the payer's highest card, never a wild
+                    ts = face_strength(t, base.rlevel)
+                    for f in range(54):
+                        if f != wild and face_strength(f, base.rlevel) > ts:
+                            ub[kp][f] = <int8_t>imin(ub[kp][f], -off0[p][f])
+                if kr >= 0 and not returnable(b, base.rlevel):
+                    # a return above 10 (or a level card): nothing returnable was
+                    # held, and nothing lower than it but wilds
+                    bs = face_strength(b, base.rlevel)
+                    for f in range(54):
+                        if returnable(f, base.rlevel) or (f != wild and face_strength(f, base.rlevel) < bs):
+                            ub[kr][f] = <int8_t>imin(ub[kr][f], -off1[r][f])
+            jlo = 0
+            jhi = 1                                 # else it would have been anti-tribute
+        else:
+            jlo = 2
+            jhi = 2                                 # anti-tribute: the payers held both
+        for i in range(base.npay):
+            p = base.payer[i]
+            jmask |= 1 << p
+            joff += off0[p][HR]
+            if p == seat:
+                joff += nbits(own1, own2, HR)
+    # the weight of every split of every face
+    for f in range(54):
+        nu = IS.u[f]
+        for o in range(6):
+            IS.w[f][o] = 0.0
+        for o in range(NOPT[nu]):
+            w = MULT[nu][o]
+            for k in range(3):
+                if OPTX[nu][o][k] < lb[k][f] or OPTX[nu][o][k] > ub[k][f]:
+                    w = 0.0
+            if f == HR and jmask:
+                sm = joff
+                for k in range(3):
+                    if (jmask >> IS.others[k]) & 1:
+                        sm += OPTX[nu][o][k]
+                if sm < jlo or sm > jhi:
+                    w = 0.0
+            IS.w[f][o] = w
+    # completion weights, from the last face back
+    d0 = IS.need[0] + 1
+    d1 = IS.need[1] + 1
+    IS.d1 = d1
+    IS.rem[54] = 0
+    for f in range(53, -1, -1):
+        IS.rem[f] = IS.rem[f + 1] + IS.u[f]
+    G = <double*>malloc(55 * d0 * d1 * sizeof(double))
+    if G == NULL:
+        return -3
+    IS.G = G
+    for i in range(d0 * d1):
+        G[54 * d0 * d1 + i] = 0.0
+    G[54 * d0 * d1] = 1.0
+    for f in range(53, -1, -1):
+        nu = IS.u[f]
+        for i in range(d0):
+            for j in range(d1):
+                idx = (f * d0 + i) * d1 + j
+                kk = IS.rem[f] - i - j
+                if kk < 0 or kk > IS.need[2]:
+                    G[idx] = 0.0
+                    continue
+                acc = 0.0
+                for o in range(NOPT[nu]):
+                    w = IS.w[f][o]
+                    if w == 0.0:
+                        continue
+                    if OPTX[nu][o][0] > i or OPTX[nu][o][1] > j or OPTX[nu][o][2] > kk:
+                        continue
+                    nxt = ((f + 1) * d0 + i - OPTX[nu][o][0]) * d1 + j - OPTX[nu][o][1]
+                    acc += w * G[nxt]
+                G[idx] = acc
+    if not (G[(0 * d0 + IS.need[0]) * d1 + IS.need[1]] > 0.0):
+        return -2
+    return 0
+
+
+cdef void info_free(Info* IS) noexcept nogil:
+    free(IS.G)
+    IS.G = NULL
+
+
+cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil:
+    """A full position drawn from the information set (see the module doc)."""
+    cdef int f, o, nu, i = IS.need[0], j = IS.need[1], kk, pick, last, d1 = IS.d1
+    cdef int d0 = IS.need[0] + 1
+    cdef double r, acc, val
+    cdef const double* G = IS.G
+    memcpy(out, &IS.base, sizeof(State))
+    for f in range(54):
+        nu = IS.u[f]
+        if nu == 0:
+            continue
+        kk = IS.rem[f] - i - j
+        r = unif(rng) * G[(f * d0 + i) * d1 + j]
+        acc = 0.0
+        pick = -1
+        last = -1
+        for o in range(NOPT[nu]):
+            if IS.w[f][o] == 0.0:
+                continue
+            if OPTX[nu][o][0] > i or OPTX[nu][o][1] > j or OPTX[nu][o][2] > kk:
+                continue
+            val = IS.w[f][o] * G[((f + 1) * d0 + i - OPTX[nu][o][0]) * d1 + j - OPTX[nu][o][1]]
+            if val <= 0.0:
+                continue
+            last = o
+            acc += val
+            if r < acc:
+                pick = o
+                break
+        if pick < 0:
+            pick = last                  # rounding at the top of the range
+        if pick < 0:
+            continue                     # unreachable for a consistent table
+        add_copies(out, IS.others[0], f, OPTX[nu][pick][0])
+        add_copies(out, IS.others[1], f, OPTX[nu][pick][1])
+        add_copies(out, IS.others[2], f, OPTX[nu][pick][2])
+        i -= OPTX[nu][pick][0]
+        j -= OPTX[nu][pick][1]
+
+
+cdef void info_marginals(const Info* IS, double* out) noexcept nogil:
+    """Expected copies of each face in each seat's hand (out: 4 x 54), exact
+    (forward x backward over the DP)."""
+    cdef int f, o, nu, i, j, kk, d1 = IS.d1, d0 = IS.need[0] + 1, k
+    cdef double* F = <double*>calloc(d0 * d1 * 2, sizeof(double))
+    cdef double* cur
+    cdef double* nxt
+    cdef double* tmp
+    cdef double z = IS.G[IS.need[0] * d1 + IS.need[1]], val
+    cdef const double* G = IS.G
+    memset(out, 0, 4 * 54 * sizeof(double))
+    for f in range(54):
+        out[IS.seat * 54 + f] = nbits(IS.base.one[IS.seat], IS.base.two[IS.seat], f)
+    if F == NULL:
+        return
+    cur = F
+    nxt = F + d0 * d1
+    cur[IS.need[0] * d1 + IS.need[1]] = 1.0
+    for f in range(54):
+        nu = IS.u[f]
+        memset(nxt, 0, d0 * d1 * sizeof(double))
+        for i in range(d0):
+            for j in range(d1):
+                if cur[i * d1 + j] == 0.0:
+                    continue
+                kk = IS.rem[f] - i - j
+                for o in range(NOPT[nu]):
+                    if IS.w[f][o] == 0.0:
+                        continue
+                    if OPTX[nu][o][0] > i or OPTX[nu][o][1] > j or OPTX[nu][o][2] > kk:
+                        continue
+                    val = cur[i * d1 + j] * IS.w[f][o]
+                    nxt[(i - OPTX[nu][o][0]) * d1 + j - OPTX[nu][o][1]] += val
+                    val *= G[((f + 1) * d0 + i - OPTX[nu][o][0]) * d1 + j - OPTX[nu][o][1]] / z
+                    for k in range(3):
+                        out[IS.others[k] * 54 + f] += val * OPTX[nu][o][k]
+        tmp = cur
+        cur = nxt
+        nxt = tmp
+    free(F)
+
+
+cdef void base_from_view(State* st, const View* v, const RuleSet* rules) noexcept nogil:
+    cdef int s
+    memset(st, 0, sizeof(State))
+    st.one[v.seat] = v.one
+    st.two[v.seat] = v.two
+    st.top_lo = v.top_lo
+    st.top_hi = v.top_hi
+    st.top_seat = v.top_seat
+    st.passes = v.passes
+    st.rlevel = v.rlevel
+    st.level[0] = v.level[0]
+    st.level[1] = v.level[1]
+    st.owner = -1
+    st.phase = PH_PLAY
+    st.to_act = v.seat
+    st.nfin = v.nfin
+    for s in range(4):
+        st.fin[s] = v.fin[s] if s < v.nfin else -1
+        st.last_order[s] = -1
+    for s in range(2):
+        st.payer[s] = -1
+        st.paid[s] = -1
+        st.recv[s] = -1
+        st.returned[s] = -1
+    st.winner = -1
+    st.rules = rules[0]
+    st.leader = v.seat if v.top_seat < 0 else v.top_seat
+    st.first_leader = st.leader
+
+
+cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil:
+    """The information set of a native policy's View (no tribute knowledge:
+    the View does not carry it)."""
+    cdef State st
+    base_from_view(&st, v, rules)
+    return info_init(IS, &st, v.seat, v.counts, v.pone, v.ptwo, NULL, NULL, False)
+
+# ---------------------------------------------------------------------------
+# Rollouts
+# ---------------------------------------------------------------------------
+
+cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
+                 int8_t* order) noexcept nogil:
+    """Play the round to its end with native policy ``code`` at every seat
+    (``st`` is modified). Returns the team-0 value and fills the finishing
+    order; -100 on error."""
+    cdef Py_ssize_t i
+    cdef int steps = 0
+    cdef uint64_t lo, hi
+    while st.phase == PH_PLAY:
+        b.n = 0
+        if st_legal(st, g, b) < 0 or b.n == 0:
+            return -100
+        i = policy_choose(code, st, b, rng)
+        if i < 0 or i >= b.n:
+            return -100
+        lo = b.data[2 * i]
+        hi = b.data[2 * i + 1]
+        if ends_round(st, lo, hi):
+            terminal_order(st, st.to_act, order)
+            return order_value(order)
+        st_apply(st, lo, hi)
+        steps += 1
+        if steps > 100000:
+            return -100
+    return -100
+
+# ---------------------------------------------------------------------------
+# Determinized Monte-Carlo search
+# ---------------------------------------------------------------------------
+
+cdef int _cmp_i64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return -1 if x < y else (1 if x > y else 0)
+
+from libc.stdlib cimport qsort
+
+
+cdef inline bint _has(const Py_ssize_t* xs, int n, Py_ssize_t v) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if xs[i] == v:
+            return True
+    return False
+
+
+cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level, int handn,
+                           Py_ssize_t* out) noexcept nogil:
+    """Candidate moves, best guesses first: the rollout policy's choice; moves
+    that go out; the pass; then round robin over move types (bombs one
+    group), each type's moves ascending by strength with copies that differ
+    only in suits dropped, taking the lowest, the highest, the second lowest,
+    ... All moves when there are at most K."""
+    cdef Py_ssize_t n = legal.n, i, j
+    cdef int k = 0, t, key, sz, nw, grp, r, any_left, wild = 4 * level + 1
+    cdef uint64_t lo, hi
+    cdef int64_t* keys
+    cdef Py_ssize_t* uniq
+    cdef int gs[12]
+    cdef int ge[12]
+    cdef int nu = 0, g
+    cdef int64_t sk
+    if K > MAXCAND:
+        K = MAXCAND
+    if K < 1:
+        K = 1
+    if 0 <= p0 < n:
+        out[k] = p0
+        k += 1
+    if n <= K:
+        for i in range(n):
+            if i != p0:
+                out[k] = i
+                k += 1
+        return k
+    for i in range(n):
+        if k >= K:
+            return k
+        lo = legal.data[2 * i]
+        hi = legal.data[2 * i + 1]
+        t = (lo >> TAG_SHIFT) & 15
+        if t != T_PASS and move_size(lo, hi) == handn and not _has(out, k, i):
+            out[k] = i
+            k += 1
+    for i in range(n):
+        if k >= K:
+            return k
+        if ((legal.data[2 * i] >> TAG_SHIFT) & 15) == T_PASS and not _has(out, k, i):
+            out[k] = i
+            k += 1
+    keys = <int64_t*>malloc(n * sizeof(int64_t))
+    uniq = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
+    if keys == NULL or uniq == NULL:
+        free(keys)
+        free(uniq)
+        return k
+    for i in range(n):
+        lo = legal.data[2 * i]
+        hi = legal.data[2 * i + 1]
+        t = (lo >> TAG_SHIFT) & 15
+        if t == T_PASS:
+            keys[i] = (<int64_t>15 << 56) | i
+            continue
+        key = (hi >> TAG_SHIFT) & 31
+        sz = move_size(lo, hi)
+        nw = <int>((lo >> wild) & 1) + <int>((hi >> wild) & 1)
+        if is_bomb_type(t):
+            grp = 9
+            sk = bomb_value(t, key, sz, level)
+        else:
+            grp = t
+            sk = key_strength(t, key, level)
+        sk = ((sk * 32 + sz) * 4 + nw) * 16 + t
+        keys[i] = (<int64_t>grp << 56) | (sk << 20) | i
+    qsort(keys, n, sizeof(int64_t), _cmp_i64)
+    for g in range(12):
+        gs[g] = -1
+        ge[g] = -1
+    j = -1
+    for i in range(n):
+        grp = <int>(keys[i] >> 56)
+        if grp == 15:
+            continue
+        if j >= 0 and (keys[i] >> 20) == (keys[j] >> 20):
+            continue                    # same group, type, key, size and wilds: a suit variant
+        j = i
+        if gs[grp] < 0:
+            gs[grp] = nu
+        uniq[nu] = i
+        nu += 1
+        ge[grp] = nu
+    r = 0
+    while k < K:
+        any_left = 0
+        for g in range(1, 10):
+            if k >= K:
+                break
+            if gs[g] < 0:
+                continue
+            if r % 2 == 0:
+                j = gs[g] + r // 2
+            else:
+                j = ge[g] - 1 - r // 2
+            if j < gs[g] or j >= ge[g]:
+                continue
+            any_left = 1
+            i = <Py_ssize_t>(keys[uniq[j]] & 0xFFFFF)
+            if not _has(out, k, i):
+                out[k] = i
+                k += 1
+        if not any_left:
+            break
+        r += 1
+    free(keys)
+    free(uniq)
+    return k
+
+
+cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,
+                       uint64_t seed, SearchOut* out) noexcept nogil:
+    """Choose among ``legal`` (the seat to act's moves) for ``IS.seat``: sample
+    worlds, evaluate every candidate in each (common worlds for all) by a
+    rollout with ``cfg.rollout_code`` - or exactly by the solver when few
+    cards are left - and pick the best mean of the seat's team level points.
+    Returns 0, or -1 on error."""
+    cdef uint64_t rng[4]
+    cdef State world, child
+    cdef Gen* g = NULL
+    cdef MoveBuf b
+    cdef Solver* S = NULL
+    cdef SolveOut so
+    cdef int8_t order[4]
+    cdef double t0 = gd_now(), limit = cfg.ms / 1000.0, best, m
+    cdef int seat = IS.seat, sign, total = 0, handn, c, v, s, rc = 0
+    cdef bint use_solve
+    cdef Py_ssize_t p0, i
+    cdef int64_t evals = 0
+    cdef uint64_t lo, hi
+    memset(out, 0, sizeof(SearchOut))
+    if legal.n <= 0:
+        return -1
+    if legal.n == 1:
+        out.ncand = 1
+        out.cand[0] = 0
+        out.choice = 0
+        out.seconds = gd_now() - t0
+        return 0
+    st_seed(rng, seed)
+    g = gen_new()
+    if g == NULL:
+        return -1
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    info_world(IS, rng, &world)
+    p0 = policy_choose(cfg.rollout_code, &world, <MoveBuf*>legal, rng)
+    if p0 < 0 or p0 >= legal.n:
+        p0 = 0
+    handn = card_count(world.one[seat], world.two[seat])
+    out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand)
+    out.choice = out.cand[0] if out.ncand > 0 else p0
+    if out.ncand <= 1:
+        gen_free(g)
+        out.seconds = gd_now() - t0
+        return 0
+    for s in range(4):
+        total += card_count(world.one[s], world.two[s])
+    use_solve = cfg.solve_cards > 0 and total <= cfg.solve_cards
+    if use_solve:
+        S = solver_new(cfg.tt_bits)
+        if S == NULL:
+            use_solve = False
+    sign = 1 if (seat & 1) == 0 else -1
+    while rc == 0:
+        for c in range(out.ncand):
+            i = out.cand[c]
+            lo = legal.data[2 * i]
+            hi = legal.data[2 * i + 1]
+            if ends_round(&world, lo, hi):
+                v = terminal_value(&world, seat)
+            else:
+                memcpy(&child, &world, sizeof(State))
+                st_apply(&child, lo, hi)
+                v = -100
+                if use_solve:
+                    if solve_state(S, &child, cfg.solve_nodes, 0.0, &so) == 0 and so.lo == so.hi:
+                        v = so.lo
+                        out.solved += 1
+                    else:
+                        out.solve_fail += 1
+                if v == -100:
+                    v = rollout(&child, g, &b, cfg.rollout_code, rng, order)
+                    out.rollouts += 1
+                    if v == -100:
+                        rc = -1
+                        break
+            out.sum[c] += sign * v
+            out.sumsq[c] += v * v
+            out.cnt[c] += 1
+            evals += 1
+        if rc != 0:
+            break
+        out.worlds += 1
+        if cfg.rollouts > 0:
+            if evals >= cfg.rollouts:
+                break
+        elif gd_now() - t0 >= limit:
+            break
+        if out.worlds >= 10000000:
+            break
+        info_world(IS, rng, &world)
+    best = -1e300
+    for c in range(out.ncand):
+        if out.cnt[c] > 0:
+            m = out.sum[c] / out.cnt[c]
+            if m > best:
+                best = m
+                out.choice = out.cand[c]
+    buf_free(&b)
+    gen_free(g)
+    solver_free(S)
+    out.seconds = gd_now() - t0
+    return rc
+
+# ---------------------------------------------------------------------------
+# The search as native policies (codes allocated from Python, 4..7)
+# ---------------------------------------------------------------------------
+
+cdef SearchCfg SLOT_CFG[POL_SLOTS]
+cdef int SLOT_ON[POL_SLOTS]
+memset(SLOT_CFG, 0, sizeof(SLOT_CFG))
+memset(SLOT_ON, 0, sizeof(SLOT_ON))
+
+
+cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    cdef Info IS
+    cdef SearchOut o
+    cdef int rc
+    cdef const SearchCfg* cfg = &SLOT_CFG[code]
+    if moves.n == 0:
+        return -1
+    if v.phase != PH_PLAY or moves.n == 1 or not SLOT_ON[code]:
+        return 0                         # tribute / return: the first allowed card
+    IS.G = NULL
+    rc = info_from_view(&IS, v, &cfg.rules)
+    if rc != 0:
+        info_free(&IS)
+        return 0
+    rc = search_decide(&IS, moves, cfg, rng_next(rng), &o)
+    info_free(&IS)
+    if rc != 0:
+        return 0
+    return o.choice
+
+
+cdef Py_ssize_t _slot4(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
+    return _search_view(4, v, m, r)
+
+
+cdef Py_ssize_t _slot5(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
+    return _search_view(5, v, m, r)
+
+
+cdef Py_ssize_t _slot6(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
+    return _search_view(6, v, m, r)
+
+
+cdef Py_ssize_t _slot7(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
+    return _search_view(7, v, m, r)
+
+
+cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms, int topk,
+                    int solve_cards, int64_t solve_nodes, int tt_bits, const RuleSet* rules) except -1:
+    if not (0 < rollout_code < POL_SLOTS) or not policy_available(rollout_code) or SLOT_ON[rollout_code]:
+        raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
+                           f"search (code {rollout_code})")
+    if rollouts < 0 or ms < 0 or (rollouts == 0 and ms <= 0):
+        raise GuandanError("give a budget: rollouts > 0 or ms > 0")
+    if not 1 <= topk <= MAXCAND:
+        raise GuandanError(f"k (candidate moves) must be 1..{MAXCAND}, got {topk}")
+    if not 0 <= solve_cards <= 108 or solve_nodes < 0 or not 4 <= tt_bits <= 30:
+        raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
+    c.rollout_code = rollout_code
+    c.rollouts = rollouts
+    c.ms = ms
+    c.topk = topk
+    c.solve_cards = solve_cards
+    c.solve_nodes = solve_nodes
+    c.tt_bits = tt_bits
+    c.rules = rules[0]
+    return 0
+
+
+def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int topk,
+                  int solve_cards, int64_t solve_nodes, int tt_bits, NativeRules rules not None):
+    """Register the search with this configuration as native policy ``code``
+    (4..7, a free slot). ``guandan.search`` allocates the slots."""
+    if code < 4 or code > 7:
+        raise GuandanError("search slots are codes 4..7")
+    if policy_available(code) and not SLOT_ON[code]:
+        raise GuandanError(f"native policy code {code} is taken")
+    _check_cfg(&SLOT_CFG[code], rollout_code, rollouts, ms, topk, solve_cards, solve_nodes,
+               tt_bits, &rules.r)
+    SLOT_ON[code] = 1
+    if code == 4:
+        policy_register(4, _slot4)
+    elif code == 5:
+        policy_register(5, _slot5)
+    elif code == 6:
+        policy_register(6, _slot6)
+    else:
+        policy_register(7, _slot7)
+
+
+def is_search_slot(int code):
+    return 0 < code < POL_SLOTS and SLOT_ON[code] != 0
+
+# ---------------------------------------------------------------------------
+# Python-facing
+# ---------------------------------------------------------------------------
+
+cdef State* _load(bytes data, State* st) except NULL:
+    if len(data) != sizeof(State):
+        raise GuandanError("state bytes of the wrong size")
+    memcpy(st, <char*>data, sizeof(State))
+    return st
+
+
+cdef void _plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
+    """Accumulate (seat, lo, hi) play words into per-seat card sets."""
+    cdef int s, f
+    cdef uint64_t lo, hi, m, bit
+    for s in range(4):
+        one[s] = 0
+        two[s] = 0
+    for entry in plays:
+        s = entry[0]
+        lo = entry[1]
+        hi = entry[2]
+        if not 0 <= s <= 3:
+            raise GuandanError("a play's seat must be 0..3")
+        m = lo & FACE_MASK
+        while m:
+            f = gd_ctz64(m)
+            m &= m - 1
+            bit = (<uint64_t>1) << f
+            for _ in range(1 + <int>((hi >> f) & 1)):
+                if one[s] & bit:
+                    if two[s] & bit:
+                        raise GuandanError("more than two copies of a card played by one seat")
+                    two[s] |= bit
+                else:
+                    one[s] |= bit
+
+
+_INFO_ERRORS = {
+    -1: "the card counts do not match the unseen cards, or the tribute of this round is "
+        "incomplete (worlds are sampled in the play phase)",
+    -2: "no deal is consistent with what the seat knows",
+    -3: "out of memory",
+}
+
+
+cdef class InfoSet:
+    """What one seat knows in the play phase, ready to sample worlds from
+    (built by :meth:`guandan.Game.sample_worlds` and the search player)."""
+
+    cdef Info info
+    cdef int8_t counts[4]
+
+    def __cinit__(self):
+        self.info.G = NULL
+
+    def __dealloc__(self):
+        info_free(&self.info)
+
+    cdef _init(self, State* base, int seat, const int8_t* counts, uint64_t pone, uint64_t ptwo,
+               plays, bint use_tribute):
+        cdef uint64_t pb1[4]
+        cdef uint64_t pb2[4]
+        cdef int rc, s
+        if base.phase != PH_PLAY:
+            raise GuandanError("worlds are sampled in the play phase")
+        if not 0 <= seat <= 3:
+            raise GuandanError(f"seat must be 0..3, got {seat}")
+        _plays_by_seat(plays, pb1, pb2)
+        for s in range(4):
+            self.counts[s] = counts[s]
+        info_free(&self.info)
+        rc = info_init(&self.info, base, seat, counts, pone, ptwo, pb1, pb2, use_tribute)
+        if rc != 0:
+            info_free(&self.info)
+            raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
+
+    @staticmethod
+    def from_state(bytes state, int seat, plays=(), bint use_tribute=True):
+        """From a native state (``GameCore.state_bytes()``): only the public
+        parts and ``seat``'s hand are read (the counts, and the cards played
+        as the complement of all hands). ``plays``: this round's plays as
+        ``(seat, lo, hi)`` words (for the tribute constraints)."""
+        cdef State st
+        cdef InfoSet s = InfoSet.__new__(InfoSet)
+        cdef int8_t counts[4]
+        cdef uint64_t pone = 0, ptwo = 0, bit
+        cdef int k, f, c
+        _load(state, &st)
+        for k in range(4):
+            counts[k] = <int8_t>card_count(st.one[k], st.two[k])
+        for f in range(54):
+            bit = (<uint64_t>1) << f
+            c = 2
+            for k in range(4):
+                c -= nbits(st.one[k], st.two[k], f)
+            if c >= 1:
+                pone |= bit
+            if c >= 2:
+                ptwo |= bit
+        s._init(&st, seat, counts, pone, ptwo, plays, use_tribute)
+        return s
+
+    @staticmethod
+    def from_fields(int seat, Hand hand, counts, plays, int rlevel, levels, int top_seat,
+                    uint64_t top_lo, uint64_t top_hi, int passes, fin, NativeRules rules not None,
+                    payers=(), paid=(), recv=(), returned=(), bint anti=False):
+        """From an observation's fields (see ``guandan.search``): the cards
+        played are the union of ``plays``, which must then be this round's
+        complete history."""
+        cdef State st
+        cdef InfoSet s = InfoSet.__new__(InfoSet)
+        cdef int8_t cs[4]
+        cdef uint64_t pb1[4]
+        cdef uint64_t pb2[4]
+        cdef uint64_t pone = 0, ptwo = 0, bit
+        cdef int k, f, c
+        if not (0 <= seat <= 3 and 0 <= rlevel <= 12 and len(levels) == 2 and len(counts) == 4
+                and -1 <= top_seat <= 3 and 0 <= passes <= 3 and len(fin) < 4
+                and all(0 <= x <= 12 for x in levels) and all(0 <= x <= 3 for x in fin)
+                and all(0 <= x <= 54 for x in counts)
+                and len(payers) <= 2 and len(paid) == len(recv) == len(returned) == len(payers)
+                and (top_seat >= 0) == (top_lo != 0)):
+            raise GuandanError("InfoSet.from_fields: a value is out of range")
+        if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
+            raise GuandanError("InfoSet.from_fields: malformed top play")
+        _plays_by_seat(plays, pb1, pb2)
+        for k in range(4):
+            for f in range(54):
+                bit = (<uint64_t>1) << f
+                c = nbits(pone, ptwo, f) + nbits(pb1[k], pb2[k], f)
+                if c > 2:
+                    raise GuandanError("more than two copies of a card played")
+                if c >= 1:
+                    pone |= bit
+                if c >= 2:
+                    ptwo |= bit
+        memset(&st, 0, sizeof(State))
+        st.one[seat] = hand.one
+        st.two[seat] = hand.two
+        st.rlevel = rlevel
+        st.level[0] = levels[0]
+        st.level[1] = levels[1]
+        st.owner = -1
+        st.phase = PH_PLAY
+        st.to_act = seat
+        st.top_seat = top_seat
+        st.top_lo = top_lo
+        st.top_hi = top_hi
+        st.passes = passes
+        st.nfin = len(fin)
+        for k in range(4):
+            st.fin[k] = fin[k] if k < len(fin) else -1
+            st.last_order[k] = -1
+            cs[k] = counts[k]
+        st.rules = rules.r
+        st.winner = -1
+        st.leader = seat if top_seat < 0 else top_seat
+        st.first_leader = st.leader
+        st.npay = len(payers)
+        st.anti = anti
+        for k in range(2):
+            st.payer[k] = payers[k] if k < len(payers) else -1
+            st.paid[k] = paid[k] if k < len(paid) else -1
+            st.recv[k] = recv[k] if k < len(recv) else -1
+            st.returned[k] = returned[k] if k < len(returned) else -1
+            if k < len(payers) and not (0 <= st.payer[k] <= 3 and -1 <= st.paid[k] <= 53
+                                        and -1 <= st.recv[k] <= 3 and -1 <= st.returned[k] <= 53):
+                raise GuandanError("InfoSet.from_fields: tribute values out of range")
+        s._init(&st, seat, cs, pone, ptwo, plays, True)
+        return s
+
+    @property
+    def seat(self):
+        return self.info.seat
+
+    @property
+    def unseen(self):
+        """The unseen cards (held by the other seats) as a Hand."""
+        cdef uint64_t one = 0, two = 0
+        cdef int f
+        for f in range(54):
+            if self.info.u[f] >= 1:
+                one |= (<uint64_t>1) << f
+            if self.info.u[f] >= 2:
+                two |= (<uint64_t>1) << f
+        return Hand.from_masks(one, two)
+
+    @property
+    def total_weight(self):
+        """The total weight of the consistent deals: the number of physical
+        deals of the unseen cards (copies told apart) meeting every constraint."""
+        return self.info.G[self.info.need[0] * self.info.d1 + self.info.need[1]]
+
+    def split_weights(self):
+        """Per face, the weight of each split of its unseen copies over the
+        other seats (``[(x_a, x_b, x_c, weight), ...]`` per face, seats as in
+        ``others``); zero weight marks a split the constraints rule out."""
+        cdef int f, o, nu
+        out = []
+        for f in range(54):
+            nu = self.info.u[f]
+            out.append([(OPTX[nu][o][0], OPTX[nu][o][1], OPTX[nu][o][2], self.info.w[f][o])
+                        for o in range(NOPT[nu])])
+        return out
+
+    @property
+    def others(self):
+        return tuple(self.info.others[k] for k in range(3))
+
+    def sample_hands(self, Py_ssize_t n, uint64_t seed):
+        """``n`` worlds as hand masks: an array ``(n, 4, 2)`` of ``uint64``
+        (one, two) per seat; the seat's own hand in every world."""
+        cdef uint64_t rng[4]
+        cdef State w
+        cdef Py_ssize_t i
+        cdef int s
+        if n < 0 or n > 10_000_000:
+            raise GuandanError("n must be 0..10,000,000")
+        out = np.zeros((n, 4, 2), dtype=np.uint64)
+        cdef uint64_t[:, :, ::1] v = out
+        st_seed(rng, seed)
+        with nogil:
+            for i in range(n):
+                info_world(&self.info, rng, &w)
+                for s in range(4):
+                    v[i, s, 0] = w.one[s]
+                    v[i, s, 1] = w.two[s]
+        return out
+
+    def expected_counts(self):
+        """Exact expected copies of each face per seat, an array ``(4, 54)``
+        (the seat's own row is its hand): the marginals of the sampler."""
+        out = np.zeros((4, 54), dtype=np.float64)
+        cdef double[:, ::1] v = out
+        info_marginals(&self.info, &v[0, 0])
+        return out
+
+    def rollouts(self, int code, Py_ssize_t n, uint64_t seed):
+        """``n`` rounds played to the end from fresh worlds with native policy
+        ``code``: ``(orders (n, 4) int8, values (n,) int8)``."""
+        cdef uint64_t rng[4]
+        cdef State w
+        cdef Gen* g
+        cdef MoveBuf b
+        cdef Py_ssize_t i
+        cdef int v, k, bad = 0
+        cdef int8_t order[4]
+        if not policy_available(code) or is_search_slot(code):
+            raise GuandanError(f"no native rollout policy with code {code}")
+        if n < 0 or n > 100_000_000:
+            raise GuandanError("n must be 0..100,000,000")
+        orders = np.zeros((n, 4), dtype=np.int8)
+        values = np.zeros(n, dtype=np.int8)
+        cdef int8_t[:, ::1] vo = orders
+        cdef int8_t[::1] vv = values
+        g = gen_new()
+        if g == NULL:
+            raise MemoryError()
+        b.data = NULL
+        b.n = 0
+        b.cap = 0
+        st_seed(rng, seed)
+        with nogil:
+            for i in range(n):
+                info_world(&self.info, rng, &w)
+                v = rollout(&w, g, &b, code, rng, order)
+                if v == -100:
+                    bad = 1
+                    break
+                vv[i] = v
+                for k in range(4):
+                    vo[i, k] = order[k]
+        buf_free(&b)
+        gen_free(g)
+        if bad:
+            raise GuandanError("a rollout failed (policy made no choice)")
+        return orders, values
+
+    def search(self, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
+               int64_t solve_nodes, int tt_bits, uint64_t seed):
+        """One search decision for the seat (which must be the seat to act).
+        Returns a dict: ``moves`` (the legal list as words), ``choice``
+        (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
+        (per candidate), ``worlds``, ``rollouts``, ``solved``, ``solve_fail``,
+        ``seconds``."""
+        cdef SearchCfg cfg
+        cdef SearchOut o
+        cdef MoveBuf legal
+        cdef Gen* g
+        cdef int rc, c
+        cdef Py_ssize_t i
+        if self.info.base.to_act != self.info.seat:
+            raise GuandanError(f"seat {self.info.seat} is not to act")
+        _check_cfg(&cfg, rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits,
+                   &self.info.base.rules)
+        g = gen_new()
+        if g == NULL:
+            raise MemoryError()
+        legal.data = NULL
+        legal.n = 0
+        legal.cap = 0
+        try:
+            if st_legal(&self.info.base, g, &legal) < 0:
+                raise MemoryError()
+            if legal.n == 0:
+                raise GuandanError("no legal move")
+            with nogil:
+                rc = search_decide(&self.info, &legal, &cfg, seed, &o)
+            if rc != 0:
+                raise GuandanError("the search failed (a rollout policy made no choice)")
+            return {
+                "moves": [(legal.data[2 * i], legal.data[2 * i + 1]) for i in range(legal.n)],
+                "choice": o.choice,
+                "cand": [o.cand[c] for c in range(o.ncand)],
+                "sum": [o.sum[c] for c in range(o.ncand)],
+                "sumsq": [o.sumsq[c] for c in range(o.ncand)],
+                "cnt": [o.cnt[c] for c in range(o.ncand)],
+                "worlds": o.worlds, "rollouts": o.rollouts, "solved": o.solved,
+                "solve_fail": o.solve_fail, "seconds": o.seconds,
+            }
+        finally:
+            buf_free(&legal)
+            gen_free(g)
+
+
+def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
+    """``n`` rounds played to the end from a native state (all hands as they
+    are) with native policy ``code`` at every seat; the policies' random
+    stream is seeded with ``seed``. Returns ``(orders (n, 4) int8, values
+    (n,) int8)`` (team-0 values)."""
+    cdef State st, w
+    cdef uint64_t rng[4]
+    cdef Gen* g
+    cdef MoveBuf b
+    cdef Py_ssize_t i
+    cdef int v, k, bad = 0
+    cdef int8_t order[4]
+    _load(state, &st)
+    if st.phase != PH_PLAY:
+        raise GuandanError("rollouts start in the play phase")
+    if not policy_available(code) or is_search_slot(code):
+        raise GuandanError(f"no native rollout policy with code {code}")
+    if n < 0 or n > 100_000_000:
+        raise GuandanError("n must be 0..100,000,000")
+    orders = np.zeros((n, 4), dtype=np.int8)
+    values = np.zeros(n, dtype=np.int8)
+    cdef int8_t[:, ::1] vo = orders
+    cdef int8_t[::1] vv = values
+    g = gen_new()
+    if g == NULL:
+        raise MemoryError()
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    st_seed(rng, seed)
+    with nogil:
+        for i in range(n):
+            memcpy(&w, &st, sizeof(State))
+            v = rollout(&w, g, &b, code, rng, order)
+            if v == -100:
+                bad = 1
+                break
+            vv[i] = v
+            for k in range(4):
+                vo[i, k] = order[k]
+    buf_free(&b)
+    gen_free(g)
+    if bad:
+        raise GuandanError("a rollout failed (policy made no choice)")
+    return orders, values
+
+
+def position_state(bytes base, hands, uint64_t seed):
+    """The native state :meth:`guandan.Game.from_position` would build for
+    ``base``'s public play-phase state with ``hands`` (four ``(one, two)``
+    masks): no tribute of this round, no previous round, RNG seeded from
+    ``seed``."""
+    cdef State src, st
+    cdef int i
+    _load(base, &src)
+    if src.phase != PH_PLAY:
+        raise GuandanError("positions are in the play phase")
+    if len(hands) != 4:
+        raise GuandanError("four hands")
+    memset(&st, 0, sizeof(State))
+    st_seed(st.deal_rng, seed)
+    for i in range(4):
+        st.one[i] = hands[i][0]
+        st.two[i] = hands[i][1]
+        if st.two[i] & ~st.one[i] or st.one[i] & ~FACE_MASK:
+            raise GuandanError("malformed hand masks")
+        st.fin[i] = src.fin[i] if i < src.nfin else -1
+        st.last_order[i] = -1
+    st.rlevel = src.rlevel
+    st.level[0] = src.level[0]
+    st.level[1] = src.level[1]
+    st.owner = src.owner
+    st.to_act = src.to_act
+    st.top_lo = src.top_lo
+    st.top_hi = src.top_hi
+    st.top_seat = src.top_seat
+    st.passes = src.passes
+    st.nfin = src.nfin
+    st.round_index = src.round_index
+    st.afail[0] = src.afail[0]
+    st.afail[1] = src.afail[1]
+    st.winner = -1
+    st.rules = src.rules
+    st.phase = PH_PLAY
+    st.leader = src.to_act if src.top_seat < 0 else src.top_seat
+    st.first_leader = st.leader
+    for i in range(2):
+        st.payer[i] = -1
+        st.paid[i] = -1
+        st.recv[i] = -1
+        st.returned[i] = -1
+    return (<char*>&st)[:sizeof(State)]

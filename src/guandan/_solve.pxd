@@ -1,0 +1,62 @@
+# cython: language_level=3
+"""C-level interface of the exact endgame solver (``_solve.pyx``), for other
+native modules (the search player cimports it)."""
+
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from guandan._core cimport Gen, MoveBuf
+from guandan._engine cimport State
+
+cdef extern from "gdtime.h":
+    double gd_now() noexcept nogil
+
+ctypedef struct TTE:                # 16 bytes: four to a cache line
+    uint64_t k1                # two independent keys of the position (64 + 32 bits)
+    uint32_t k2
+    uint16_t best              # index + 1 of the best move found (0: none)
+    uint8_t lohi               # proven bounds: (lo + 4) | (hi + 4) << 4
+    uint8_t size               # cards in hands (replacement priority)
+
+ctypedef struct Ply:
+    MoveBuf moves
+    int64_t* keys
+    Py_ssize_t kcap
+    uint64_t* hc               # suit-free move signatures seen at this node (open addressing)
+    uint64_t* htk
+    uint32_t* hstamp           # entry valid when equal to the node's stamp
+    uint64_t hmask
+
+ctypedef struct Solver:
+    TTE* tt
+    void* tt_raw
+    uint64_t mask              # entries - 1 (entries a power of two, buckets of 4)
+    Gen* g
+    Ply* plies                 # MAXPLY scratch move lists
+    MoveBuf scratch            # forced-pass test
+    int64_t nodes
+    int64_t max_nodes
+    double deadline            # gd_now() value after which we stop (0: none)
+    int aborted
+    int root_best              # index (in ordering) of the root move of the last cut
+    int order_code             # native policy whose choice is tried first (0: none)
+    uint32_t stamp             # node stamp of the move-signature sets
+    uint64_t order_rng[4]
+
+ctypedef struct SolveOut:
+    int lo                     # proven: lo <= value <= hi (exact when equal)
+    int hi
+    int has_best
+    uint64_t best_lo           # a move achieving the exact value (or the proven bound)
+    uint64_t best_hi
+    int64_t nodes
+    double seconds
+    int aborted
+
+cdef int terminal_value(const State* st, int seat) noexcept nogil
+cdef void terminal_order(const State* st, int seat, int8_t* order) noexcept nogil
+cdef int order_value(const int8_t* order) noexcept nogil
+cdef bint ends_round(const State* st, uint64_t lo, uint64_t hi) noexcept nogil
+cdef Solver* solver_new(int tt_bits) noexcept nogil
+cdef void solver_free(Solver* S) noexcept nogil
+cdef void solver_clear(Solver* S) noexcept nogil
+cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
+                     SolveOut* out) noexcept nogil

@@ -1,0 +1,776 @@
+# cython: language_level=3
+"""Exact perfect-information endgame solver for the current round.
+
+All four hands are known. The value of a finished round, from team 0's view
+(seats 0 & 2), is the banker team's promotion: +3 / +2 / +1 when the banker's
+partner finished 2nd / 3rd / last, positive when the banker is in team 0 and
+negative otherwise (so it is never 0). The level cap at A and the game win at
+A are ignored: the value is the round's level points. Seats 0 and 2 maximize,
+seats 1 and 3 minimize.
+
+The rules come from the engine itself: moves from ``st_legal`` and
+transitions from ``st_apply`` (pass, trick end, 接风 when a player goes out
+and the others pass), so the solver never re-implements them. Only the end
+of the round is detected before ``st_apply`` (a play that empties the hand
+and leaves three players out, or both players of one team), so a leaf
+costs no new deal.
+
+Search: fail-soft alpha-beta over integer values in [-3, 3], driven by
+null-window tests that bisect the value range; every completed test proves
+a bound, so a search stopped by the node or time limit still reports proven
+bounds ``lo <= value <= hi``. Static bounds: once the banker is known the
+value's sign is fixed and its size is at most 4 - (players out).
+
+Transposition table: four 16-byte entries to a cache line, the entry with
+the fewest cards replaced; keyed on the position - the four hands, the seat
+to act, the play to beat, its seat, the passes since it, the finishing order
+so far, the round level and the wild straight flush rule - by two
+independent hashes (96 bits, so a false match is astronomically unlikely);
+stores proven bounds and the best move.
+
+Suit-free positions: suits matter only for straight flushes. Once no hand
+can make one (hands only shrink, so never again), positions are keyed on
+rank counts (wilds and jokers apart) and the play to beat on its type, key
+and size, and of the moves that differ only in suits one is searched.
+
+Forced passes (a follower with no card that beats) are played at once, not
+searched as nodes.
+
+Move ordering: the table's move, then a move that goes out, then (when the
+partner is on top) the pass, then non-bombs with the most cards first
+(those that break up a rank later, lower ones first among equals), then the
+pass, then bombs (smallest first); optionally a native policy's choice
+first.
+"""
+
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free, qsort
+from libc.string cimport memset, memcpy
+
+cimport cython
+from guandan._core cimport (
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type, bomb_value,
+    key_strength, T_PASS, TAG_SHIFT, F_NO_WILD_SF,
+)
+from guandan._engine cimport (
+    State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
+)
+
+from .errors import GuandanError
+
+cdef enum:
+    MAXPLY = 768
+    NO_LO = -4
+    NO_HI = 4
+
+cdef int64_t INT64_BIG = 0x7FFFFFFFFFFFFFFF
+cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
+
+
+cdef inline int pc64(uint64_t x) noexcept nogil:
+    """Popcount without a library call (the build does not assume the popcnt
+    instruction)."""
+    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
+    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+
+
+cdef inline int ncards(uint64_t one, uint64_t two) noexcept nogil:
+    return pc64(one & FACE_MASK) + pc64(two & FACE_MASK)
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+cdef int order_value(const int8_t* order) noexcept nogil:
+    """Team-0 value of a full finishing order (banker first)."""
+    cdef int b = order[0], p = (order[0] + 2) & 3, i, pos = 3
+    for i in range(1, 4):
+        if order[i] == p:
+            pos = i
+            break
+    return (4 - pos) if (b & 1) == 0 else -(4 - pos)
+
+
+cdef bint ends_round(const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Whether the seat to act playing (lo, hi) ends the round (as st_apply
+    would: the play empties its hand and then three players are out, or both
+    players of one team)."""
+    cdef int seat = st.to_act, n
+    if ((lo >> TAG_SHIFT) & 15) == T_PASS:
+        return False
+    if ncards(lo, hi) != ncards(st.one[seat], st.two[seat]):
+        return False
+    n = st.nfin + 1
+    return n >= 3 or (n == 2 and (st.fin[0] & 1) == (seat & 1))
+
+
+cdef int terminal_value(const State* st, int seat) noexcept nogil:
+    """Team-0 value when ``seat`` goes out now and that ends the round."""
+    cdef int8_t order[4]
+    terminal_order(st, seat, order)
+    return order_value(order)
+
+
+cdef void terminal_order(const State* st, int seat, int8_t* order) noexcept nogil:
+    """The full finishing order when ``seat`` goes out now and that ends the
+    round (the players still holding cards follow in seat order, as
+    st_end_round does)."""
+    cdef int k = 0, i, s
+    cdef bint seen
+    for i in range(st.nfin):
+        order[k] = st.fin[i]
+        k += 1
+    order[k] = seat
+    k += 1
+    for s in range(4):
+        seen = False
+        for i in range(k):
+            if order[i] == s:
+                seen = True
+        if not seen:
+            order[k] = s
+            k += 1
+
+
+cdef inline void static_bounds(const State* st, int* lo, int* hi) noexcept nogil:
+    """Bounds every continuation respects: the banker fixes the sign, the
+    players out so far cap the partner's place."""
+    cdef int m
+    if st.nfin == 0:
+        lo[0] = -3
+        hi[0] = 3
+        return
+    m = 4 - st.nfin
+    if (st.fin[0] & 1) == 0:
+        lo[0] = 1
+        hi[0] = m
+    else:
+        lo[0] = -m
+        hi[0] = -1
+
+# ---------------------------------------------------------------------------
+# Suit-free (canonical) positions
+# ---------------------------------------------------------------------------
+# Suits matter only for straight flushes. Once no hand can make one (hands
+# only shrink, so never again), two positions that differ only in suits have
+# the same value, and two moves that differ only in suits lead to such
+# positions: the solver then keys positions on rank counts and tries one move
+# of each suit-free kind.
+
+cdef uint64_t M55 = <uint64_t>0x5555555555555555
+cdef uint64_t M33 = <uint64_t>0x3333333333333333
+cdef uint64_t NAT52 = (<uint64_t>1 << 52) - 1
+
+
+cdef inline uint64_t nibpop(uint64_t x) noexcept nogil:
+    """Popcount of every 4-bit nibble, in place."""
+    x = x - ((x >> 1) & M55)
+    return (x & M33) + ((x >> 2) & M33)
+
+
+cdef inline uint64_t canon(uint64_t one, uint64_t two, int level) noexcept nogil:
+    """A hand (or a move's cards) without suits: natural cards per rank (4
+    bits each, the wild apart), then the wilds, small and big jokers."""
+    cdef int wf = 4 * level + 1
+    cdef uint64_t nat = NAT52 & ~((<uint64_t>1) << wf)
+    cdef uint64_t c = nibpop(one & nat) + nibpop(two & nat)
+    c |= (<uint64_t>(((one >> wf) & 1) + ((two >> wf) & 1))) << 52
+    c |= (<uint64_t>(((one >> 52) & 1) + ((two >> 52) & 1))) << 54
+    c |= (<uint64_t>(((one >> 53) & 1) + ((two >> 53) & 1))) << 56
+    return c
+
+
+cdef inline bint hand_can_sf(uint64_t one, int level, bint wild_sf) noexcept nogil:
+    """Whether some 5-card window of one suit (A low or high) can be filled
+    with this hand's naturals and wilds."""
+    cdef int wf = 4 * level + 1, w = <int>((one >> wf) & 1), s, r, start
+    cdef uint32_t m, m14
+    cdef uint64_t nat = one & ~((<uint64_t>1) << wf)
+    if not wild_sf:
+        w = 0
+    for s in range(4):
+        m = 0
+        for r in range(13):
+            m |= (<uint32_t>((nat >> (4 * r + s)) & 1)) << r
+        if pc64(m) + w < 5:
+            continue
+        m14 = (m << 1) | ((m >> 12) & 1)
+        for start in range(10):
+            if pc64((m14 >> start) & 31) + w >= 5:
+                return True
+    return False
+
+
+cdef inline bint sf_free(const State* st) noexcept nogil:
+    cdef int s
+    cdef bint wsf = st.rules.wild_sf
+    for s in range(4):
+        if hand_can_sf(st.one[s] | st.two[s], st.rlevel, wsf):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Keys and the transposition table
+# ---------------------------------------------------------------------------
+
+cdef inline uint64_t fmix(uint64_t z) noexcept nogil:
+    z ^= z >> 33
+    z *= <uint64_t>0xFF51AFD7ED558CCD
+    z ^= z >> 33
+    z *= <uint64_t>0xC4CEB9FE1A85EC53
+    z ^= z >> 33
+    return z
+
+
+cdef inline uint64_t small_word(const State* st) noexcept nogil:
+    cdef uint64_t w = <uint64_t>st.to_act
+    cdef int i
+    w |= (<uint64_t>(st.top_seat + 1)) << 2
+    w |= (<uint64_t>st.passes) << 5
+    w |= (<uint64_t>st.nfin) << 7
+    for i in range(4):
+        w |= (<uint64_t>(st.fin[i] + 1)) << (10 + 3 * i)
+    w |= (<uint64_t>st.rlevel) << 22
+    w |= (<uint64_t>(st.rules.a_win_second_only | (st.rules.wild_sf << 1)
+                      | (st.rules.equal_lead_banker_left << 2))) << 26
+    return w
+
+
+cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    """Keys of a suit-free position (see sf_free): hands by rank counts, the
+    play to beat by type, key and size."""
+    cdef uint64_t a = <uint64_t>0x452821E638D01377, b = <uint64_t>0xBE5466CF34E90C6C
+    cdef uint64_t w, c
+    cdef int s
+    for s in range(4):
+        c = canon(st.one[s], st.two[s], st.rlevel)
+        a = fmix(a ^ c)
+        b = fmix(b ^ (c * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
+    c = ((st.top_lo >> TAG_SHIFT) & 15) | (((st.top_hi >> TAG_SHIFT) & 31) << 4)
+    c |= (<uint64_t>ncards(st.top_lo, st.top_hi)) << 9
+    w = small_word(st) | (c << 34) | (<uint64_t>1 << 63)
+    a = fmix(a ^ w)
+    b = fmix(b ^ (w * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>1))
+    if a == 0 and b == 0:
+        a = 1
+    k1[0] = a
+    k2[0] = b
+
+
+cdef inline void pos_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    cdef uint64_t a = <uint64_t>0x243F6A8885A308D3, b = <uint64_t>0x13198A2E03707344
+    cdef uint64_t w
+    cdef int s
+    for s in range(4):
+        a = fmix(a ^ st.one[s])
+        b = fmix(b ^ (st.one[s] * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
+        a = fmix(a ^ st.two[s])
+        b = fmix(b ^ (st.two[s] * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>s))
+    a = fmix(a ^ st.top_lo)
+    b = fmix(b ^ (st.top_lo * <uint64_t>0x9E3779B97F4A7C15))
+    a = fmix(a ^ st.top_hi)
+    b = fmix(b ^ (st.top_hi * <uint64_t>0xD6E8FEB86659FD93))
+    w = small_word(st)
+    a = fmix(a ^ w)
+    b = fmix(b ^ (w * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>1))
+    if a == 0 and b == 0:
+        a = 1                      # (0, 0) marks an empty entry
+    k1[0] = a
+    k2[0] = b
+
+
+cdef inline int tt_lo(const TTE* e) noexcept nogil:
+    return <int>(e.lohi & 15) - 4
+
+
+cdef inline int tt_hi(const TTE* e) noexcept nogil:
+    return <int>(e.lohi >> 4) - 4
+
+
+cdef inline TTE* tt_probe(Solver* S, uint64_t k1, uint32_t k2) noexcept nogil:
+    """The entry of a position in its 4-entry bucket (one cache line), or NULL."""
+    cdef TTE* e = &S.tt[(k1 & S.mask) & ~(<uint64_t>3)]
+    cdef int i
+    for i in range(4):
+        if e[i].k1 == k1 and e[i].k2 == k2:
+            return &e[i]
+    return NULL
+
+
+cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, int best,
+                          int size) noexcept nogil:
+    cdef TTE* e = &S.tt[(k1 & S.mask) & ~(<uint64_t>3)]
+    cdef TTE* t = NULL
+    cdef int i
+    for i in range(4):
+        if e[i].k1 == k1 and e[i].k2 == k2:
+            t = &e[i]
+            break
+    if t != NULL:
+        # both are proven bounds of the same position: keep the intersection
+        if lo < tt_lo(t):
+            lo = tt_lo(t)
+        if hi > tt_hi(t):
+            hi = tt_hi(t)
+        t.lohi = <uint8_t>((lo + 4) | ((hi + 4) << 4))
+        if 0 <= best < 65535:
+            t.best = <uint16_t>(best + 1)
+        return
+    # replace the entry with the smallest subtree (fewest cards), the first on ties
+    t = &e[0]
+    for i in range(1, 4):
+        if e[i].size < t.size:
+            t = &e[i]
+    t.k1 = k1
+    t.k2 = k2
+    t.lohi = <uint8_t>((lo + 4) | ((hi + 4) << 4))
+    t.best = <uint16_t>(best + 1) if 0 <= best < 65535 else 0
+    t.size = <uint8_t>(size if size < 255 else 255)
+
+# ---------------------------------------------------------------------------
+# Move ordering
+# ---------------------------------------------------------------------------
+
+cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return -1 if x > y else (1 if x < y else 0)
+
+
+cdef inline int64_t move_score(uint64_t lo, uint64_t hi, int handn, int level,
+                               bint partner_top) noexcept nogil:
+    cdef int t = (lo >> TAG_SHIFT) & 15, sz, k
+    if t == T_PASS:
+        return 1500 if partner_top else 300
+    sz = ncards(lo, hi)
+    if sz == handn:
+        return 2000
+    k = (hi >> TAG_SHIFT) & 31
+    if is_bomb_type(t):
+        return 250 - bomb_value(t, k, sz, level)
+    return 500 + sz * 32 - key_strength(t, k, level)
+
+
+cdef inline int broken_ranks(uint64_t one, uint64_t two, uint64_t lo, uint64_t hi, int level) noexcept nogil:
+    """Ranks (and the wild, the jokers) the move takes some but not all of."""
+    cdef uint64_t h = canon(one, two, level), m = canon(lo & FACE_MASK, hi & FACE_MASK, level)
+    cdef uint64_t rem = h - m, touched, left, x
+    # a nibble (2-bit fields for wilds and jokers) is touched / left when non-zero
+    x = m | (m >> 1)
+    x = x | (x >> 2)
+    touched = x & <uint64_t>0x0111111111111 | (x & (<uint64_t>0x15 << 52))
+    x = rem | (rem >> 1)
+    x = x | (x >> 2)
+    left = x & <uint64_t>0x0111111111111 | (x & (<uint64_t>0x15 << 52))
+    return pc64(touched & left)
+
+
+cdef inline bint seen_sig(Ply* P, uint64_t c, uint64_t tk, uint32_t stamp) noexcept nogil:
+    """Insert a suit-free move signature into the ply's set; True if present."""
+    cdef uint64_t h = fmix(c ^ (tk * <uint64_t>0x9E3779B97F4A7C15)) & P.hmask
+    while P.hstamp[h] == stamp:
+        if P.hc[h] == c and P.htk[h] == tk:
+            return True
+        h = (h + 1) & P.hmask
+    P.hstamp[h] = stamp
+    P.hc[h] = c
+    P.htk[h] = tk
+    return False
+
+
+cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint cf) noexcept nogil:
+    """Fill P.keys with (score << 20 | (0xFFFFF - index)), best first. In a
+    suit-free position (cf) moves that differ only in suits after the first
+    get score 0 and are not counted. Returns the number of moves to try
+    (-1: out of memory)."""
+    cdef Py_ssize_t n = P.moves.n, i, j, cap, m = n
+    cdef int64_t sc, x
+    cdef int seat = st.to_act, handn = ncards(st.one[seat], st.two[seat])
+    cdef bint partner_top = st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1)
+    cdef Py_ssize_t pick = -1
+    cdef int64_t* p
+    cdef uint64_t lo, hi
+    cdef size_t hsz
+    if n > P.kcap:
+        cap = n * 2 if n > 64 else 128
+        p = <int64_t*>malloc(cap * sizeof(int64_t))
+        if p == NULL:
+            return -1
+        free(P.keys)
+        P.keys = p
+        P.kcap = cap
+    if cf and (P.hc == NULL or 2 * n > <Py_ssize_t>(P.hmask + 1)):
+        hsz = 256
+        while hsz < <size_t>(2 * n):
+            hsz *= 2
+        free(P.hc)
+        free(P.htk)
+        free(P.hstamp)
+        P.hc = <uint64_t*>malloc(hsz * sizeof(uint64_t))
+        P.htk = <uint64_t*>malloc(hsz * sizeof(uint64_t))
+        P.hstamp = <uint32_t*>calloc(hsz, sizeof(uint32_t))
+        P.hmask = hsz - 1
+        if P.hc == NULL or P.htk == NULL or P.hstamp == NULL:
+            return -1
+    if S.order_code > 0 and n > 1:
+        pick = policy_choose(S.order_code, st, &P.moves, S.order_rng)
+    if cf:
+        S.stamp += 1
+        if S.stamp == 0:
+            for j in range(MAXPLY):
+                if S.plies[j].hstamp != NULL:
+                    memset(S.plies[j].hstamp, 0, (S.plies[j].hmask + 1) * sizeof(uint32_t))
+            S.stamp = 1
+    for i in range(n):
+        lo = P.moves.data[2 * i]
+        hi = P.moves.data[2 * i + 1]
+        if cf and seen_sig(P, canon(lo & FACE_MASK, hi & FACE_MASK, st.rlevel),
+                           ((lo >> TAG_SHIFT) & 15) | (((hi >> TAG_SHIFT) & 31) << 4), S.stamp):
+            sc = 0
+            m -= 1
+        elif i == ttbest:
+            sc = 4000
+        elif i == pick:
+            sc = 3000
+        else:
+            sc = move_score(lo, hi, handn, st.rlevel, partner_top)
+            if 500 <= sc < 1500:
+                # a non-bomb that breaks up a rank (takes some of its cards) later
+                sc -= 40 * broken_ranks(st.one[seat], st.two[seat], lo, hi, st.rlevel)
+                if sc < 310:
+                    sc = 310
+        P.keys[i] = (sc << 20) | (0xFFFFF - i)
+    if n <= 24:
+        for i in range(1, n):
+            x = P.keys[i]
+            j = i - 1
+            while j >= 0 and P.keys[j] < x:
+                P.keys[j + 1] = P.keys[j]
+                j -= 1
+            P.keys[j + 1] = x
+    else:
+        qsort(P.keys, n, sizeof(int64_t), _cmp_desc)
+    return m
+
+# ---------------------------------------------------------------------------
+# Alpha-beta
+# ---------------------------------------------------------------------------
+
+cdef inline bint only_pass(Solver* S, State* st) noexcept nogil:
+    """Whether the seat to act is following and can only pass (so the pass
+    is played without making a search node of it)."""
+    cdef int seat = st.to_act, n
+    if st.top_seat < 0:
+        return False
+    n = ncards(st.one[seat], st.two[seat])
+    if n < 4 and n < ncards(st.top_lo, st.top_hi):
+        return True                     # too few cards to match it, and no bomb
+    S.scratch.n = 0
+    if st_legal(st, S.g, &S.scratch) < 0:
+        return False
+    return S.scratch.n == 1
+
+
+cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) noexcept nogil:
+    """Fail-soft alpha-beta (team-0 value). ``cf``: the position is suit-free
+    (no straight flush can be made any more)."""
+    cdef int seat = st.to_act
+    cdef bint maxi = (seat & 1) == 0
+    cdef int slo, shi, v, best, bi = -1, ttbest = -1, size, a, b, a0, b0, s, lo_new, hi_new, elo, ehi
+    cdef Py_ssize_t j, n, i
+    cdef uint64_t k1, k2, lo, hi
+    cdef TTE* e
+    cdef Ply* P
+    cdef State child
+
+    S.nodes += 1
+    if S.nodes > S.max_nodes or ply >= MAXPLY - 1:
+        S.aborted = 1
+        return 0
+    if (S.nodes & 1023) == 0 and S.deadline > 0 and gd_now() > S.deadline:
+        S.aborted = 1
+        return 0
+    static_bounds(st, &slo, &shi)
+    if slo >= beta:
+        return slo
+    if shi <= alpha:
+        return shi
+    if alpha < slo - 1:
+        alpha = slo - 1
+    if beta > shi + 1:
+        beta = shi + 1
+    size = ncards(st.one[0], st.two[0]) + ncards(st.one[1], st.two[1]) + \
+        ncards(st.one[2], st.two[2]) + ncards(st.one[3], st.two[3])
+    if cf:
+        canon_keys(st, &k1, &k2)
+    else:
+        pos_keys(st, &k1, &k2)
+    e = tt_probe(S, k1, <uint32_t>k2)
+    if e != NULL:
+        elo = tt_lo(e)
+        ehi = tt_hi(e)
+        if elo >= beta:
+            return elo
+        if ehi <= alpha:
+            return ehi
+        if elo == ehi:
+            return elo
+        if elo > alpha:
+            alpha = elo
+        if ehi < beta:
+            beta = ehi
+        ttbest = <int>e.best - 1
+    P = &S.plies[ply]
+    P.moves.n = 0
+    if st_legal(<State*>st, S.g, &P.moves) < 0 or P.moves.n == 0:
+        S.aborted = 1
+        return 0
+    n = P.moves.n
+    if ttbest >= n:
+        ttbest = -1
+    n = order_moves(S, st, P, ttbest, cf)
+    if n < 0:
+        S.aborted = 1
+        return 0
+    a0 = alpha
+    b0 = beta
+    a = alpha
+    b = beta
+    best = -100 if maxi else 100
+    for j in range(n):
+        i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
+        lo = P.moves.data[2 * i]
+        hi = P.moves.data[2 * i + 1]
+        if ends_round(st, lo, hi):
+            v = terminal_value(st, seat)
+        else:
+            memcpy(&child, st, sizeof(State))
+            st_apply(&child, lo, hi)
+            while only_pass(S, &child):
+                st_apply(&child, 0, 0)
+            v = ab(S, &child, a, b, ply + 1, cf or sf_free(&child))
+            if S.aborted:
+                return 0
+        if maxi:
+            if v > best:
+                best = v
+                bi = <int>i
+                if best > a:
+                    a = best
+                if a >= b or best >= shi:
+                    break
+        else:
+            if v < best:
+                best = v
+                bi = <int>i
+                if best < b:
+                    b = best
+                if a >= b or best <= slo:
+                    break
+    if ply == 0:
+        S.root_best = bi
+    if best <= a0:
+        lo_new = slo
+        hi_new = best
+    elif best >= b0:
+        lo_new = best
+        hi_new = shi
+    else:
+        lo_new = best
+        hi_new = best
+    if lo_new < slo:
+        lo_new = slo
+    if hi_new > shi:
+        hi_new = shi
+    tt_store(S, k1, <uint32_t>k2, lo_new, hi_new, bi, size)
+    return best
+
+# ---------------------------------------------------------------------------
+# Solver objects and the driver
+# ---------------------------------------------------------------------------
+
+cdef Solver* solver_new(int tt_bits) noexcept nogil:
+    cdef Solver* S = <Solver*>calloc(1, sizeof(Solver))
+    if S == NULL:
+        return NULL
+    if tt_bits < 4:
+        tt_bits = 4
+    if tt_bits > 30:
+        tt_bits = 30
+    # entries in 64-byte-aligned buckets of four
+    S.tt_raw = calloc(((<size_t>1) << tt_bits) + 4, sizeof(TTE))
+    S.tt = <TTE*>((<size_t>S.tt_raw + 63) & ~(<size_t>63)) if S.tt_raw != NULL else NULL
+    S.mask = ((<uint64_t>1) << tt_bits) - 1
+    S.g = gen_new()
+    S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
+    if S.tt == NULL or S.g == NULL or S.plies == NULL:
+        solver_free(S)
+        return NULL
+    return S
+
+
+cdef void solver_free(Solver* S) noexcept nogil:
+    cdef int i
+    if S == NULL:
+        return
+    if S.plies != NULL:
+        for i in range(MAXPLY):
+            buf_free(&S.plies[i].moves)
+            free(S.plies[i].keys)
+            free(S.plies[i].hc)
+            free(S.plies[i].htk)
+            free(S.plies[i].hstamp)
+    free(S.plies)
+    buf_free(&S.scratch)
+    free(S.tt_raw)
+    gen_free(S.g)
+    free(S)
+
+
+cdef void solver_clear(Solver* S) noexcept nogil:
+    memset(S.tt, 0, (S.mask + 1) * sizeof(TTE))
+
+
+cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
+                     SolveOut* out) noexcept nogil:
+    """Solve ``st`` (play phase). Returns 0, or -1 when the state is not in
+    the play phase or memory ran out. ``max_nodes`` <= 0 and ``time_limit``
+    <= 0 mean no limit. The node count and deadline cover this call."""
+    cdef int lo, hi, t, r, i
+    cdef bint maxi = (st.to_act & 1) == 0
+    cdef double t0 = gd_now()
+    cdef int best_idx = -1
+    cdef Ply* P
+    cdef bint cf = sf_free(st)
+    memset(out, 0, sizeof(SolveOut))
+    if st.phase != PH_PLAY:
+        return -1
+    S.nodes = 0
+    S.aborted = 0
+    S.max_nodes = max_nodes if max_nodes > 0 else INT64_BIG
+    S.deadline = t0 + time_limit if time_limit > 0 else 0.0
+    static_bounds(st, &lo, &hi)
+    while lo < hi:
+        # test "value >= t": each completed test proves a bound
+        t = lo + (hi - lo + 1) // 2
+        S.root_best = -1
+        r = ab(S, st, t - 1, t, 0, cf)
+        if S.aborted:
+            break
+        if r >= t:
+            lo = r
+            if maxi:
+                best_idx = S.root_best
+        else:
+            hi = r
+            if not maxi:
+                best_idx = S.root_best
+    # the move list of the root (the last ab call at ply 0 generated it)
+    P = &S.plies[0]
+    P.moves.n = 0
+    if st_legal(<State*>st, S.g, &P.moves) < 0:
+        return -1
+    if best_idx < 0 or best_idx >= P.moves.n:
+        # every move reaches the proven value (it is the static bound), or
+        # the search stopped before a move was proven: the table's choice
+        best_idx = S.root_best if 0 <= S.root_best < P.moves.n else 0
+    if P.moves.n > 0:
+        out.has_best = 1
+        out.best_lo = P.moves.data[2 * best_idx]
+        out.best_hi = P.moves.data[2 * best_idx + 1]
+    out.lo = lo
+    out.hi = hi
+    out.nodes = S.nodes
+    out.aborted = S.aborted
+    out.seconds = gd_now() - t0
+    return 0
+
+# ---------------------------------------------------------------------------
+# Python-facing
+# ---------------------------------------------------------------------------
+
+cdef State* _state_from_bytes(bytes data, State* st) except NULL:
+    if len(data) != sizeof(State):
+        raise GuandanError("state bytes of the wrong size")
+    memcpy(st, <char*>data, sizeof(State))
+    return st
+
+
+def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
+          bint per_move=False, int order_policy=0):
+    """Solve a native state (``GameCore.state_bytes()``, play phase).
+
+    Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
+    when equal), ``best`` (move words ``(lo, hi)`` achieving the exact value,
+    or the best found when stopped), ``nodes``, ``seconds``, ``aborted``;
+    with ``per_move``, ``moves``: one ``(lo, hi, vlo, vhi)`` per legal move in
+    generation order, each child solved with the budget left (the limits cover
+    the whole call). ``order_policy``: a native policy code whose choice is
+    tried first at every node (0: the built-in ordering only)."""
+    cdef State st
+    cdef Solver* S
+    cdef SolveOut o, oc
+    cdef MoveBuf root
+    cdef State child
+    cdef Py_ssize_t i
+    cdef int rc = 0, v
+    cdef int64_t left, total_nodes = 0
+    cdef double t0, tl = time_limit, left_t
+    cdef list moves = []
+    _state_from_bytes(state, &st)
+    if st.phase != PH_PLAY:
+        raise GuandanError("solve: the position is not in the play phase")
+    if tt_bits < 4 or tt_bits > 30:
+        raise GuandanError("solve: tt_bits must be 4..30")
+    if order_policy < 0 or order_policy >= POL_SLOTS:
+        raise GuandanError("solve: order_policy must be a native policy code")
+    S = solver_new(tt_bits)
+    if S == NULL:
+        raise MemoryError()
+    S.order_code = order_policy
+    st_seed(S.order_rng, 12345)
+    root.data = NULL
+    root.n = 0
+    root.cap = 0
+    try:
+        t0 = gd_now()
+        with nogil:
+            rc = solve_state(S, &st, max_nodes, time_limit, &o)
+        if rc < 0:
+            raise MemoryError()
+        res = {"lo": o.lo, "hi": o.hi, "best": (o.best_lo, o.best_hi) if o.has_best else None,
+               "nodes": o.nodes, "seconds": o.seconds, "aborted": bool(o.aborted)}
+        if per_move:
+            total_nodes = o.nodes
+            if st_legal(&st, S.g, &root) < 0:
+                raise MemoryError()
+            for i in range(root.n):
+                if ends_round(&st, root.data[2 * i], root.data[2 * i + 1]):
+                    v = terminal_value(&st, st.to_act)
+                    moves.append((root.data[2 * i], root.data[2 * i + 1], v, v))
+                    continue
+                memcpy(&child, &st, sizeof(State))
+                st_apply(&child, root.data[2 * i], root.data[2 * i + 1])
+                left = max_nodes - total_nodes if max_nodes > 0 else 0
+                left_t = tl - (gd_now() - t0) if tl > 0 else 0.0
+                if (max_nodes > 0 and left <= 0) or (tl > 0 and left_t <= 0):
+                    moves.append((root.data[2 * i], root.data[2 * i + 1], -3, 3))
+                    res["aborted"] = True
+                    continue
+                with nogil:
+                    rc = solve_state(S, &child, left, left_t, &oc)
+                if rc < 0:
+                    raise MemoryError()
+                total_nodes += oc.nodes
+                if oc.aborted:
+                    res["aborted"] = True
+                moves.append((root.data[2 * i], root.data[2 * i + 1], oc.lo, oc.hi))
+            res["moves"] = moves
+            res["nodes"] = total_nodes
+            res["seconds"] = gd_now() - t0
+        return res
+    finally:
+        buf_free(&root)
+        solver_free(S)

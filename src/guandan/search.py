@@ -1,0 +1,483 @@
+"""Tools for search bots, and a search player.
+
+Everything hot runs natively (``_search.pyx``, ``_solve.pyx``) with the GIL
+released; the functions here take a :class:`guandan.Game` and go through its
+public methods.
+
+* :func:`sample_worlds` - full positions consistent with what one seat
+  knows (its hand, the card counts, the cards played this round and by whom,
+  this round's tribute and return cards), every consistent physical deal of
+  the unseen cards equally likely.
+* :func:`rollouts` - the round played to its end many times with a native
+  policy, from the position or from sampled worlds.
+* :func:`solve` - the exact value of the round with all four hands known
+  (minimax over the two teams, alpha-beta, transposition table).
+* :func:`explain` / :class:`SearchPolicy` / the policy name ``"search"`` -
+  determinized Monte-Carlo search: sample worlds, evaluate candidate moves
+  by rollouts (or exactly by the solver when few cards are left), choose the
+  best expected level points of the round for the seat's team.
+
+Values are level points of the round: the banker's team gains +3 / +2 / +1
+when the banker's partner finishes 2nd / 3rd / last. :func:`solve` and
+:class:`RolloutResult` report them from team 0's view (+ when team 0 is the
+banker's team, - otherwise, never 0); a search reports them from the
+deciding seat's team's view.
+
+>>> from guandan import Game
+>>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
+>>> r = solve(g)
+>>> r.exact, r.value                # seat 1 goes out, then (接风) seat 3: team 1 double-down
+(True, -3)
+>>> g = Game(seed=4)
+>>> for _ in range(40): _ = g.play_policy("greedy")
+>>> e = explain(g, rollouts=200, seed=1)
+>>> e.move in g.legal_moves(), e.worlds >= 1
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from dataclasses import dataclass, field, fields, replace as _dc_replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core, _engine, _search
+from ._core import Hand
+from .errors import GuandanError
+from .moves import Move
+
+__all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
+           "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose",
+           "native_search_code", "DEFAULT_ROLLOUTS", "DEFAULT_SOLVE_CARDS"]
+
+DEFAULT_ROLLOUTS = 500        # evaluations per decision when no budget is given
+DEFAULT_SOLVE_CARDS = 12      # exact solves when the four hands hold at most this many cards
+DEFAULT_SOLVE_NODES = 20_000  # node limit of one solve inside a search (then a rollout)
+
+
+# -- configuration ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How the search decides (the options of ``"search:key=value,..."``).
+
+    Attributes:
+        rollouts: evaluations per decision (candidates x worlds; rounded up to
+            whole worlds). Deterministic for a seed. Default 500 when ``ms``
+            is not given.
+        ms: time per decision in milliseconds instead (at least one world);
+            not deterministic.
+        k: candidate moves (all when there are at most ``k``): the rollout
+            policy's choice, moves that go out, the pass, then the lowest,
+            highest, second lowest, ... of each move type (bombs one type),
+            suit variants dropped.
+        rollout: the native policy of the rollouts (``"greedy"``; ``"expert"``
+            once registered).
+        solve: evaluate exactly by :func:`solve` when the four hands hold at
+            most this many cards (0: never).
+        nodes: node limit of one such solve (over it: a rollout instead).
+        tt: the solver's transposition table has ``2**tt`` entries.
+        seed: the decisions' seed (``None``: derived from the game, see
+            :meth:`guandan.Game.search`).
+    """
+
+    rollouts: Optional[int] = None
+    ms: Optional[float] = None
+    k: int = 10
+    rollout: str = "greedy"
+    solve: int = DEFAULT_SOLVE_CARDS
+    nodes: int = DEFAULT_SOLVE_NODES
+    tt: int = 16
+    seed: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.rollouts is not None and self.ms is not None:
+            raise GuandanError("give one budget: rollouts or ms")
+        if self.rollouts is None and self.ms is None:
+            object.__setattr__(self, "rollouts", DEFAULT_ROLLOUTS)
+        if self.rollouts is not None and (not isinstance(self.rollouts, int)
+                                          or not 1 <= self.rollouts <= 100_000_000):
+            raise GuandanError(f"rollouts must be 1..100,000,000, got {self.rollouts!r}")
+        if self.ms is not None and (not isinstance(self.ms, (int, float)) or not 0 < self.ms <= 3.6e6):
+            raise GuandanError(f"ms must be a positive number of milliseconds, got {self.ms!r}")
+        if not isinstance(self.k, int) or not 1 <= self.k <= 64:
+            raise GuandanError(f"k (candidate moves) must be 1..64, got {self.k!r}")
+        if not isinstance(self.solve, int) or not 0 <= self.solve <= 108:
+            raise GuandanError(f"solve (cards) must be 0..108, got {self.solve!r}")
+        if not isinstance(self.nodes, int) or not 1 <= self.nodes <= 1 << 40:
+            raise GuandanError(f"nodes must be 1..2**40, got {self.nodes!r}")
+        if not isinstance(self.tt, int) or not 4 <= self.tt <= 26:
+            raise GuandanError(f"tt must be 4..26, got {self.tt!r}")
+        if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed < 1 << 64):
+            raise GuandanError(f"seed must be a 64-bit unsigned int, got {self.seed!r}")
+        if not isinstance(self.rollout, str):
+            raise GuandanError(f"rollout must be a native policy name, got {self.rollout!r}")
+
+    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed")
+
+    @classmethod
+    def from_options(cls, opts: Dict[str, str]) -> "SearchConfig":
+        """From ``"search:..."`` options (strings)."""
+        kw: Dict[str, Any] = {}
+        names = {f.name for f in fields(cls)}
+        for k, v in opts.items():
+            if k not in names:
+                raise GuandanError(f"unknown search option {k!r}; options: {', '.join(sorted(names))}")
+            try:
+                kw[k] = int(v) if k in cls._INT else (float(v) if k == "ms" else v)
+            except ValueError:
+                raise GuandanError(f"search option {k}={v!r}: not a number") from None
+        return cls(**kw)
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "SearchConfig":
+        from .policies import parse_policy
+        name, opts = parse_policy(spec)
+        if name != "search":
+            raise GuandanError(f"not a search policy: {spec!r}")
+        return cls.from_options(opts)
+
+    def replace(self, **changes: Any) -> "SearchConfig":
+        return _dc_replace(self, **changes)
+
+    def rollout_code(self) -> int:
+        from .game import _rollout_code
+        return _rollout_code(self.rollout)
+
+    def native_args(self) -> Tuple[int, int, float, int, int, int, int]:
+        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits)."""
+        return (self.rollout_code(), self.rollouts or 0, float(self.ms or 0.0), self.k,
+                self.solve, self.nodes, self.tt)
+
+
+# -- results ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What :func:`solve` proved. ``lo <= value <= hi`` (team 0's view);
+    ``exact`` when they are equal. ``best_move`` reaches the exact value
+    (when exact), else it is the best move found. ``moves`` (with
+    ``per_move``): ``(move, lo, hi)`` for every legal move."""
+
+    lo: int
+    hi: int
+    best_move: Optional[Move]
+    nodes: int
+    seconds: float
+    aborted: bool
+    moves: Optional[List[Tuple[Move, int, int]]] = None
+
+    @property
+    def exact(self) -> bool:
+        return self.lo == self.hi
+
+    @property
+    def value(self) -> Optional[int]:
+        """The exact team-0 value, or None when only bounds are proven."""
+        return self.lo if self.lo == self.hi else None
+
+    def __str__(self) -> str:
+        v = f"value {self.lo:+d}" if self.exact else f"bounds [{self.lo:+d}, {self.hi:+d}]"
+        return (f"{v} (team 0's view), best {self.best_move}; {self.nodes:,} nodes in "
+                f"{self.seconds * 1e3:.1f} ms{' (stopped at a limit)' if self.aborted else ''}")
+
+
+class RolloutResult:
+    """Rounds played to the end: ``orders`` (n, 4) finishing orders,
+    ``values`` (n,) team-0 level points, ``points`` (n, 2) levels gained by
+    each team."""
+
+    def __init__(self, orders: np.ndarray, values: np.ndarray, seconds: float, policy: str) -> None:
+        self.orders = orders
+        self.values = values
+        self.seconds = seconds
+        self.policy = policy
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def points(self) -> np.ndarray:
+        v = self.values.astype(np.int8)
+        return np.stack([np.maximum(v, 0), np.maximum(-v, 0)], axis=1).astype(np.int8)
+
+    @property
+    def banker_team(self) -> np.ndarray:
+        return (self.orders[:, 0] & 1).astype(np.int8)
+
+    @property
+    def mean_value(self) -> float:
+        return float(self.values.mean()) if len(self.values) else float("nan")
+
+    @property
+    def per_second(self) -> float:
+        return len(self.values) / self.seconds if self.seconds > 0 else float("inf")
+
+    def __repr__(self) -> str:
+        return (f"<RolloutResult n={len(self)} policy={self.policy} mean team-0 value "
+                f"{self.mean_value:+.3f} ({self.per_second:,.0f}/s)>")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate move of a search decision: ``value`` is the mean level
+    points of the deciding seat's team over ``n`` evaluations (one per
+    sampled world), ``stderr`` its standard error."""
+
+    move: Move
+    value: float
+    n: int
+    stderr: float
+    chosen: bool = False
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A search decision and why: the candidates with their estimated values
+    (in the order they were chosen as candidates), the worlds sampled, the
+    evaluations by rollout and by the exact solver."""
+
+    seat: int
+    move: Move
+    candidates: List[Candidate]
+    legal: int
+    worlds: int
+    rollouts: int
+    solved: int
+    solve_fail: int
+    seconds: float
+    config: Optional[SearchConfig] = None
+
+    @classmethod
+    def forced(cls, move: Move, seat: int) -> "SearchResult":
+        return cls(seat, move, [Candidate(move, float("nan"), 0, float("nan"), True)], 1, 0, 0, 0, 0, 0.0)
+
+    @classmethod
+    def from_native(cls, raw: Dict[str, Any], seat: int, level: int,
+                    cfg: Optional[SearchConfig]) -> "SearchResult":
+        moves = raw["moves"]
+        cands = []
+        for c, i in enumerate(raw["cand"]):
+            n = raw["cnt"][c]
+            mean = raw["sum"][c] / n if n else float("nan")
+            var = raw["sumsq"][c] / n - mean * mean if n else float("nan")
+            se = math.sqrt(max(var, 0.0) / (n - 1)) if n > 1 else float("nan")
+            cands.append(Candidate(Move._from_native(moves[i][0], moves[i][1], level), mean, n, se,
+                                   i == raw["choice"]))
+        ch = raw["choice"]
+        move = Move._from_native(moves[ch][0], moves[ch][1], level)
+        return cls(seat, move, cands, len(moves), raw["worlds"], raw["rollouts"], raw["solved"],
+                   raw["solve_fail"], raw["seconds"], cfg)
+
+    def __str__(self) -> str:
+        head = (f"seat {self.seat}: {self.move}  ({self.legal} legal, {len(self.candidates)} candidates, "
+                f"{self.worlds} worlds, {self.rollouts} rollouts, {self.solved} exact solves"
+                f"{f', {self.solve_fail} over the node limit' if self.solve_fail else ''}; "
+                f"{self.seconds * 1e3:.1f} ms)")
+        rows = [head]
+        for c in sorted(self.candidates, key=lambda c: -c.value if c.n else 1e9):
+            mark = "*" if c.chosen else " "
+            rows.append(f" {mark} {c.value:+.3f} ±{c.stderr:.3f}  n={c.n:<5d} {c.move}")
+        return "\n".join(rows)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"seat": self.seat, "move": self.move.to_platform(),
+                "candidates": [{"move": c.move.to_platform(), "value": c.value, "n": c.n,
+                                "stderr": c.stderr, "chosen": c.chosen} for c in self.candidates],
+                "legal": self.legal, "worlds": self.worlds, "rollouts": self.rollouts,
+                "solved": self.solved, "solve_fail": self.solve_fail, "seconds": self.seconds}
+
+
+# -- functions over a Game ---------------------------------------------------------
+
+def sample_worlds(game: Any, seat: int, n: int, seed: int = 0) -> List[Any]:
+    """See :meth:`guandan.Game.sample_worlds`."""
+    return game.sample_worlds(seat, n, seed)
+
+
+def rollouts(game: Any, policy: str = "greedy", n: int = 100, seed: int = 0, *,
+             seat: Optional[int] = None) -> RolloutResult:
+    """See :meth:`guandan.Game.rollouts`."""
+    return game.rollouts(policy, n, seed, seat=seat)
+
+
+def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
+          per_move: bool = False, tt_bits: Optional[int] = None) -> SolveResult:
+    """The exact value of the current round with all four hands known.
+
+    Minimax over the two teams: seats 0 and 2 maximize the team-0 value,
+    seats 1 and 3 minimize it. The value of a finished round is the level
+    points of the banker's team - +3 when the banker's partner finished
+    second, +2 third, +1 last - as +v when the banker is in team 0 and -v
+    otherwise (never 0). Once a team's first player is out the rest of the
+    order still matters (the partner's place). The level cap at A and the
+    game win at A are not part of the value. The rules are the engine's own
+    (``st_legal`` / ``st_apply``: passes, the end of a trick, 接风 when a
+    player goes out and the others pass).
+
+    ``max_nodes`` / ``time_limit`` (seconds) stop the search; the result
+    then holds the bounds proven so far (``exact`` False). No limit by
+    default: positions with at most 5 cards per hand take milliseconds, 6
+    per hand typically well under a second (see ``docs/search.md``).
+    ``per_move`` also solves every legal move (the limits cover the whole
+    call). ``tt_bits``: the transposition table holds ``2**tt_bits`` 16-byte
+    entries (default: 2**12 .. 2**20 by the number of cards).
+    """
+    return game.solve(max_nodes, time_limit, per_move=per_move, tt_bits=tt_bits)
+
+
+def explain(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> SearchResult:
+    """The search's decision for the seat to act, with every candidate's
+    estimated value (mean level points of the seat's team) and number of
+    samples. Options are :class:`SearchConfig` fields (``rollouts``, ``ms``,
+    ``k``, ``rollout``, ``solve``, ``nodes``, ``tt``, ``seed``)."""
+    return game.search(config, **options)
+
+
+def choose(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> Move:
+    """The search's move for the seat to act (see :func:`explain`)."""
+    return game.search(config, **options).move
+
+
+# -- the search as a policy over observations -------------------------------------
+
+def _fields_from_observation(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
+    from .moves import Move as _Move
+    lv = _core.level_index(obs["level"])
+    plays = []
+    for s, triple in obs.get("history", ()):
+        m = _Move.from_platform(triple, lv + 2, rules=rules)
+        if not m.is_pass:
+            plays.append((int(s), *m.words))
+    top = obs.get("top")
+    if top is not None:
+        t = _Move.from_platform(top["move"], lv + 2, rules=rules)
+        top_seat, (top_lo, top_hi) = int(top["seat"]), t.words
+    else:
+        top_seat, top_lo, top_hi = -1, 0, 0
+    trib = obs.get("tribute") or {}
+    payers = [int(p) for p in trib.get("payers", [])]
+    anti = bool(trib.get("anti", False))
+    paid, recv, returned = [-1] * len(payers), [-1] * len(payers), [-1] * len(payers)
+    if not anti:
+        for i, p in enumerate(payers):
+            for payer, receiver, card in trib.get("tribute", []):
+                if payer == p:
+                    paid[i], recv[i] = _core.face_index(card), int(receiver)
+            for receiver, payer, card in trib.get("back", []):
+                if payer == p:
+                    returned[i] = _core.face_index(card)
+    return dict(seat=int(obs["seat"]), hand=Hand(obs["hand"]), counts=list(obs["card_counts"]),
+                plays=plays, rlevel=lv,
+                levels=tuple(_core.level_index(x) for x in obs["team_levels"]),
+                top_seat=top_seat, top_lo=top_lo, top_hi=top_hi, passes=int(obs.get("passes", 0)),
+                fin=list(obs.get("finish_order", ())), rules=rules.native,
+                payers=payers, paid=paid, recv=recv, returned=returned, anti=anti)
+
+
+def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
+    """The native information set of an observation (play phase): what
+    :class:`SearchPolicy` samples worlds from. The observation's history
+    must be this round's complete history (not so in a game started from a
+    position after some plays: use :meth:`guandan.Game.sample_worlds`)."""
+    from .rules import Rules
+    r = rules if rules is not None else Rules.default()
+    if obs.get("phase") != "play":
+        raise GuandanError("worlds are sampled in the play phase")
+    f = _fields_from_observation(obs, r)
+    try:
+        return _search.InfoSet.from_fields(
+            f["seat"], f["hand"], f["counts"], f["plays"], f["rlevel"], f["levels"], f["top_seat"],
+            f["top_lo"], f["top_hi"], f["passes"], f["fin"], f["rules"], f["payers"], f["paid"],
+            f["recv"], f["returned"], f["anti"])
+    except GuandanError as e:
+        raise GuandanError(f"{e} (is the observation's history this round's complete history?)") from None
+
+
+class SearchPolicy:
+    """The search as a policy callable ``(observation, legal_moves) -> move``
+    (for :class:`guandan.bots.Bot`, the network client, Python loops). It
+    decides from the observation alone, tribute knowledge included; its own
+    seeded stream gives every decision's seed, so the same seed and the same
+    observations give the same moves. Tribute and return: the first allowed
+    card (as greedy)."""
+
+    name = "search"
+
+    def __init__(self, seed: Optional[int] = None, config: Optional[SearchConfig] = None,
+                 rules: Any = None, **options: Any) -> None:
+        self.config = config if config is not None else SearchConfig(**options)
+        if config is not None and options:
+            self.config = self.config.replace(**options)
+        self.rules = rules
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self.last: Optional[SearchResult] = None
+
+    def explain(self, observation: Dict[str, Any], legal_moves: Any = None) -> SearchResult:
+        """The decision with its candidates' values (also kept as ``last``)."""
+        with self._lock:
+            seed = self._rng.getrandbits(64) if self.config.seed is None else self.config.seed
+        info = info_from_observation(observation, self.rules)
+        raw = info.search(*self.config.native_args(), seed)
+        res = SearchResult.from_native(raw, int(observation["seat"]),
+                                       _core.level_index(observation["level"]), self.config)
+        self.last = res
+        return res
+
+    def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
+        if len(legal_moves) == 0:
+            raise GuandanError("no legal move to choose from")
+        if observation.get("phase") != "play" or len(legal_moves) == 1:
+            return legal_moves[0]
+        res = self.explain(observation, legal_moves)
+        want = res.move.words
+        for m in legal_moves:
+            if m.words == want:
+                return m
+        raise GuandanError(f"the search chose {res.move}, which is not among the legal moves given")
+
+
+# -- native registration (simulate, VecGame, GameCore.pick) -----------------------
+
+_SLOTS: Dict[Tuple[Any, ...], int] = {}
+_SLOT_LOCK = threading.Lock()
+
+
+def native_search_code(spec: str) -> int:
+    """The native policy code of a ``"search:..."`` spec, registering the
+    search with that configuration in a free native slot (codes 4..7) the
+    first time. Native callers (:func:`guandan.simulate`) decide from the
+    policy View - own hand, counts, cards played, trick, levels - without this
+    round's tribute (the View does not carry it), on the default move rules
+    unless the spec says ``rules=contest`` (or another preset name). A
+    ``seed`` option is ignored there: the simulator's policy stream seeds
+    every decision."""
+    from .policies import parse_policy
+    from .rules import Rules
+    name, opts = parse_policy(spec)
+    if name != "search":
+        raise GuandanError(f"not a search policy: {spec!r}")
+    opts = dict(opts)
+    rules_name = opts.pop("rules", "default")
+    try:
+        rules = Rules.named(rules_name)
+    except GuandanError:
+        raise GuandanError(f"search option rules={rules_name!r}: not a rules preset") from None
+    cfg = SearchConfig.from_options(opts)
+    key = cfg.native_args() + (rules,)
+    with _SLOT_LOCK:
+        code = _SLOTS.get(key)
+        if code is not None and _search.is_search_slot(code):
+            return code
+        for code in range(4, 8):
+            if not _engine.policy_available(code) and code not in _SLOTS.values():
+                _search.register_slot(code, *cfg.native_args(), rules.native)
+                _SLOTS[key] = code
+                return code
+    raise GuandanError("no free native policy slot for another search configuration (codes 4..7); "
+                       "use fewer distinct search specs in one process")

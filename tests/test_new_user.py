@@ -1,0 +1,246 @@
+"""Issue 12, what a new user meets: one-line errors (exit code 2 for usage
+errors), lower-case cards, the missing-extra message, bots from the current
+folder, the simulate module, --version and help, the library niceties
+(reprs, to_pandas, Wilson intervals, CSV), the docs in the repository."""
+
+import io
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import guandan
+from guandan import Game, Hand, Rules, SimulationResult, classify, legal_moves, simulate
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
+
+
+def cli(*args, cwd=None, env=None, timeout=120):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "guandan", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd or REPO, env=e, stdin=subprocess.DEVNULL)
+
+
+def one_line_error(r, code=2, *needles):
+    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    for n in needles:
+        assert n in err, err
+    return err
+
+
+# -- errors as one line ------------------------------------------------------------
+
+def test_replay_missing_file(tmp_path):
+    one_line_error(cli("replay", "missing.json", cwd=tmp_path), 2, "missing.json")
+
+
+def test_serve_on_a_port_in_use():
+    pytest.importorskip("websockets")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        r = cli("serve", "--port", str(port), "--games", "1", timeout=60)
+    one_line_error(r, 2, f"127.0.0.1:{port}", "in use")
+
+
+def test_bot_without_a_server_and_with_a_bad_url():
+    pytest.importorskip("websockets")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]           # closed again: nobody listens there
+    one_line_error(cli("bot", "guandan.bots:Bot", "--url", f"ws://127.0.0.1:{port}/game/x"), 2,
+                   "cannot connect")
+    one_line_error(cli("bot", "guandan.bots:Bot", "--url", "http://127.0.0.1:1/x"), 2, "ws://")
+
+
+def test_simulate_checks_the_output_path_before_simulating(tmp_path):
+    err = one_line_error(cli("simulate", "--deals", "100000000", "--out", "/nonexistent/x.npz"), 2,
+                         "/nonexistent")
+    assert "does not exist" in err
+    one_line_error(cli("simulate", "--deals", "10", "--out", str(tmp_path / "x.txt")), 2, ".txt")
+
+
+def test_simulate_counts_name_the_option():
+    err = one_line_error(cli("simulate", "--deals", "-5"), 2, "--deals", "-5")
+    assert "n must be" not in err
+    one_line_error(cli("simulate", "--deals", "0"), 2, "--deals", "at least 1")
+    one_line_error(cli("simulate", "--games", "x"), 2, "--games")
+
+
+def test_level_14_is_accepted_and_15_offers_the_range():
+    r = cli("moves", "--level", "14", "S3", "HA")
+    assert r.returncode == 0 and "Pair 3 S3 HA" in r.stdout        # HA is a wild at level A
+    one_line_error(cli("moves", "--level", "15", "S3"), 2, "2..14")
+
+
+def test_last_play_errors_have_no_python_list():
+    err = one_line_error(cli("moves", "--last", "Pair 5 S5", "S6", "S6"), 2, "S5")
+    assert "[" not in err and "'" not in err.split("error:")[1]
+
+
+def test_unknown_bots_are_refused_before_the_banner():
+    r = cli("play", "--bots", "smart")
+    one_line_error(r, 2, "smart")
+    assert r.stdout == ""
+
+
+def test_out_csv_writes_csv_never_csv_npz(tmp_path):
+    out = tmp_path / "x.csv"
+    r = cli("simulate", "--deals", "50", "--workers", "1", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.exists() and not (tmp_path / "x.csv.npz").exists()
+    head = out.read_text().splitlines()
+    assert head[0].split(",")[:3] == ["game", "round", "level"] and len(head) == 51
+
+
+def test_no_arguments_prints_the_help_and_version():
+    r = cli()
+    assert r.returncode == 0 and "usage: guandan" in r.stdout and "simulate" in r.stdout
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"guandan {guandan.__version__}"
+
+
+def test_usage_errors_are_one_line_exit_2():
+    one_line_error(cli("frobnicate"), 2, "invalid choice")
+    one_line_error(cli("simulate", "--policy", "greedy,smart"), 2, "smart")
+
+
+# -- cards in lower case, extras, bots from the current folder ----------------------
+
+def test_cards_in_lower_case_everywhere():
+    assert Hand("h8 sb") == Hand("H8 SB")
+    assert [str(m) for m in legal_moves("s5 d5", "2")] == [str(m) for m in legal_moves("S5 D5", "2")]
+    assert [str(m) for m in classify("sk dk h5 s2 d2", "5")][0] == "ThreeWithTwo K SK DK H5 S2 D2"
+    assert "h8" in Hand("H8")
+    r = cli("moves", "h8", "sb")
+    assert r.returncode == 0 and "Single 8 H8" in r.stdout
+    g = Game.from_position([["S3", "D3", "S9"], ["SA"], ["D9"], ["C9"]], level="2", to_act=0)
+    g.play("pair 3 s3 d3")
+    assert str(g.top.move) == "Pair 3 S3 D3"
+
+
+def test_missing_extra_message_gives_both_pip_forms(tmp_path):
+    # hide websockets from the bot client
+    (tmp_path / "websockets.py").write_text("raise ImportError('hidden for the test')\n")
+    r = cli("bot", "guandan.bots:Bot", "--url", "ws://127.0.0.1:1/game/x",
+            env={"PYTHONPATH": str(tmp_path) + os.pathsep + SRC})
+    err = one_line_error(r, 2)
+    assert "pip install 'guandan[server]'" in err and "pip install '.[server]'" in err
+
+
+def test_bot_module_found_in_the_current_folder(tmp_path):
+    (tmp_path / "my_module.py").write_text(
+        "from guandan.bots import Bot\nclass MyBot(Bot):\n    pass\n")
+    r = cli("bot", "my_module:MyBot", "--url", "ws://127.0.0.1:1/game/x", cwd=tmp_path)
+    err = one_line_error(r, 2, "cannot connect")          # loaded, then no server
+    assert "No module named" not in err
+
+
+def test_import_guandan_simulate_gives_the_module():
+    import pydoc
+
+    import guandan.simulate as mod
+    assert isinstance(guandan.simulate, types.ModuleType) and guandan.simulate is mod
+    assert "Bulk simulation" in pydoc.render_doc(guandan.simulate)
+    from guandan.simulate import chunk_seeds, game_seed  # noqa: F401  (still importable)
+    r = simulate(50, seed=1, workers=1)                  # and callable as the function
+    assert isinstance(r, SimulationResult) and len(r) == 50
+    assert guandan.simulate(10, workers=1).n == 10
+
+
+# -- library niceties ----------------------------------------------------------------
+
+def test_simulation_result_repr_html_pandas_and_wilson():
+    r = simulate(400, seed=2, workers=1)
+    text = repr(r)
+    assert text.startswith("<SimulationResult 400 deals") and "banker" in text
+    html = r._repr_html_()
+    assert "<table>" in html and "team 0" in html and "95%" in html
+    pd = pytest.importorskip("pandas")
+    df = r.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == 400 and "order0" in df.columns
+    s = r.summary()
+    for (lo, hi), rate in zip(s["team_win_ci95"], s["team_win_rate"]):
+        assert 0.0 <= lo <= rate <= hi <= 1.0
+    summary = r.format_summary()
+    assert "±" not in summary and re.search(r"\d+\.\d+% \[\d+\.\d+%, \d+\.\d+%\]", summary)
+
+
+def test_wilson_never_beyond_0_100():
+    from guandan.simulate import _wilson
+    for k, n in ((0, 5), (5, 5), (1, 1), (999, 1000)):
+        lo, hi = _wilson(k, n)
+        assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+def test_zero_deals_gives_a_clear_message():
+    r = simulate(0, workers=1)
+    assert r.format_summary() == "0 deals: nothing was simulated"
+    assert "nan" not in repr(r).lower() and r.summary()["team_win_rate"] == [None, None]
+
+
+def test_progress_bar_is_tqdm_and_off_when_not_a_terminal(capsys):
+    from guandan.simulate import progress_bar
+    bar = progress_bar(10, "deal", None)
+    assert bar.disable                                   # pytest's stderr is not a terminal
+    bar.close()
+    simulate(2000, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "2.00k/2.00k" in err or "2000/2000" in err
+    assert not hasattr(guandan.simulate, "_progress")
+
+
+# -- docs in the repository --------------------------------------------------------------
+
+def test_docs_exist_and_readme_links_them():
+    for name in ("rules.md", "protocol.md", "benchmarks.md"):
+        assert os.path.getsize(os.path.join(REPO, "docs", name)) > 2000
+    readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    assert "../shared" not in readme
+    for name in ("docs/rules.md", "docs/protocol.md", "docs/benchmarks.md"):
+        assert f"({name}" in readme
+    lic = open(os.path.join(REPO, "LICENSE"), encoding="utf-8").read()
+    assert lic.startswith("MIT License")
+    import tomllib
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
+        meta = tomllib.load(f)["project"]
+    assert meta["license"]["text"] == "MIT" and meta["urls"]
+    assert all("://" not in u or u.startswith("file:") for u in meta["urls"].values())
+    assert "tqdm" in " ".join(meta["dependencies"])
+
+
+def test_no_source_cites_the_shared_folder():
+    hits = []
+    for root in ("src", "bench", "tests"):
+        for dirpath, _, files in os.walk(os.path.join(REPO, root)):
+            for f in files:
+                if f.endswith((".py", ".pyx", ".pxd", ".md")) and f != os.path.basename(__file__):
+                    text = open(os.path.join(dirpath, f), encoding="utf-8").read()
+                    if re.search(r"\bRULES\.md|\bPROTOCOL\.md|\bANCHORS\.md", text):
+                        hits.append(os.path.join(dirpath, f))
+    assert not [h for h in hits if "/src/" in h], hits
+
+
+def test_readme_explains_what_a_new_user_asks():
+    readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    for needle in ("95% interval", "banker", "98%", "info[\"legal_moves\"]", "(n, 4)", "108",
+                   "observation dict", "can be 0"):
+        assert needle in readme, needle
+
+
+def test_vecgame_docstring_says_rewards_can_be_0():
+    import guandan.vec as vec
+    doc = " ".join(vec.__doc__.split())
+    assert "can be 0" in doc and "(n, 4)" in doc
