@@ -8,7 +8,8 @@ import pytest
 MODULES = ["guandan", "guandan._core", "guandan._checks", "guandan._files", "guandan.errors", "guandan.moves",
            "guandan.rules", "guandan.state", "guandan.positions", "guandan.records", "guandan.game",
            "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots", "guandan.server", "guandan.search",
-           "guandan.cli"]
+           "guandan.cli", "guandan.arena", "guandan.arena.stats", "guandan.arena.schedule",
+           "guandan.arena.participants"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -96,6 +96,8 @@ cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil
 cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil
 cdef void st_new_game(State* st, uint64_t seed, const RuleSet* rules) noexcept nogil
+cdef void st_new_round(State* st, uint64_t seed, int l0, int l1, int owner,
+                       const int8_t* last_order, const RuleSet* rules) noexcept nogil
 cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil
 cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef int st_is_legal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil

@@ -212,6 +212,28 @@ cdef void st_new_game(State* st, uint64_t seed, const RuleSet* rules) noexcept n
     st_start_round(st)
 
 
+cdef void st_new_round(State* st, uint64_t seed, int l0, int l1, int owner,
+                       const int8_t* last_order, const RuleSet* rules) noexcept nogil:
+    """A fresh state at the start of one round: team levels ``l0``/``l1``, the
+    round played at team ``owner``'s level, and (when ``last_order`` is not
+    NULL) the previous round's finishing order, so that the tribute phase
+    follows exactly as in a game. The deal (and the first leader when there
+    is no previous order) is drawn from ``seed`` as in :func:`st_new_game`."""
+    cdef int i
+    memset(st, 0, sizeof(State))
+    st_seed(st.deal_rng, seed)
+    st.level[0] = l0
+    st.level[1] = l1
+    st.owner = owner
+    st.rlevel = st.level[owner] if owner >= 0 else 0
+    st.winner = -1
+    st.rules = rules[0]
+    for i in range(4):
+        st.last_order[i] = last_order[i] if last_order != NULL else -1
+    st.last_delta = 0
+    st_start_round(st)
+
+
 cdef bint round_over(State* st) noexcept nogil:
     if st.nfin >= 3:
         return True
@@ -1022,6 +1044,26 @@ cdef class GameCore:
             self.st.paid[i] = -1
             self.st.recv[i] = -1
             self.st.returned[i] = -1
+        self.nstack = 0
+
+    def start_round(self, uint64_t seed, levels, int owner, last_order,
+                    NativeRules rules not None):
+        """Start one round (validated by the caller: ``Game.from_deal``): team
+        levels, the owner team whose level the round is played at, and the
+        previous finishing order (None: no tribute, a random first leader)."""
+        cdef int8_t order[4]
+        cdef int i
+        if len(levels) != 2 or not (0 <= levels[0] <= 12 and 0 <= levels[1] <= 12
+                                    and 0 <= owner <= 1):
+            raise GuandanError("start_round: a value is out of range")
+        if last_order is not None:
+            if sorted(last_order) != [0, 1, 2, 3] or (last_order[0] & 1) != owner:
+                raise GuandanError("start_round: bad previous finishing order")
+            for i in range(4):
+                order[i] = last_order[i]
+        st_new_round(&self.st, seed, levels[0], levels[1], owner,
+                     order if last_order is not None else NULL, &rules.r)
+        st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
         self.nstack = 0
 
     # -- read access ------------------------------------------------------------

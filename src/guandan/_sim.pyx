@@ -18,7 +18,7 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     State, RuleSet, NativeRules, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
-    st_new_game, st_legal, st_apply, policy_choose, View, view_of, obs_fill, st_round_reward,
+    st_new_game, st_new_round, st_legal, st_apply, policy_choose, View, view_of, obs_fill, st_round_reward,
     OBS_DIM,
 )
 from guandan._engine import policy_available
@@ -368,6 +368,148 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     return out, recs
 
 
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
+               const int8_t[:, ::1] levels, const int8_t[::1] owner,
+               const int8_t[:, ::1] last_order, const int8_t[::1] policies, int unit,
+               NativeRules rules not None, bint record=False):
+    """Play each given start once with one native policy per seat: unit 0, the
+    round started by ``st_new_round(seeds[i], levels[i], owner[i],
+    last_order[i] or none when last_order[i, 0] < 0)``; unit 1, the whole game
+    ``st_new_game(seeds[i])``. The policy RNG of start ``i`` is seeded with
+    ``policy_seeds[i]`` exactly as ``GameCore.seed_policy`` seeds it, so these
+    results equal a Python loop over ``Game.from_deal`` / ``Game(seed)`` with
+    the same policy names and policy seeds. Returns a dict of numpy rows and, with ``record``,
+    the ``(seat, lo, hi)`` words of every action of each start."""
+    cdef Py_ssize_t n = seeds.shape[0], row, i
+    cdef State st
+    cdef Gen* g = gen_new()
+    cdef MoveBuf b
+    cdef uint64_t prng[4]
+    cdef int rc = 0, r0, k, ppos, banker
+    cdef int32_t dec
+    cdef int32_t bombs
+    cdef int8_t pol[4]
+    cdef Py_ssize_t rec_n = 0, rec_cap = 0
+    cdef uint64_t* rec = NULL
+    if g == NULL:
+        raise MemoryError()
+    if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
+            or policy_seeds.shape[0] != n \
+            or last_order.shape[0] != n or levels.shape[1] != 2 or last_order.shape[1] != 4:
+        gen_free(g)
+        raise ValueError("run_setups: arrays of mismatched shapes")
+    for k in range(4):
+        if not policy_available(policies[k]):
+            gen_free(g)
+            raise ValueError(f"no native policy with code {policies[k]}")
+        pol[k] = policies[k]
+    for row in range(n):
+        if not (0 <= levels[row, 0] <= 12 and 0 <= levels[row, 1] <= 12 and 0 <= owner[row] <= 1):
+            gen_free(g)
+            raise ValueError("run_setups: a level or owner out of range")
+        if last_order[row, 0] >= 0:
+            if sorted([last_order[row, k] for k in range(4)]) != [0, 1, 2, 3] \
+                    or (last_order[row, 0] & 1) != owner[row]:
+                gen_free(g)
+                raise ValueError("run_setups: bad previous finishing order")
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    if buf_reserve(&b, 1 << 15) < 0:
+        gen_free(g)
+        raise MemoryError()
+    a_order = np.zeros((n, 4), dtype=np.int8)
+    a_points = np.zeros(n, dtype=np.int8)
+    a_trib = np.zeros(n, dtype=np.int8)
+    a_anti = np.zeros(n, dtype=np.int8)
+    a_dec = np.zeros(n, dtype=np.int32)
+    a_bombs = np.zeros(n, dtype=np.int32)
+    a_winner = np.full(n, -1, dtype=np.int8)
+    a_rounds = np.zeros(n, dtype=np.int16)
+    a_levels = np.zeros((n, 2), dtype=np.int8)
+    cdef int8_t[:, ::1] v_order = a_order
+    cdef int8_t[::1] v_points = a_points
+    cdef int8_t[::1] v_trib = a_trib
+    cdef int8_t[::1] v_anti = a_anti
+    cdef int32_t[::1] v_dec = a_dec
+    cdef int32_t[::1] v_bombs = a_bombs
+    cdef int8_t[::1] v_winner = a_winner
+    cdef int16_t[::1] v_rounds = a_rounds
+    cdef int8_t[:, ::1] v_levels = a_levels
+    recs = []
+    with nogil:
+        for row in range(n):
+            if unit == 0:
+                st_new_round(&st, seeds[row], levels[row, 0], levels[row, 1], owner[row],
+                             &last_order[row, 0] if last_order[row, 0] >= 0 else NULL, &rules.r)
+            else:
+                st_new_game(&st, seeds[row], &rules.r)
+            st_seed(prng, policy_seeds[row])
+            v_trib[row] = st.npay if not st.anti else 0
+            v_anti[row] = st.anti
+            r0 = st.round_index
+            dec = 0
+            bombs = 0
+            rec_n = 0
+            while st.phase != PH_OVER and (unit == 1 or st.round_index == r0):
+                b.n = 0
+                if st_legal(&st, g, &b) < 0 or b.n == 0:
+                    rc = -1
+                    break
+                i = policy_choose(pol[st.to_act], &st, &b, prng)
+                if i < 0 or i >= b.n:
+                    rc = -1
+                    break
+                if record:
+                    if rec_n + 3 > rec_cap:
+                        rec_cap = rec_cap * 2 + 1024
+                        rec = <uint64_t*>realloc_u64(rec, rec_cap)
+                        if rec == NULL:
+                            rc = -1
+                            break
+                    rec[rec_n] = st.to_act
+                    rec[rec_n + 1] = b.data[2 * i]
+                    rec[rec_n + 2] = b.data[2 * i + 1]
+                    rec_n += 3
+                if is_bomb_type(move_type(b.data[2 * i])):
+                    bombs += 1
+                st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
+                dec += 1
+            if rc != 0:
+                break
+            for k in range(4):
+                v_order[row, k] = st.last_order[k]
+            banker = st.last_order[0]
+            ppos = 3
+            for k in range(1, 4):
+                if st.last_order[k] == ((banker + 2) & 3):
+                    ppos = k
+            v_points[row] = 4 - ppos
+            v_dec[row] = dec
+            v_bombs[row] = bombs
+            v_winner[row] = st.winner if st.phase == PH_OVER else -1
+            v_rounds[row] = st.round_index
+            v_levels[row, 0] = st.level[0]
+            v_levels[row, 1] = st.level[1]
+            if record:
+                with gil:
+                    arr = np.empty(rec_n, dtype=np.uint64)
+                    for i in range(rec_n):
+                        arr[i] = rec[i]
+                    recs.append(arr.reshape(-1, 3))
+    gen_free(g)
+    free(rec)
+    buf_free(&b)
+    if rc != 0:
+        raise MemoryError("simulation buffer allocation failed")
+    out = {"order": a_order, "points": a_points, "tribute": a_trib, "anti": a_anti,
+           "decisions": a_dec, "bombs": a_bombs, "winner": a_winner, "rounds": a_rounds,
+           "levels": a_levels}
+    return out, recs
 
 
 def game_seed(uint64_t seed, uint64_t k):

@@ -1,5 +1,6 @@
-"""The ``guandan`` command line: ``moves``, ``simulate``, ``play``, ``replay``
-(and ``serve`` / ``bot`` for the contest protocol).
+"""The ``guandan`` command line: ``moves``, ``simulate``, ``play``, ``replay``,
+``arena`` (rating bots by duplicate deals), and ``serve`` / ``bot`` for the
+contest protocol.
 
 ``guandan moves [--level L] [--last "Pair 5 S5 D5"] [--pattern] [--json] CARDS...``
 prints the legal moves of a hand.
@@ -154,8 +155,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
+    if args.tables != 1:
+        from .tables import serve_tables as serve      # several tables on one port
+        extra = {"tables": args.tables}
+    else:
+        extra = {}
     try:
-        serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules),
+        serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
               bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
               on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
               send_timeout=args.send_timeout, origins=origins, keep_records=0,
@@ -171,6 +177,37 @@ def _cmd_bot(args: argparse.Namespace) -> int:
 
     url = check_url(args.url)                   # before loading anything
     run_bot(load_bot(args.bot), url)
+    return 0
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from .arena import Engine, Limits, arena
+    from .rules import Rules
+
+    if args.verbose:
+        import logging
+        logging.basicConfig(level=logging.INFO,
+                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    parts: List[object] = [Engine.parse(e) for e in args.engine or []]
+    parts += list(args.participants)
+    if args.games is not None:
+        n, unit = args.games, "game"
+    else:
+        n, unit = args.deals, "deal"
+    limits = Limits(move_time=args.move_time, game_time=args.game_time,
+                    connect_time=args.connect_time, max_rounds=args.max_rounds)
+    show = args.progress or (not args.quiet and sys.stderr.isatty())
+    res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
+                rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
+                sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
+                limits=limits, records=args.records, progress=show, output=args.out)
+    print(res.format())
+    if args.out:
+        print(f"result saved to {args.out}")
+    if args.records:
+        print(f"records saved under {args.records}/ (guandan replay FILE)")
+    if args.plot:
+        print(f"plot saved to {res.plot(args.plot)}")
     return 0
 
 
@@ -235,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=_count("--port", 0), default=23456)
     sv.add_argument("--games", type=_count("--games"), default=1, help="games to play (settingTimes)")
+    sv.add_argument("--tables", type=_count("--tables"), default=1,
+                    help="tables on this port, each its own game(s); connections fill them in "
+                         "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
     sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
@@ -258,6 +298,45 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
     sv.add_argument("-v", "--verbose", action="store_true", help="log every connection and decision")
     sv.set_defaults(func=_cmd_serve)
+
+    ar = sub.add_parser("arena", help="rate bots by duplicate deals (cutechess / fastchess style)",
+                        description="Rate participants by duplicate deals: every deal is played "
+                        "twice with the teams' seats swapped. Participants: built-in policies "
+                        "(greedy, random, search:ms=200 ...), in-process SDK bots (module:Class), "
+                        "external contest-protocol programs (--engine, listed first).")
+    ar.add_argument("participants", nargs="*", help="built-in policy specs or module:Class bots")
+    ar.add_argument("--engine", action="append", metavar='"name=NAME cmd=CMD [dir=DIR]"',
+                    help="an external program; {url} in CMD is replaced by its table's URL "
+                         "(repeatable; engines come before the positional participants)")
+    ar.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing (default 1000)")
+    ar.add_argument("--games", type=int, help="play this many duplicate whole games instead of deals")
+    ar.add_argument("--tournament", choices=("head-to-head", "gauntlet", "round-robin"),
+                    help="default: head-to-head for two participants, else round-robin")
+    ar.add_argument("--seed", type=int, default=0, help="seed of the deal schedule (default 0)")
+    ar.add_argument("--rules", default="default", help="rules preset (default, contest)")
+    ar.add_argument("--levels", default="random",
+                    help="team levels of each deal: random (default), a rank for both, or L0,L1")
+    ar.add_argument("--no-tribute", action="store_true",
+                    help="first-round deals (no seeded previous order, hence no tribute)")
+    ar.add_argument("--sprt", nargs="+", metavar="K=V",
+                    help="stop when decided: elo0=0 elo1=10 alpha=0.05 beta=0.05 (logistic Elo)")
+    ar.add_argument("--concurrency", type=int, default=None, help="tables at once (default: cores)")
+    ar.add_argument("--move-time", type=float, default=10.0,
+                    help="seconds per decision of an in-process or external bot (default 10)")
+    ar.add_argument("--game-time", type=float, default=120.0,
+                    help="a participant's thinking seconds per game/half (default 120)")
+    ar.add_argument("--connect-time", type=float, default=30.0,
+                    help="seconds an external program has to connect (default 30)")
+    ar.add_argument("--max-rounds", type=int, default=100,
+                    help="round cap of whole games (--games; default 100)")
+    ar.add_argument("--records", metavar="DIR", help="save every game record (JSON) under DIR")
+    ar.add_argument("--out", metavar="FILE", help="write the JSON result here")
+    ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
+    ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
+    ar.add_argument("--quiet", action="store_true", help="no progress line")
+    ar.add_argument("-v", "--verbose", action="store_true",
+                    help="log the table server's connections and faults (external bots)")
+    ar.set_defaults(func=_cmd_arena)
 
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")

@@ -27,7 +27,7 @@ from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
 from .policies import native_code, parse_policy
-from .positions import cards_str, check_seed, parse_position_string, validate_position
+from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
@@ -84,11 +84,14 @@ class Game:
     thing (deals, the first leader) comes from ``seed``.
     """
 
-    def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None) -> None:
+    def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None, *,
+                 policy_seed: Optional[int] = None) -> None:
         r = resolve_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
         self._init(r, check_seed(seed))
+        if policy_seed is not None:           # the built-in random policy's draws
+            self._core.seed_policy(check_seed(policy_seed))
         self._deals = [self._deal_strings()]  # cards dealt at each round start
 
     def _init(self, rules: Rules, seed: int) -> None:
@@ -96,6 +99,7 @@ class Game:
         self.rules = rules
         self.seed = seed
         self._start: Optional[str] = None
+        self._round_start: Optional[Dict[str, Any]] = None
         self._core = _engine.GameCore.new_game(seed, rules.native)
         self._lock = threading.RLock()
         self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
@@ -147,6 +151,54 @@ class Game:
         g._round0 = g._core.round_index
         g._deals = [g._deal_strings()]
         g._start = g.position
+        return g
+
+    @classmethod
+    def from_deal(cls, seed: int, team_levels: Sequence[Any] = ("2", "2"), owner: int = 0,
+                  last_order: Optional[Sequence[int]] = None, *,
+                  rules: Optional[Rules] = None, policy_seed: Optional[int] = None) -> "Game":
+        """A game at the start of one round, dealt from ``seed``: the teams at
+        ``team_levels``, the round played at team ``owner``'s level, and, when
+        ``last_order`` (the previous round's finishing order, its banker in
+        team ``owner``) is given, the tribute phase that order calls for
+        (tribute, return or anti-tribute, exactly as in a game). Without it
+        the round starts like a first round (the leader drawn from the seed).
+
+        The same arguments always give the same state (hands, levels, tribute
+        state): the arena plays each such deal twice with the teams' seats
+        swapped. ``policy_seed`` seeds the built-in random policy's draws
+        (default: derived from ``seed``).
+
+        >>> g = Game.from_deal(5, team_levels=("7", "K"), owner=1, last_order=[1, 0, 3, 2])
+        >>> g.level, g.team_levels, g.phase, g.to_act
+        ('K', ('7', 'K'), 'tribute', 2)
+        >>> Game.replay(g.record()).position == g.position
+        True
+        """
+        r = resolve_rules(rules)
+        seed = check_seed(seed)
+        if not isinstance(team_levels, (list, tuple)) or len(team_levels) != 2:
+            raise GuandanError("team_levels needs two levels")
+        tl = [check_level(x, "team level") for x in team_levels]
+        owner = check_int(owner, "owner", 0, 1)
+        order = None
+        if last_order is not None:
+            if not isinstance(last_order, (list, tuple)) or len(last_order) != 4:
+                raise GuandanError("last_order lists the four seats in finishing order")
+            order = [check_int(x, "last_order seat", 0, 3) for x in last_order]
+            if sorted(order) != [0, 1, 2, 3]:
+                raise GuandanError(f"last_order {order} is not a permutation of the seats")
+            if order[0] & 1 != owner:
+                raise GuandanError(f"the previous banker (seat {order[0]}) must be in the owner "
+                                   f"team {owner}: the round is played at the last winner's level")
+        g = cls.__new__(cls)
+        g._init(r, seed)
+        g._core.start_round(seed, tl, owner, order, r.native)
+        if policy_seed is not None:
+            g._core.seed_policy(check_seed(policy_seed))
+        g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
+                          "last_order": order}
+        g._deals = [g._deal_strings()]
         return g
 
     # -- state ----------------------------------------------------------------
@@ -473,6 +525,7 @@ class Game:
         g.rules = self.rules
         g.seed = self.seed
         g._start = self._start
+        g._round_start = self._round_start
         g._core = self._core.copy()
         g._log = list(self._log)
         g._deals = list(self._deals)
@@ -712,6 +765,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "start": self._start,
+            **({"round_start": self._round_start} if self._round_start else {}),
             "deals": [list(d) for d in self._deals],
             "actions": [[s, _native_move(lo, hi, lv).to_platform()] for s, lo, hi, lv, _ in self._log],
             "result": {
@@ -732,6 +786,10 @@ class Game:
         rec = validate_record(record)
         if rec["start"]:
             g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
+        elif rec["round_start"] is not None:
+            rs = rec["round_start"]
+            g = cls.from_deal(rec["seed"], rs["team_levels"], rs["owner"], rs["last_order"],
+                              rules=rec["rules"])
         else:
             g = cls(rules=rec["rules"], seed=rec["seed"])
         for i, (seat, triple) in enumerate(rec["actions"]):

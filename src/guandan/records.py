@@ -54,6 +54,11 @@ def validate_record(record: Any) -> Dict[str, Any]:
         if not isinstance(a, list) or len(a) != 2:
             raise GuandanError(f"action {i} is not a [seat, move] pair")
         out.append((check_int(a[0], f"action {i}'s seat", 0, 3), a[1]))
+    rs = record.get("round_start")
+    if rs is not None:
+        if start is not None or not isinstance(rs, dict) or \
+                set(rs) != {"team_levels", "owner", "last_order"}:
+            raise GuandanError("the record's 'round_start' is {team_levels, owner, last_order}")
     deals = record.get("deals")
     if deals is not None:
         if not isinstance(deals, list) or not all(
@@ -62,4 +67,5 @@ def validate_record(record: Any) -> Dict[str, Any]:
         deals = [list(d) for d in deals]
         if not deals:
             deals = None
-    return {"rules": rules, "seed": seed, "start": start, "actions": out, "deals": deals}
+    return {"rules": rules, "seed": seed, "start": start, "round_start": rs, "actions": out,
+            "deals": deals}

@@ -41,7 +41,7 @@ from .errors import GuandanError
 from .rules import Rules, resolve_rules
 
 __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
-           "check_output_path", "OUTPUT_FORMATS", "progress_bar"]
+           "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
 
 OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
 
@@ -485,6 +485,69 @@ def simulate(n: int, *, unit: str = "deal",
             rows_all = {k: np.zeros((0, 4) if k == "order" else ((0, 2) if k == "levels" else 0))
                         for k in keys}
     return SimulationResult(unit, n, rows_all, agg, elapsed, seed, names, rules, workers)
+
+
+def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "deal",
+                levels: Optional[Sequence[Sequence[int]]] = None,
+                owner: Optional[Sequence[int]] = None,
+                last_order: Optional[Sequence[Optional[Sequence[int]]]] = None,
+                policy_seeds: Optional[Sequence[int]] = None,
+                rules: Optional[Rules] = None, records: bool = False
+                ) -> Tuple[Dict[str, np.ndarray], Optional[List[Dict[str, Any]]]]:
+    """Play given starts once each in the native loop, one built-in policy
+    name per seat (the loop the arena uses for built-in participants).
+
+    ``unit="deal"``: start ``i`` is ``Game.from_deal(seeds[i], levels[i],
+    owner[i], last_order[i])`` (levels as rank indices 0..12 = 2..A;
+    ``last_order[i]`` None for a first-round start) and one round is played.
+    ``unit="game"``: start ``i`` is ``Game(seed=seeds[i])`` played to the end.
+    ``policy_seeds[i]`` seeds the built-in random policy's draws (default:
+    as ``Game`` derives it from the seed). The results are exactly those of
+    ``Game.play_policy`` with the same names on the same starts
+    (``Game.from_deal(..., policy_seed=...)``). Rows: ``order``
+    (finishing order of the last round played), ``points`` (the banker
+    team's 1..3 of that round, before the cap at A), ``tribute`` (payers,
+    0 when anti-tribute), ``anti``, ``decisions``, ``bombs``, ``winner``
+    (game winner or -1), ``rounds``, ``levels`` (final team levels). With
+    ``records``, also each start's :meth:`Game.record`.
+    """
+    from .game import Game
+    from .moves import Move
+    if unit not in ("deal", "game"):
+        raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
+    if len(policies) != 4:
+        raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
+    rules = rules if rules is not None else Rules.default()
+    codes = np.array([native_code(p) for p in policies], dtype=np.int8)
+    n = len(seeds)
+    sd = np.asarray(seeds, dtype=np.uint64).reshape(n)
+    lv = np.zeros((n, 2), dtype=np.int8) if levels is None else np.asarray(levels, dtype=np.int8).reshape(n, 2)
+    ow = np.zeros(n, dtype=np.int8) if owner is None else np.asarray(owner, dtype=np.int8).reshape(n)
+    lo = np.full((n, 4), -1, dtype=np.int8)
+    if last_order is not None:
+        for i, o in enumerate(last_order):
+            if o is not None:
+                lo[i] = o
+    if policy_seeds is None:
+        ps = sd ^ np.uint64(0xA5A5A5A5DEADBEEF)
+    else:
+        ps = np.asarray(policy_seeds, dtype=np.uint64).reshape(n)
+    u = 0 if unit == "deal" else 1
+    rows, words = _sim.run_setups(sd, ps, lv, ow, lo, codes, u, rules.native, records)
+    if not records:
+        return rows, None
+    recs = []
+    for i in range(n):
+        if u == 0:
+            g = Game.from_deal(int(sd[i]), ["23456789TJQKA"[x] for x in lv[i]], int(ow[i]),
+                               None if lo[i, 0] < 0 else [int(x) for x in lo[i]], rules=rules,
+                               policy_seed=int(ps[i]))
+        else:
+            g = Game(rules=rules, seed=int(sd[i]), policy_seed=int(ps[i]))
+        for seat, w0, w1 in words[i]:
+            g.play(Move._from_native(int(w0), int(w1), g._core.rlevel))
+        recs.append(g.record())
+    return rows, recs
 
 
 class _CallableModule(types.ModuleType):

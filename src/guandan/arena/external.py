@@ -1,0 +1,291 @@
+"""External participants: programs that speak the contest protocol.
+
+The arena runs one multi-table server (:class:`guandan.tables.MultiTableServer`)
+on a free local port, in a background thread with its own event loop. Each
+half of a duplicate deal is one table: a :class:`guandan.tables.Table`
+that plays exactly that start (``game_factory``), one round (deals) or one
+game, with the arena's forfeit rules. For every seat of an external
+participant the arena starts the program with the URL of that seat
+(``ws://127.0.0.1:PORT/game/a{table}s{seat}``: a label the table reserves for
+the seat, so processes that connect in any order get the right seats; the
+bot itself sees only an ordinary contest URL). Seats of built-in or
+in-process participants are played by the table itself.
+
+Forfeits (the side at fault loses the half): no connection within
+``connect_time``; a disconnect or a process exit during the game; no
+answer within ``move_time``; an invalid answer (not ``{"actIndex": N}`` with
+N in range); thinking longer than ``game_time`` in all; a table that runs
+past its wall-clock bound (the side that used more thinking time). After the
+table ends (``gameResult`` sent, connections closed) the programs get 2 s to
+exit, then they are killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .participants import Participant
+from .runner import Limits, _rules_for, half_result, pair_result
+from .schedule import RANKS, DealSpec
+
+__all__ = ["ExternalTables"]
+
+log = logging.getLogger("guandan.arena")
+
+
+class ExternalTables:
+    """Runs pairings that involve external programs (``submit`` returns a
+    ``concurrent.futures.Future`` of ``(pair results, records)``)."""
+
+    def __init__(self, rules: Any, unit: str, limits: Limits, concurrency: int) -> None:
+        self.rules = _rules_for(rules, unit, limits)
+        self.unit = unit
+        self.limits = limits
+        self.concurrency = max(1, concurrency)
+        self._ids = itertools.count()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run_loop, name="guandan-arena-tables",
+                                        daemon=True)
+        self._server: Any = None
+        self._error: Optional[BaseException] = None
+        self._tmp = tempfile.mkdtemp(prefix="guandan-arena-")
+        self._procs: List[subprocess.Popen] = []
+        slog = logging.getLogger("guandan.server")
+        if not slog.handlers:
+            # forfeits are reported by the arena; the server's warnings go to the
+            # application's logging (guandan arena -v) instead of stderr
+            slog.addHandler(logging.NullHandler())
+        self._thread.start()
+        self._ready.wait(30)
+        if self._error is not None:
+            raise self._error
+
+    # -- the loop thread ------------------------------------------------------------
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            from ..tables import MultiTableServer
+            self._server = MultiTableServer("127.0.0.1", 0, tables=0)
+            self._loop.run_until_complete(self._server.start())
+            self._sem = asyncio.Semaphore(self.concurrency)
+        except BaseException as e:       # reported to the constructor
+            self._error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(self._server.stop())
+        self._loop.close()
+
+    @property
+    def port(self) -> int:
+        return self._server.bound_port
+
+    def submit(self, a: Participant, b: Participant, specs: Sequence[DealSpec],
+               records: bool) -> cf.Future:
+        return asyncio.run_coroutine_threadsafe(self._pairs(a, b, list(specs), records), self._loop)
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        for p in self._procs:
+            _kill(p)
+
+    # -- tables -----------------------------------------------------------------------
+    async def _pairs(self, a: Participant, b: Participant, specs: List[DealSpec],
+                     records: bool) -> Tuple[List[Dict[str, Any]], List[Any]]:
+        results, recs = [], []
+        for spec in specs:
+            halves = await asyncio.gather(*(self._half(spec, h, (a, b)) for h in (0, 1)))
+            results.append(pair_result(spec, [h[0] for h in halves]))
+            if records:
+                recs.append([h[1] for h in halves])
+        return results, recs
+
+    async def _half(self, spec: DealSpec, half: int,
+                    players: Tuple[Participant, Participant]) -> Tuple[Dict[str, Any], Any]:
+        async with self._sem:
+            return await self._play(spec, half, players)
+
+    async def _play(self, spec: DealSpec, half: int,
+                    players: Tuple[Participant, Participant]) -> Tuple[Dict[str, Any], Any]:
+        from ..tables import Table
+
+        lim = self.limits
+        tid = next(self._ids)
+        seat_side = [0, 1, 0, 1] if half == 0 else [1, 0, 1, 0]
+        names = [p.name for p in players]
+        labels: Dict[int, str] = {}
+        bots: Dict[int, Any] = {}
+        ps = spec.half_policy_seed(half)
+        for s in range(4):
+            p = players[seat_side[s]]
+            if p.kind == "external":
+                labels[s] = f"a{tid}s{s}"
+            else:
+                bots[s] = p.make(ps ^ (s + 1))
+        unit, rules = self.unit, self.rules
+        table = Table(
+            games=1, rules=rules, bots=bots, seat_labels=labels, timeout=lim.move_time,
+            on_timeout="forfeit", on_invalid="forfeit", on_disconnect="forfeit",
+            game_time=lim.game_time, late_grace=0,
+            game_factory=lambda gi: spec.game(rules, unit, half),
+            until="round" if unit == "deal" else "game", seed=spec.seed)
+        self._server.add_table(table)
+        procs: Dict[int, subprocess.Popen] = {}
+        logs: Dict[int, str] = {}
+        try:
+            for s, label in labels.items():
+                eng = players[seat_side[s]]
+                url = f"ws://127.0.0.1:{self.port}/game/{label}"
+                logs[s] = os.path.join(self._tmp, f"{label}.log")
+                procs[s] = _spawn(eng, url, s, logs[s])
+                self._procs.append(procs[s])
+            task = asyncio.ensure_future(table.serve_table())
+            forfeit = await self._supervise(table, task, procs, logs, seat_side, names)
+        finally:
+            self._server.remove_table(table)
+            await asyncio.get_running_loop().run_in_executor(None, _reap, list(procs.values()))
+            for p in procs.values():
+                if p in self._procs:
+                    self._procs.remove(p)
+        g = table.game
+        if g is None:
+            g = spec.game(rules, unit, half)
+        if forfeit is None and table.forfeit is not None:
+            forfeit = table.forfeit
+        fo = None
+        if forfeit is not None:
+            s = forfeit["seat"]
+            fo = {"side": seat_side[s], "name": names[seat_side[s]], "seat": s,
+                  "reason": forfeit["reason"], "decision": len(g.moves_played)}
+        order = g.last_round_order if (g.round_index > 0 and fo is None) else [0, 1, 2, 3]
+        points = 0
+        if fo is None and order:
+            points = 4 - order.index((order[0] + 2) % 4)
+        lv = [RANKS.index(x) for x in g.team_levels]
+        res = half_result(spec, half, unit, order, g.winner if g.winner is not None else -1,
+                          points, len(g.moves_played), g.round_index, lv, fo)
+        return res, g.record()
+
+    async def _supervise(self, table: Any, task: asyncio.Future, procs: Dict[int, subprocess.Popen],
+                         logs: Dict[int, str], seat_side: List[int],
+                         names: List[str]) -> Optional[Dict[str, Any]]:
+        """Wait for the table; forfeit on no connection, exits, the wall bound."""
+        lim = self.limits
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        bound = lim.connect_time + 2 * lim.game_time + 30
+        while not task.done():
+            await asyncio.wait([task], timeout=0.05)
+            if task.done():
+                break
+            now = loop.time() - t0
+            if not table.started:
+                dead = [s for s, p in procs.items() if p.poll() is not None
+                        and not table.connected(s)]
+                if dead:
+                    s = dead[0]
+                    why = (f"exited with code {procs[s].returncode} before connecting"
+                           f"{_tail(logs[s])}")
+                    return await _abort(table, task, s, why)
+                if now > lim.connect_time:
+                    s = next(x for x in sorted(procs) if not table.connected(x))
+                    return await _abort(table, task, s, f"did not connect within "
+                                        f"{lim.connect_time:g} s{_tail(logs[s])}")
+            elif now > bound:
+                th = table.think
+                side_t = [sum(th[s] for s in range(4) if seat_side[s] == k) for k in (0, 1)]
+                side = 0 if side_t[0] >= side_t[1] else 1
+                s = next(x for x in range(4) if seat_side[x] == side)
+                return await _abort(table, task, s, f"the table ran past {bound:g} s")
+        exc = task.exception()
+        if exc is not None:
+            raise exc
+        f = table.forfeit
+        if f is not None and f["seat"] in procs:
+            p = procs[f["seat"]]
+            try:
+                await asyncio.wait_for(loop.run_in_executor(None, p.wait), 0.5)
+            except asyncio.TimeoutError:
+                pass
+            if p.poll() is not None and "disconnect" in f["reason"]:
+                f["reason"] += f" (the program exited with code {p.returncode}){_tail(logs[f['seat']])}"
+        return None
+
+
+async def _abort(table: Any, task: asyncio.Future, seat: int, why: str) -> Dict[str, Any]:
+    table.abort(seat, why)
+    try:
+        await asyncio.wait_for(asyncio.shield(task), 10)
+    except (asyncio.TimeoutError, Exception):
+        task.cancel()
+    return {"seat": seat, "reason": why}
+
+
+def _spawn(eng: Any, url: str, seat: int, log_path: str) -> subprocess.Popen:
+    out = open(log_path, "wb")
+    try:
+        kw: Dict[str, Any] = {}
+        if os.name == "posix":
+            kw["start_new_session"] = True          # its own process group: killed as a whole
+        return subprocess.Popen(eng.argv(url, seat), cwd=eng.dir or None,
+                                env={**os.environ, **eng.env} if eng.env else None,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                **kw)
+    finally:
+        out.close()
+
+
+def _kill(p: subprocess.Popen) -> None:
+    if p.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            os.killpg(p.pid, signal.SIGKILL)
+        else:
+            p.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _reap(procs: List[subprocess.Popen]) -> None:
+    """Give the programs 2 s to exit after the table closed, then kill them."""
+    end = time.monotonic() + 2.0
+    for p in procs:
+        try:
+            p.wait(max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        _kill(p)
+
+
+def _tail(path: str, n: int = 300) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            text = f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    if not text:
+        return ""
+    return f"; its output ends: {text.splitlines()[-1][:200]!r}"

@@ -1,0 +1,144 @@
+"""External contest-protocol bots through the arena (and the multi-table server).
+
+The bot programs below are small contest-protocol clients written from
+PROTOCOL.md with ``websockets`` only: they share no code with the project.
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+pytest.importorskip("websockets")
+
+from guandan import Game  # noqa: E402
+from guandan.arena import Engine, Limits, arena  # noqa: E402
+
+# A contest client. argv: URL MODE [N] [SECONDS]
+#   first      answer index 0 (the pass when following, else the first move)
+#   last       answer the last index
+#   crash N    exit(3) at its N-th act message
+#   hang N     stop answering at its N-th act message (stays connected)
+#   slow N S   at its N-th act, answer only after S seconds (then normally)
+#   badindex N answer an out-of-range index at its N-th act
+CLIENT = textwrap.dedent('''
+    import json, sys, time
+    from websockets.sync.client import connect
+
+    url, mode = sys.argv[1], sys.argv[2]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    secs = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    acts = 0
+    with connect(url, open_timeout=20, close_timeout=2) as ws:
+        while True:
+            try:
+                raw = ws.recv()
+            except Exception:
+                break
+            msg = json.loads(raw)
+            if msg.get("type") != "act":
+                if msg.get("stage") == "gameResult":
+                    break
+                continue
+            acts += 1
+            top = msg["indexRange"]
+            idx = top if mode == "last" else 0
+            if acts == n:
+                if mode == "crash":
+                    sys.exit(3)
+                if mode == "hang":
+                    time.sleep(3600)
+                if mode == "slow":
+                    time.sleep(secs)
+                if mode == "badindex":
+                    idx = top + 7
+            ws.send(json.dumps({"actIndex": idx}))
+''')
+
+
+@pytest.fixture
+def client(tmp_path):
+    p = tmp_path / "contest_client.py"
+    p.write_text(CLIENT)
+    return str(p)
+
+
+def engine(name, client, *args):
+    return Engine(name, [sys.executable, client, "{url}", *map(str, args)])
+
+
+def test_external_bots_play_and_records(client, tmp_path):
+    rec = tmp_path / "recs"
+    res = arena([engine("first", client, "first"), "greedy"], deals=2, seed=3,
+                records=str(rec), concurrency=2, limits=Limits(move_time=5, connect_time=20))
+    r = res[0]
+    assert len(r.pairs) == 2 and not r.forfeits
+    for p in r.pairs:
+        for h in p["halves"]:
+            assert h["forfeit"] is None and sorted(h["order"]) == [0, 1, 2, 3]
+    files = sorted((rec / "first-vs-greedy").iterdir())
+    assert len(files) == 4
+    for f in files:
+        d = json.loads(f.read_text())
+        g = Game.replay(d)                              # a valid, replayable record
+        assert g.round_index == 1
+        half = d["arena"]["half"]
+        assert d["arena"]["seats"][half] == "first"     # the engine in seats (half, half + 2)
+        assert d["round_start"] is not None
+    # both halves of a deal: the same cards
+    d0 = json.loads(files[0].read_text())
+    d1 = json.loads(files[1].read_text())
+    assert d0["deals"][0] == d1["deals"][0]
+    # the engine's results are those of the same policy in-process: index 0 always
+    # is the "pass when following, else the first move" rule
+    assert r.stats()["score"] < 0.5
+
+
+def test_external_vs_external(client):
+    res = arena([engine("first", client, "first"), engine("last", client, "last")], deals=1,
+                seed=5, concurrency=2, limits=Limits(move_time=5, connect_time=20))
+    assert len(res[0].pairs) == 1 and not res[0].forfeits
+
+
+def test_crashing_and_hanging_external_bots_are_forfeited(client):
+    t = time.monotonic()
+    res = arena([engine("crasher", client, "crash", 3), engine("hanger", client, "hang", 2),
+                 "random"], deals=1, seed=2, concurrency=2,
+                limits=Limits(move_time=1.0, connect_time=20))
+    assert time.monotonic() - t < 60                    # never hangs
+    by = {(p.a.name, p.b.name): p for p in res.pairings}
+    fo = by[("crasher", "random")].forfeits
+    assert len(fo) == 2 and all(f["name"] == "crasher" for f in fo)
+    assert all("disconnected" in f["reason"] or "exit" in f["reason"] for f in fo)
+    fo = by[("hanger", "random")].forfeits
+    assert len(fo) == 2 and all(f["name"] == "hanger" and "timeout" in f["reason"] for f in fo)
+    assert by[("hanger", "random")].stats()["score"] == 0.0
+    # crasher vs hanger: whoever fails first loses each half; the match went on
+    assert len(by[("crasher", "hanger")].pairs) == 1
+    assert "forfeits" in res.format()
+
+
+def test_invalid_answer_and_no_connection_are_forfeited(client, tmp_path):
+    nobody = Engine("nobody", [sys.executable, "-c", "import time; time.sleep(60)"])
+    res = arena([engine("bad", client, "badindex", 2), nobody, "greedy"], deals=1, seed=4,
+                concurrency=2, limits=Limits(move_time=2, connect_time=3))
+    by = {(p.a.name, p.b.name): p for p in res.pairings}
+    fo = by[("bad", "greedy")].forfeits
+    assert len(fo) == 2 and all("invalid answer" in f["reason"] for f in fo)
+    fo = by[("nobody", "greedy")].forfeits
+    assert len(fo) == 2 and all("connect" in f["reason"] for f in fo)
+
+
+def test_external_against_python_policy_seats(client):
+    # the opponent is a Python callable (a policy with options): the table
+    # plays its seats in a thread under the same limits
+    res = arena([engine("last", client, "last"), "random:note=py"], deals=1, seed=6,
+                concurrency=2, limits=Limits(move_time=5, connect_time=20))
+    r = res[0]
+    assert len(r.pairs) == 1 and not r.forfeits
+    assert all(sorted(h["order"]) == [0, 1, 2, 3] for h in r.pairs[0]["halves"])
