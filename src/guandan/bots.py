@@ -206,7 +206,12 @@ def load_bot(spec: str) -> Bot:
         cls = getattr(importlib.import_module(mod_name), cls_name)
     except (ImportError, AttributeError) as e:
         raise GuandanError(f"cannot load {spec!r}: {e}") from None
-    bot = cls()
-    if not hasattr(bot, "act"):
+    if not isinstance(cls, type):
+        raise GuandanError(f"{spec} is not a class (a Bot subclass with act(observation, legal_moves))")
+    try:
+        bot = cls()
+    except Exception as e:
+        raise GuandanError(f"cannot create {spec}(): {type(e).__name__}: {e}") from None
+    if not callable(getattr(bot, "act", None)):
         raise GuandanError(f"{spec} has no act(observation, legal_moves) method")
     return bot

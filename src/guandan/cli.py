@@ -26,8 +26,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} -h')\n")
 
 
-def _count(option: str, lo: int = 1):
-    """An argparse type: a whole number >= lo, the message naming the option."""
+def _count(option: str, lo: int = 1, hi: Optional[int] = None):
+    """An argparse type: a whole number >= lo (and <= hi), the message naming the option."""
     def parse(text: str) -> int:
         try:
             v = int(text)
@@ -36,6 +36,8 @@ def _count(option: str, lo: int = 1):
         if v < lo:
             what = "at least 1 (nothing to do with 0)" if lo == 1 else f"at least {lo}"
             raise argparse.ArgumentTypeError(f"{option} must be {what}, got {v}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"{option} must be {lo}..{hi}, got {v}")
         return v
     parse.__name__ = option
     return parse
@@ -270,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol")
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=_count("--port", 0), default=23456)
+    sv.add_argument("--port", type=_count("--port", 0, 65535), default=23456)
     sv.add_argument("--games", type=_count("--games"), default=1, help="games to play (settingTimes)")
     sv.add_argument("--tables", type=_count("--tables"), default=1,
                     help="tables on this port, each its own game(s); connections fill them in "

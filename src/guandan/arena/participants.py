@@ -11,7 +11,7 @@ A participant plays both seats of a team (its partner is a second copy).
   instance (a deep copy of the given object) per seat and per game.
 * **External** (``Engine(name, cmd="python mybot.py {url}")``): a program
   started once per seat per table, given the URL of the table server it must
-  connect to; it speaks the contest protocol (PROTOCOL.md), in any language.
+  connect to; it speaks the contest protocol (docs/protocol.md), in any language.
 
 >>> [p.kind for p in parse_participants(["greedy", "random"])]
 ['builtin', 'builtin']
