@@ -65,6 +65,16 @@ def rss_mb(pid):
     return None
 
 
+def _package_root():
+    """The folder of the guandan package in use (installed, or src/ of a
+    build in place): the server subprocess runs the same one."""
+    try:
+        import guandan
+    except ImportError:
+        return os.path.join(REPO, "src")
+    return os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
+
+
 class Server:
     def __init__(self, args, record_dir):
         self.errf = tempfile.TemporaryFile(mode="w+b")
@@ -73,7 +83,7 @@ class Server:
                "--send-timeout", str(args.send_timeout), "--max-misses", str(args.max_misses),
                "--record", record_dir]
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.path.join(REPO, "src") + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = _package_root() + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=self.errf, env=env)
         self.port = None

@@ -22,6 +22,8 @@ import sys
 import time
 
 import pytest
+
+import guandan
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -740,13 +742,17 @@ def test_cli_origin_option(monkeypatch):
 # 8. soak
 
 
+# the guandan package in use (installed, or built in place): subprocesses run it too
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
+
+
 @pytest.mark.slow
 def test_soak_short():
     """bench/soak.py --games 30: every game completes with hostile clients
     around, no wrong move is applied, and the server's RSS stays flat."""
     out = subprocess.run([sys.executable, os.path.join(REPO, "bench", "soak.py"), "--games", "30"],
                          cwd=REPO, capture_output=True, text=True, timeout=600,
-                         env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "src")))
+                         env=dict(os.environ, PYTHONPATH=_PACKAGE_ROOT))
     assert out.returncode == 0, out.stderr[-3000:]
     res = json.loads(out.stdout.strip().splitlines()[-1])
     assert res["games_completed"] == 30, res
