@@ -75,7 +75,7 @@ def test_simulate_checks_the_output_path_before_simulating(tmp_path):
 def test_simulate_counts_name_the_option():
     err = one_line_error(cli("simulate", "--deals", "-5"), 2, "--deals", "-5")
     assert "n must be" not in err
-    one_line_error(cli("simulate", "--deals", "0"), 2, "--deals", "at least 1")
+    one_line_error(cli("simulate", "--deals", "0"), 2, "argument --deals: must be at least 1")
     one_line_error(cli("simulate", "--games", "x"), 2, "--games")
 
 
@@ -244,3 +244,10 @@ def test_vecgame_docstring_says_rewards_can_be_0():
     import guandan.vec as vec
     doc = " ".join(vec.__doc__.split())
     assert "can be 0" in doc and "(n, 4)" in doc
+
+
+def test_simulate_refuses_absurd_counts_instead_of_running_forever():
+    # the fuzz suite drew n = 2**64 now and then and simulated until killed
+    with pytest.raises(ValueError, match="n must be an int 0.."):
+        simulate(2 ** 64, workers=1)
+    one_line_error(cli("simulate", "--deals", str(2 ** 64)), 2, "argument --deals: must be at most")

@@ -27,17 +27,27 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _count(option: str, lo: int = 1, hi: Optional[int] = None):
+<<<<<<< ours
     """An argparse type: a whole number >= lo (and <= hi), the message naming the option."""
+=======
+    """An argparse type: a whole number in lo..hi, the message naming the option."""
+>>>>>>> theirs
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} takes a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r:.30}") from None
         if v < lo:
+<<<<<<< ours
             what = "at least 1 (nothing to do with 0)" if lo == 1 else f"at least {lo}"
             raise argparse.ArgumentTypeError(f"{option} must be {what}, got {v}")
         if hi is not None and v > hi:
             raise argparse.ArgumentTypeError(f"{option} must be {lo}..{hi}, got {v}")
+=======
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {v}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {v:,}")
+>>>>>>> theirs
         return v
     parse.__name__ = option
     return parse
@@ -54,7 +64,7 @@ def _level(text: str) -> Any:
         _core.level_index(t)
     except GuandanError:
         raise argparse.ArgumentTypeError(
-            f"--level is a rank 2-9, T, J, Q, K, A or a number 2..14, got {text!r:.20}") from None
+            f"a rank 2-9, T, J, Q, K, A or a number 2..14, got {text!r:.20}") from None
     return t
 
 
@@ -237,9 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=_cmd_moves)
 
     s = sub.add_parser("simulate", help="simulate many deals or games in the native loop")
-    s.add_argument("--deals", type=_count("--deals"), default=100_000,
+    s.add_argument("--deals", type=_count("--deals", 1, 1 << 40), default=100_000,
                    help="number of deals (default 100000)")
-    s.add_argument("--games", type=_count("--games"), help="simulate whole games instead of deals")
+    s.add_argument("--games", type=_count("--games", 1, 1 << 40),
+                   help="simulate whole games instead of deals")
     s.add_argument("--workers", type=_count("--workers"), default=None,
                    help="threads (default: all cores)")
     s.add_argument("--policy", default="greedy,random",

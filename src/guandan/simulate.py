@@ -47,6 +47,7 @@ OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
 
 CHUNK_DEALS = 2000
 CHUNK_GAMES = 100
+MAX_N = 1 << 40               # ~10^12 deals (weeks of CPU): larger counts are mistakes
 
 
 def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
@@ -372,11 +373,28 @@ def progress_bar(total: int, unit: str, enabled: Optional[bool] = None, desc: Op
     shows it only when stderr is a terminal. Used by every long-running
     command (simulate, the benchmarks). The bar has ``update(n)`` and
     ``close()``; when disabled it does nothing."""
-    from tqdm.auto import tqdm
     if enabled is None:
         enabled = _stderr_is_terminal()
-    return tqdm(total=total, unit=f" {unit}s", unit_scale=True, desc=desc, disable=not enabled,
-                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    if not enabled:
+        return _NoBar()           # no tqdm object at all (tqdm starts a monitor thread per process)
+    from tqdm.auto import tqdm
+    return tqdm(total=total, unit=f" {unit}s", unit_scale=True, desc=desc, file=sys.stderr,
+                dynamic_ncols=True, smoothing=0.1)
+
+
+class _NoBar:
+    """The progress bar when none is shown."""
+
+    disable = True
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def write(self, text: str) -> None:
+        print(text)
+
+    def close(self) -> None:
+        pass
 
 
 def _stderr_is_terminal() -> bool:
@@ -414,8 +432,8 @@ def simulate(n: int, *, unit: str = "deal",
     """
     if unit not in ("deal", "game"):
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise GuandanError(f"n must be a non-negative int, got {n!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_N:
+        raise GuandanError(f"n must be an int 0..{MAX_N:,} (deals or games), got {n!r:.40}")
     seed = check_int(seed, "seed", 0, (1 << 63) - 1)
     if workers is not None:
         workers = check_int(workers, "workers", 1, 4096)
