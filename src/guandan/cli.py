@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
@@ -27,27 +26,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _count(option: str, lo: int = 1, hi: Optional[int] = None):
-<<<<<<< ours
-    """An argparse type: a whole number >= lo (and <= hi), the message naming the option."""
-=======
     """An argparse type: a whole number in lo..hi, the message naming the option."""
->>>>>>> theirs
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r:.30}") from None
         if v < lo:
-<<<<<<< ours
-            what = "at least 1 (nothing to do with 0)" if lo == 1 else f"at least {lo}"
-            raise argparse.ArgumentTypeError(f"{option} must be {what}, got {v}")
-        if hi is not None and v > hi:
-            raise argparse.ArgumentTypeError(f"{option} must be {lo}..{hi}, got {v}")
-=======
             raise argparse.ArgumentTypeError(f"must be at least {lo}, got {v}")
         if hi is not None and v > hi:
             raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {v:,}")
->>>>>>> theirs
         return v
     parse.__name__ = option
     return parse
