@@ -105,6 +105,7 @@ def test_external_vs_external(client):
     assert len(res[0].pairs) == 1 and not res[0].forfeits
 
 
+@pytest.mark.slow
 def test_crashing_and_hanging_external_bots_are_forfeited(client):
     t = time.monotonic()
     res = arena([engine("crasher", client, "crash", 3), engine("hanger", client, "hang", 2),
@@ -123,6 +124,7 @@ def test_crashing_and_hanging_external_bots_are_forfeited(client):
     assert "forfeits" in res.format()
 
 
+@pytest.mark.slow
 def test_invalid_answer_and_no_connection_are_forfeited(client, tmp_path):
     nobody = Engine("nobody", [sys.executable, "-c", "import time; time.sleep(60)"])
     res = arena([engine("bad", client, "badindex", 2), nobody, "greedy"], deals=1, seed=4,

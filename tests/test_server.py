@@ -1405,6 +1405,7 @@ def test_validator_accepts_the_protocol_examples():
             validate_message(m)
 
 
+@pytest.mark.slow
 def test_four_random_clients_two_games():
     """Four external random clients play --games 2 to gameResult; every message,
     the message order, hands, counts and the table-wide views are checked."""
@@ -1528,6 +1529,7 @@ class Garbage(Behavior):
         return ['{"actIndex": 0}', "not asked"]
 
 
+@pytest.mark.slow
 def test_garbage_client():
     """A client that sends frames before the game starts, garbage, wrong
     indices, duplicates, unsolicited answers and a late answer, then behaves:
@@ -1567,6 +1569,7 @@ class Silent(Behavior):
         return super().choose(seat, msg)
 
 
+@pytest.mark.slow
 def test_timeout_default_action():
     """--timeout 1: an unanswered act gets the default action (index 0) after
     about a second and the game goes on."""

@@ -532,6 +532,7 @@ def test_many_dead_connections_do_not_block_the_start():
     assert pa.done and pb.done
 
 
+@pytest.mark.slow
 def test_disconnect_during_start_delay():
     """A connection that leaves during the start delay frees its seat; the
     game starts once a live connection has taken it."""

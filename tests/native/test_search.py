@@ -441,6 +441,7 @@ def random_endgame(rng, max_cards=3):
     return g
 
 
+@pytest.mark.slow
 def test_solve_matches_brute_force():
     rng = random.Random(31)
     for i in range(300):
