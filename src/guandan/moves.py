@@ -397,7 +397,7 @@ def _last_words(last: Any, lv: int, rules: Optional[Rules]) -> Tuple[int, int]:
 
 def contest_order(moves: MoveList, hand: Any) -> MoveList:
     """``moves`` (the legal actions of ``hand``) in the contest platform's
-    ``actionList`` order, as a new :class:`MoveList` (native, about 0.1 ms
+    ``actionList`` order, as a new :class:`MoveList` (native, about 25 µs
     for a 750-move lead). The server sends this order; the generator's own
     order differs only in how keys and card choices are sorted within a type
     (see docs/protocol.md, "actionList order").
