@@ -250,8 +250,10 @@ def test_outgoing_queue_is_bounded(caplog):
 
 
 def test_late_answers_are_not_applied_to_the_next_question(caplog):
-    """--timeout 0.3, every answer 0.4 s late: each question gets the default
-    action; no late answer is taken as the answer to the seat's next question."""
+    """--timeout 0.3, every answer 0.5 s late (well inside a 1 s grace, well
+    past the timeout, so scheduling jitter cannot blur either edge): each
+    question gets the default action; no late answer is taken as the answer
+    to the seat's next question."""
     caplog.set_level(logging.INFO, logger="guandan.server")
 
     def choose(m):
@@ -259,8 +261,8 @@ def test_late_answers_are_not_applied_to_the_next_question(caplog):
 
     async def main():
         srv, task = await start(games=1, bots={1: "greedy", 2: "greedy", 3: "greedy"},
-                                timeout=0.3)
-        p = Player(choose=choose, delay=lambda m: 0.4, stop_after=10)
+                                timeout=0.3, late_grace=1.0)
+        p = Player(choose=choose, delay=lambda m: 0.5, stop_after=10)
         ws = await open_ws(srv)
         await asyncio.wait_for(p.run(ws), 30)
         records = await finish(task)
