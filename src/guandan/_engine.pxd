@@ -95,6 +95,7 @@ cdef void obs_fill(const View* v, float* out) noexcept nogil
 cdef float st_round_reward(const State* st) noexcept nogil
 cdef int policy_register(int code, policy_fn fn) noexcept
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
+cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil

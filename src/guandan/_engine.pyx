@@ -612,6 +612,14 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
     return POLICY_TABLE[code](&v, moves, rng)
 
 
+cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    """Index of policy ``code``'s choice among ``moves`` from a View (-1:
+    unknown policy or no move)."""
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
+        return -1
+    return POLICY_TABLE[code](v, moves, rng)
+
+
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""

@@ -53,6 +53,7 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
+    policy_choose_view,
     policy_register,
 )
 from guandan._solve cimport (
@@ -740,8 +741,11 @@ cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* 
     cdef const SearchCfg* cfg = &SLOT_CFG[code]
     if moves.n == 0:
         return -1
-    if v.phase != PH_PLAY or moves.n == 1 or not SLOT_ON[code]:
-        return 0                         # tribute / return: the first allowed card
+    if moves.n == 1 or not SLOT_ON[code]:
+        return 0
+    if v.phase != PH_PLAY:               # tribute / return: the rollout policy's choice
+        rc = <int>policy_choose_view(cfg.rollout_code, v, moves, rng)
+        return rc if 0 <= rc < moves.n else 0
     IS.G = NULL
     rc = info_from_view(&IS, v)
     if rc != 0:

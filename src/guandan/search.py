@@ -412,8 +412,8 @@ class SearchPolicy:
     (for :class:`guandan.bots.Bot`, the network client, Python loops). It
     decides from the observation alone, tribute knowledge included; its own
     seeded stream gives every decision's seed, so the same seed and the same
-    observations give the same moves. Tribute and return: the first allowed
-    card (as greedy)."""
+    observations give the same moves. Tribute and return: the rollout
+    policy's choice."""
 
     name = "search"
 
@@ -441,8 +441,13 @@ class SearchPolicy:
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
             raise GuandanError("no legal move to choose from")
-        if observation.get("phase") != "play" or len(legal_moves) == 1:
+        if len(legal_moves) == 1:
             return legal_moves[0]
+        if observation.get("phase") != "play":     # tribute / return: the rollout policy's choice
+            from .policies import NativePolicy
+            with self._lock:
+                seed = self._rng.getrandbits(64)
+            return NativePolicy(self.config.rollout, seed, rules=self.rules)(observation, legal_moves)
         res = self.explain(observation, legal_moves)
         want = res.move.words
         for m in legal_moves:
