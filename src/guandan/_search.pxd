@@ -26,6 +26,7 @@ ctypedef struct SearchCfg:
     int rollout_code           # native policy of the rollouts (and of the candidate order)
     int64_t rollouts           # evaluations per decision (0: use ms)
     double ms                  # time per decision when rollouts == 0
+    int cpu_clock              # ms is the thread's CPU time, not wall time
     int topk                   # candidate moves (all when at most this many)
     int solve_cards            # solve exactly when the hands hold at most this many cards (0: never)
     int64_t solve_nodes        # node limit of one exact solve (over it: a rollout instead)

@@ -58,7 +58,7 @@ from guandan._engine cimport (
 )
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
-    terminal_order, order_value, gd_now,
+    terminal_order, order_value, gd_now, gd_thread_cpu,
 )
 from guandan._engine import policy_available
 
@@ -616,6 +616,7 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
     cdef SolveOut so
     cdef int8_t order[4]
     cdef double t0 = gd_now(), limit = cfg.ms / 1000.0, best, m
+    cdef double c0 = gd_thread_cpu() if cfg.cpu_clock else 0.0
     cdef int seat = IS.seat, sign, total = 0, handn, c, v, v0 = 0, s, rc = 0
     cdef double d, var
     cdef bint use_solve
@@ -694,7 +695,7 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
         if cfg.rollouts > 0:
             if evals >= cfg.rollouts:
                 break
-        elif gd_now() - t0 >= limit:
+        elif (gd_thread_cpu() - c0 if cfg.cpu_clock else gd_now() - t0) >= limit:
             break
         if out.worlds >= 10000000:
             break
@@ -775,7 +776,8 @@ cdef Py_ssize_t _slot7(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
 
 
 cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms, int topk,
-                    int solve_cards, int64_t solve_nodes, int tt_bits, double margin) except -1:
+                    int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
+                    bint cpu_clock) except -1:
     if not (0 < rollout_code < POL_SLOTS) or not policy_available(rollout_code) or SLOT_ON[rollout_code]:
         raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
                            f"search (code {rollout_code})")
@@ -795,11 +797,13 @@ cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms,
     c.solve_nodes = solve_nodes
     c.tt_bits = tt_bits
     c.margin = margin
+    c.cpu_clock = cpu_clock
     return 0
 
 
 def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int topk,
-                  int solve_cards, int64_t solve_nodes, int tt_bits, double margin):
+                  int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
+                  bint cpu_clock):
     """Register the search with this configuration as native policy ``code``
     (4..7, a free slot). ``guandan.search`` allocates the slots."""
     if code < 4 or code > 7:
@@ -807,7 +811,7 @@ def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int t
     if policy_available(code) and not SLOT_ON[code]:
         raise GuandanError(f"native policy code {code} is taken")
     _check_cfg(&SLOT_CFG[code], rollout_code, rollouts, ms, topk, solve_cards, solve_nodes,
-               tt_bits, margin)
+               tt_bits, margin, cpu_clock)
     SLOT_ON[code] = 1
     if code == 4:
         policy_register(4, _slot4)
@@ -1102,7 +1106,7 @@ cdef class InfoSet:
         return orders, values
 
     def search(self, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
-               int64_t solve_nodes, int tt_bits, double margin, uint64_t seed):
+               int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, uint64_t seed):
         """One search decision for the seat (which must be the seat to act).
         Returns a dict: ``moves`` (the legal list as words), ``choice``
         (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
@@ -1117,7 +1121,7 @@ cdef class InfoSet:
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
         _check_cfg(&cfg, rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits,
-                   margin)
+                   margin, cpu_clock)
         g = gen_new()
         if g == NULL:
             raise MemoryError()

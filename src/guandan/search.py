@@ -68,10 +68,13 @@ class SearchConfig:
 
     Attributes:
         rollouts: evaluations per decision (candidates x worlds; rounded up to
-            whole worlds). Deterministic for a seed. Default 500 when ``ms``
-            is not given.
-        ms: time per decision in milliseconds instead (at least one world);
-            not deterministic.
+            whole worlds). Deterministic for a seed. Default 500 when no
+            budget is given.
+        ms: time per decision in milliseconds instead (wall time; at least
+            one world); not deterministic.
+        cpu_ms: a budget in milliseconds of the deciding thread's CPU time
+            instead: "so much of one core", whatever else runs on the host
+            (what the benchmarks use); not deterministic.
         k: candidate moves (all when there are at most ``k``): the rollout
             policy's choice, moves that go out, the pass, then the lowest,
             highest, second lowest, ... of each move type (bombs one type),
@@ -93,6 +96,7 @@ class SearchConfig:
 
     rollouts: Optional[int] = None
     ms: Optional[float] = None
+    cpu_ms: Optional[float] = None
     k: int = 10
     rollout: str = "expert"
     solve: int = DEFAULT_SOLVE_CARDS
@@ -102,15 +106,18 @@ class SearchConfig:
     seed: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.rollouts is not None and self.ms is not None:
-            raise GuandanError("give one budget: rollouts or ms")
-        if self.rollouts is None and self.ms is None:
+        if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
+            raise GuandanError("give one budget: rollouts, ms or cpu_ms")
+        if self.rollouts is None and self.ms is None and self.cpu_ms is None:
             object.__setattr__(self, "rollouts", DEFAULT_ROLLOUTS)
         if self.rollouts is not None and (not isinstance(self.rollouts, int)
                                           or not 1 <= self.rollouts <= 100_000_000):
             raise GuandanError(f"rollouts must be 1..100,000,000, got {self.rollouts!r}")
         if self.ms is not None and (not isinstance(self.ms, (int, float)) or not 0 < self.ms <= 3.6e6):
             raise GuandanError(f"ms must be a positive number of milliseconds, got {self.ms!r}")
+        if self.cpu_ms is not None and (not isinstance(self.cpu_ms, (int, float))
+                                        or not 0 < self.cpu_ms <= 3.6e6):
+            raise GuandanError(f"cpu_ms must be a positive number of milliseconds, got {self.cpu_ms!r}")
         if not isinstance(self.k, int) or not 1 <= self.k <= 64:
             raise GuandanError(f"k (candidate moves) must be 1..64, got {self.k!r}")
         if not isinstance(self.solve, int) or not 0 <= self.solve <= 108:
@@ -137,7 +144,7 @@ class SearchConfig:
             if k not in names:
                 raise GuandanError(f"unknown search option {k!r}; options: {', '.join(sorted(names))}")
             try:
-                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "margin") else v)
+                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "cpu_ms", "margin") else v)
             except ValueError:
                 raise GuandanError(f"search option {k}={v!r}: not a number") from None
         return cls(**kw)
@@ -157,10 +164,12 @@ class SearchConfig:
         from .game import _rollout_code
         return _rollout_code(self.rollout)
 
-    def native_args(self) -> Tuple[int, int, float, int, int, int, int, float]:
-        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin)."""
-        return (self.rollout_code(), self.rollouts or 0, float(self.ms or 0.0), self.k,
-                self.solve, self.nodes, self.tt, float(self.margin))
+    def native_args(self) -> Tuple[int, int, float, int, int, int, int, float, bool]:
+        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin,
+        CPU clock)."""
+        ms = self.cpu_ms if self.cpu_ms is not None else self.ms
+        return (self.rollout_code(), self.rollouts or 0, float(ms or 0.0), self.k,
+                self.solve, self.nodes, self.tt, float(self.margin), self.cpu_ms is not None)
 
 
 # -- results ---------------------------------------------------------------------

@@ -559,6 +559,18 @@ def test_margin_keeps_the_rollout_policys_choice_unless_clearly_better():
         search.SearchConfig(margin=-1)
 
 
+def test_cpu_time_budget():
+    g = played_game(43, 44)
+    while len(g.legal_moves()) < 4:
+        g.play_policy("greedy")
+    e = search.explain(g, cpu_ms=30, seed=1)
+    assert e.worlds >= 1 and e.move in g.legal_moves()
+    assert g.copy().play_policy("search:cpu_ms=5") in g.legal_moves()
+    for bad in ({"cpu_ms": 0}, {"cpu_ms": 5, "ms": 5}, {"cpu_ms": 5, "rollouts": 9}):
+        with pytest.raises(GuandanError):
+            search.SearchConfig(**bad)
+
+
 def test_search_tribute_and_return_are_the_experts():
     g = Game(seed=8)
     while g.round_index == 0:
