@@ -1067,43 +1067,7 @@ cdef class InfoSet:
     def rollouts(self, int code, Py_ssize_t n, uint64_t seed):
         """``n`` rounds played to the end from fresh worlds with native policy
         ``code``: ``(orders (n, 4) int8, values (n,) int8)``."""
-        cdef uint64_t rng[4]
-        cdef State w
-        cdef Gen* g
-        cdef MoveBuf b
-        cdef Py_ssize_t i
-        cdef int v, k, bad = 0
-        cdef int8_t order[4]
-        if not policy_available(code) or is_search_slot(code):
-            raise GuandanError(f"no native rollout policy with code {code}")
-        if n < 0 or n > 100_000_000:
-            raise GuandanError("n must be 0..100,000,000")
-        orders = np.zeros((n, 4), dtype=np.int8)
-        values = np.zeros(n, dtype=np.int8)
-        cdef int8_t[:, ::1] vo = orders
-        cdef int8_t[::1] vv = values
-        g = gen_new()
-        if g == NULL:
-            raise MemoryError()
-        b.data = NULL
-        b.n = 0
-        b.cap = 0
-        st_seed(rng, seed)
-        with nogil:
-            for i in range(n):
-                info_world(&self.info, rng, &w)
-                v = rollout(&w, g, &b, code, rng, order)
-                if v == -100:
-                    bad = 1
-                    break
-                vv[i] = v
-                for k in range(4):
-                    vo[i, k] = order[k]
-        buf_free(&b)
-        gen_free(g)
-        if bad:
-            raise GuandanError("a rollout failed (policy made no choice)")
-        return orders, values
+        return _rollouts(&self.info.base, &self.info, code, n, seed)
 
     def search(self, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, uint64_t seed):
@@ -1152,21 +1116,17 @@ cdef class InfoSet:
             gen_free(g)
 
 
-def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
-    """``n`` rounds played to the end from a native state (all hands as they
-    are) with native policy ``code`` at every seat; the policies' random
-    stream is seeded with ``seed``. Returns ``(orders (n, 4) int8, values
-    (n,) int8)`` (team-0 values)."""
-    cdef State st, w
+cdef object _rollouts(const State* st, const Info* IS, int code, Py_ssize_t n, uint64_t seed):
+    """The one rollout driver: ``n`` rounds to the end with native policy
+    ``code`` at every seat, each from a new world of ``IS`` (or, when ``IS``
+    is NULL, from ``st`` as it is)."""
+    cdef State w
     cdef uint64_t rng[4]
     cdef Gen* g
     cdef MoveBuf b
     cdef Py_ssize_t i
     cdef int v, k, bad = 0
     cdef int8_t order[4]
-    _load(state, &st)
-    if st.phase != PH_PLAY:
-        raise GuandanError("rollouts start in the play phase")
     if not policy_available(code) or is_search_slot(code):
         raise GuandanError(f"no native rollout policy with code {code}")
     if n < 0 or n > 100_000_000:
@@ -1184,7 +1144,10 @@ def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
     st_seed(rng, seed)
     with nogil:
         for i in range(n):
-            memcpy(&w, &st, sizeof(State))
+            if IS != NULL:
+                info_world(IS, rng, &w)
+            else:
+                memcpy(&w, st, sizeof(State))
             v = rollout(&w, g, &b, code, rng, order)
             if v == -100:
                 bad = 1
@@ -1197,6 +1160,18 @@ def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
     if bad:
         raise GuandanError("a rollout failed (policy made no choice)")
     return orders, values
+
+
+def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
+    """``n`` rounds played to the end from a native state (all hands as they
+    are) with native policy ``code`` at every seat; the policies' random
+    stream is seeded with ``seed``. Returns ``(orders (n, 4) int8, values
+    (n,) int8)`` (team-0 values)."""
+    cdef State st
+    _load(state, &st)
+    if st.phase != PH_PLAY:
+        raise GuandanError("rollouts start in the play phase")
+    return _rollouts(&st, NULL, code, n, seed)
 
 
 def position_state(bytes base, hands, uint64_t seed):
