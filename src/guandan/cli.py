@@ -125,23 +125,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-MAX_RECORD_BYTES = 64 * 2**20
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .play import print_record
+    from .records import read_record_file
 
-    try:
-        with open(args.file, "rb") as f:
-            text = f.read(MAX_RECORD_BYTES + 1)
-    except OSError as e:
-        raise GuandanError(f"cannot read {args.file}: {e.strerror}") from None
-    if len(text) > MAX_RECORD_BYTES:
-        raise GuandanError(f"{args.file} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a record")
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise GuandanError(f"{args.file} is not JSON: {str(e)[:100]}") from None
+    record = read_record_file(args.file)
     print_record(record)
     return 0
 
