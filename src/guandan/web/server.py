@@ -31,7 +31,7 @@ from .messages import MAX_FRAME, WebMessageError, parse_message
 from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint
 from .views import move_view, table_view
 
-__all__ = ["WebApp", "serve_web"]
+__all__ = ["WebApp", "serve_web", "run_with_tables"]
 
 log = logging.getLogger("guandan.web")
 
@@ -432,3 +432,19 @@ class WebApp:
 def serve_web(host: str = "127.0.0.1", port: int = 8765, **kwargs: Any) -> None:
     """Run a :class:`WebApp` until interrupted (blocking)."""
     asyncio.run(WebApp(host, port, **kwargs).run())
+
+
+async def run_with_tables(server: Any, app: WebApp) -> Any:
+    """Run a contest table server (:class:`~guandan.server.TableServer` or
+    :class:`~guandan.tables.MultiTableServer`) with ``app`` watching its
+    tables (``guandan serve --web PORT``); returns what the server's ``run``
+    returns. The web table stops with the server."""
+    tables = getattr(server, "tables", None) or [server]
+    for i, t in enumerate(tables):
+        t.publish_to(app.spectators, f"contest table {i + 1}")
+    await app.start()
+    log.warning("web table on http://%s:%d/ (watch the contest tables)", app.host, app.bound_port)
+    try:
+        return await server.run()
+    finally:
+        await app.stop()

@@ -21,12 +21,10 @@ from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
 
-__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS",
-           "SEAT_WORDS"]
+__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS"]
 
 #: the bots offered to the page (``guandan web --bots`` changes the list)
 DEFAULT_BOTS = ("greedy", "expert", "random", "search:ms=300", "search:rollouts=200")
-SEAT_WORDS = ("South", "East", "North", "West")
 
 
 def check_bot(spec: str) -> str:
@@ -86,8 +84,7 @@ class PlaySession:
         self.practice = practice
         self.seed = seed
         self.game = Game(rules=rules, seed=seed, policy_seed=seed)
-        self.names = [name if s == seat else f"{SEAT_WORDS[s]} ({self.bot_specs[s]})"
-                      for s in range(4)]
+        self.names = [name if s == seat else self.bot_specs[s] for s in range(4)]
 
     # -- state ----------------------------------------------------------------------
     @property
@@ -222,7 +219,7 @@ class Replay:
             self.pos += 1
 
     def view(self) -> Dict[str, Any]:
-        v = table_view(self.game, SEAT_WORDS, visible=range(4))
+        v = table_view(self.game, ("",) * 4, visible=range(4))
         v.update(step=self.pos, steps=len(self.actions), rounds=self.rounds, tricks=self.tricks,
                  name=self.name, result=self.result)
         return v
@@ -247,7 +244,7 @@ class BotTable:
         self.game = Game(rules=rules, seed=seed, policy_seed=seed)
 
     def names(self) -> List[str]:
-        return [f"{SEAT_WORDS[s]} ({b})" for s, b in enumerate(self.bots)]
+        return list(self.bots)
 
     def choice(self) -> Tuple[int, Move]:
         g = self.game.copy()

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from ..game import Game
-from ..moves import Hand, Move
+from ..game import Game, Phase
+from ..moves import Hand, Move, MoveType
 
 __all__ = ["move_view", "cards_view", "table_view"]
+
+_EXCHANGE = (MoveType.TRIBUTE, MoveType.BACK)
 
 
 def cards_view(cards: Sequence[str], level: str) -> List[Dict[str, Any]]:
@@ -62,11 +64,16 @@ def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = ()) -> Di
         s, m = played[-1]
         last_action = {"seat": s, **move_view(m)}
     over = g.is_over
+    # 接风: the round's last play was by a seat now out, and its partner leads
+    jiefeng = False
+    if top is None and fin and g.phase is Phase.PLAY:
+        plays = [s for s, m in played if not m.is_pass and m.type not in _EXCHANGE]
+        jiefeng = bool(plays) and plays[-1] in fin and g.to_act == (plays[-1] + 2) % 4
     return {
         "phase": str(g.phase), "to_act": None if over else g.to_act, "level": lv,
         "team_levels": list(g.team_levels), "round": g.round_index + 1, "seed": g.seed,
         "seats": seats, "trick": trick, "top_seat": top.seat if top is not None else None,
         "finish_order": list(fin), "tribute": tribute, "last_round": result,
-        "last_action": last_action, "actions": len(played), "over": over, "winner": g.winner,
+        "last_action": last_action, "actions": len(played), "over": over, "winner": g.winner, "jiefeng": jiefeng,
     }
 
