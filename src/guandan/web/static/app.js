@@ -125,6 +125,7 @@ function seatName(st, s) {
 }
 function renderBoard(box, st, me) {
   box.textContent = "";
+  box.dataset.actions = st ? st.actions : "";
   if (!st) { box.append(el("p", { class: "note", text: t("noTables") })); return; }
   const bottom = me === undefined || me === null ? 0 : me;
   const places = ["bottom", "right", "top", "left"];
