@@ -1551,3 +1551,50 @@ def test_threads_separate_games_match_sequential():
         t.join()
     count("threads: separate games", len(seeds))
     assert par == seq
+
+
+# -- the web table's message entry point (guandan.web) ----------------------------------
+
+def _web_messages():
+    from guandan.web.messages import KINDS
+    fields = sorted({f for spec in KINDS.values() for f, _, _ in spec} | {"extra"})
+    value = st.one_of(junk, card_lists, st.integers(-3, 70), st.sampled_from(
+        ["greedy", "expert", "random", "t1", "t2", "x.json", "../x.json", "upload-0"]))
+    structured = st.builds(
+        lambda kind, extra: json.dumps(dict(extra, type=kind), default=repr),
+        st.sampled_from(sorted(KINDS) + ["bogus"]),
+        st.dictionaries(st.sampled_from(fields), value, max_size=4))
+    raw = st.one_of(st.text(max_size=40), st.binary(max_size=20),
+                    junk.map(lambda v: json.dumps(v, default=repr)))
+    return st.lists(st.one_of(structured, structured, raw), min_size=1, max_size=8)
+
+
+@fuzz_settings(0.5)
+@given(msgs=_web_messages(), seed=st.integers(0, 3))
+def test_web_messages(msgs, seed):
+    """Every frame a page may send gets an answer (an error for bad ones),
+    never an exception, never an internal error; the session stays usable."""
+    pytest.importorskip("websockets")
+    from guandan.web.server import WebApp, _Client
+
+    async def main():
+        app = WebApp("127.0.0.1", 0, bot_delay=0, bots=("greedy", "random"))
+        c = _Client(None)
+        frames = [json.dumps({"type": "new_game", "bots": "greedy", "seed": seed})] + msgs
+        for raw in frames:
+            TRIED["web message"] += 1
+            await app.handle(c, raw)
+            if c.bots_task is not None:
+                await asyncio.wait_for(asyncio.shield(c.bots_task), 30)
+        out = []
+        while not c.queue.empty():
+            out.append(json.loads(c.queue.get_nowait()))
+        app._end_play(c)
+        app._pool.shutdown(wait=True)
+        return out
+    import asyncio
+    out = asyncio.run(main())
+    assert all(isinstance(m, dict) and "type" in m for m in out)
+    bugs = [m for m in out if m["type"] == "error" and m.get("kind") == "internal"]
+    assert not bugs, bugs
+    ACCEPTED["web message"] += sum(1 for m in out if m["type"] != "error")

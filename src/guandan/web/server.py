@@ -178,14 +178,7 @@ class WebApp:
             async for raw in ws:
                 if c.gone:
                     break
-                try:
-                    msg = parse_message(raw)
-                    await self._dispatch(c, msg)
-                except GuandanError as e:
-                    c.send({"type": "error", "kind": type(e).__name__, "message": str(e)[:500]})
-                except Exception as e:              # a bug must not close the server
-                    log.exception("web message failed")
-                    c.send({"type": "error", "kind": "internal", "message": type(e).__name__})
+                await self.handle(c, raw)
         except Exception:
             pass                               # the connection broke
         finally:
@@ -194,6 +187,17 @@ class WebApp:
                 self.clients.remove(c)
             self._end_play(c)
             writer.cancel()
+
+    async def handle(self, c: _Client, raw: Any) -> None:
+        """One frame from a page: validated, acted on; a bad one is answered
+        with ``{"type": "error"}`` (the entry point the fuzz test drives)."""
+        try:
+            await self._dispatch(c, parse_message(raw))
+        except GuandanError as e:
+            c.send({"type": "error", "kind": type(e).__name__, "message": str(e)[:500]})
+        except Exception as e:              # a bug must not close the server
+            log.exception("web message failed")
+            c.send({"type": "error", "kind": "internal", "message": type(e).__name__})
 
     async def _writer(self, c: _Client) -> None:
         while True:
