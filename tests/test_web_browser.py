@@ -21,6 +21,7 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed (pi
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -105,31 +106,42 @@ def driver():
 
 
 def wait(d, cond, timeout=15):
-    return WebDriverWait(d, timeout, poll_frequency=0.05).until(lambda _: cond())
+    return WebDriverWait(d, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda _: cond())
 
 
 def shot(d, name):
     d.save_screenshot(os.path.join(ARTIFACTS, f"web-{name}.png"))
 
 
+# the DOM is read in one script (the page re-renders while a test reads it)
 def dom_hand(d):
-    return [e.get_attribute("data-card") for e in d.find_elements(By.CSS_SELECTOR, "#hand .card")]
+    return d.execute_script(
+        "return [...document.querySelectorAll('#hand .card')].map(e => e.dataset.card)")
 
 
 def dom_counts(d, board):
-    return [int(d.find_element(By.CSS_SELECTOR, f"#{board}-seat-{s} .count").get_attribute("data-count"))
-            for s in range(4)]
+    return d.execute_script(
+        "return [0,1,2,3].map(s => +document.querySelector(`#${arguments[0]}-seat-${s} .count`)"
+        ".dataset.count)", board)
+
+
+def dom_shown(d, board):
+    return d.execute_script(
+        "return [0,1,2,3].map(s => [...document.querySelectorAll(`#${arguments[0]}-seat-${s} .shown .card`)]"
+        ".map(e => e.dataset.card))", board)
 
 
 def dom_trick(d, board):
-    out = []
-    for s in range(4):
-        cards = [e.get_attribute("data-card") for e in
-                 d.find_elements(By.CSS_SELECTOR, f"#{board}-seat-{s} .area .card")]
-        moves = d.find_elements(By.CSS_SELECTOR, f"#{board}-seat-{s} .area .move")
-        if moves:
-            out.append((s, moves[0].get_attribute("data-type"), cards))
-    return sorted(out)
+    got = d.execute_script(
+        "return [0,1,2,3].map(s => { const m = document.querySelector(`#${arguments[0]}-seat-${s} .area .move`);"
+        " return m ? [s, m.dataset.type, [...m.querySelectorAll('.card')].map(e => e.dataset.card)] : null; })",
+        board)
+    return sorted(tuple(x) for x in got if x)
+
+
+def dom_actions(d, board):
+    return int(d.execute_script(f"return document.getElementById('{board}').dataset.actions") or 0)
 
 
 def engine_trick(g):
@@ -159,7 +171,7 @@ def test_play_by_clicking_cards(web, driver):
     assert any(e.get_attribute("class").count("wild") for e in d.find_elements(By.CSS_SELECTOR, "#hand .card"))
     shot(d, "play-start")
     for move_no in range(3):
-        before = int(d.find_element(By.ID, "play-board").get_attribute("data-actions"))
+        before = dom_actions(d, "play-board")
         legal = [m for m in g.legal_moves() if not m.is_pass]
         if not legal:
             d.find_element(By.ID, "pass-btn").click()
@@ -179,10 +191,9 @@ def test_play_by_clicking_cards(web, driver):
             k = [str(x) for x in readings].index(str(m))
             d.find_elements(By.CSS_SELECTOR, "#matches .reading")[k].click()
         # the page shows the state after our move and the bots' answers
-        wait(d, lambda: int(d.find_element(By.ID, "play-board").get_attribute("data-actions") or 0) > before
-             and (my_turn(d) or g.is_over or g.to_act == 0))
-        wait(d, lambda: not p.bot_spec() and my_turn(d))
-        wait(d, lambda: int(d.find_element(By.ID, "play-board").get_attribute("data-actions")) == len(g.moves_played))
+        wait(d, lambda: dom_actions(d, "play-board") > before)
+        wait(d, lambda: (g.is_over or not p.bot_spec()) and (g.is_over or my_turn(d)))
+        wait(d, lambda: dom_actions(d, "play-board") == len(g.moves_played))
         assert dom_hand(d) == g.hands[0].cards(g.level)
         assert dom_counts(d, "play-board") == g.card_counts
         assert dom_trick(d, "play-board") == engine_trick(g)
@@ -226,12 +237,7 @@ def test_replay_steps_back_and_forth(web, driver, record):
     def check(step):
         wait(d, lambda: d.find_element(By.ID, "replay-step").text == str(step))
         ref = Game.replay(dict(record, actions=record["actions"][:step], deals=None))
-        for s in range(4):
-            shown = [e.get_attribute("data-card") for e in
-                     d.find_elements(By.CSS_SELECTOR, f"#replay-board-seat-{s} .shown .card")]
-            if s == 0 and not shown:
-                shown = []
-            assert shown == ref.hands[s].cards(ref.level), (step, s)
+        assert dom_shown(d, "replay-board") == [h.cards(ref.level) for h in ref.hands], step
         assert dom_counts(d, "replay-board") == ref.card_counts
         assert dom_trick(d, "replay-board") == engine_trick(ref)
         assert f"step={step}" in d.current_url
