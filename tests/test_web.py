@@ -463,3 +463,29 @@ def test_cli_web_errors(capsys):
     assert main(["web", "--bots", "nobody"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nobody" in err
+
+
+def test_arena_external_tables_are_published(tmp_path):
+    """``guandan arena --web``: the external programs' tables are watchable
+    while they play (named by participant), and gone once they end."""
+    from guandan.arena import Limits, arena
+    from test_arena_external import CLIENT, engine
+
+    client = tmp_path / "contest_client.py"
+    client.write_text(CLIENT)
+    hub = Spectators()
+    seen = []
+    add = hub.add
+
+    def spy(*a, **k):
+        t = add(*a, **k)
+        seen.append((t, t.names(), t.kind))
+        return t
+    hub.add = spy
+    arena([engine("first", str(client), "first"), "greedy"], deals=1, seed=3, concurrency=1,
+          limits=Limits(move_time=5, connect_time=20), spectators=hub)
+    assert len(seen) == 2
+    assert sorted(tuple(n) for _, n, _ in seen) == [("first", "greedy", "first", "greedy"),
+                                                   ("greedy", "first", "greedy", "first")]
+    assert all(k == "contest" and t.open_hands and t.game() is not None for t, _, k in seen)
+    assert hub.tables() == []

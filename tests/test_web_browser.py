@@ -8,11 +8,9 @@ the counts and the trick the DOM shows are those of the server's Game."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
-import threading
 from collections import Counter
 
 import pytest
@@ -52,24 +50,9 @@ class _Served:
     """A WebApp in its own event loop thread."""
 
     def __init__(self, **kw):
-        self.loop = asyncio.new_event_loop()
         self.app = WebApp("127.0.0.1", 0, **kw)
-        ready = threading.Event()
-
-        def main():
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.app.start())
-            ready.set()
-            self.loop.run_forever()
-        self.thread = threading.Thread(target=main, daemon=True)
-        self.thread.start()
-        assert ready.wait(20)
+        self.stop = self.app.start_thread()
         self.base = f"http://127.0.0.1:{self.app.bound_port}/"
-
-    def stop(self):
-        asyncio.run_coroutine_threadsafe(self.app.stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
 
 
 @pytest.fixture(scope="module")

@@ -235,10 +235,24 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     limits = Limits(move_time=args.move_time, game_time=args.game_time,
                     connect_time=args.connect_time, max_rounds=args.max_rounds)
     show = args.progress or (not args.quiet and sys.stderr.isatty())
-    res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
-                rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
-                sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
-                limits=limits, records=args.records, progress=show, output=args.out)
+    stop_web, hub = None, None
+    if args.web is not None:
+        from .feed import Spectators
+        from .web.server import WebApp
+        hub = Spectators()
+        with _listening("127.0.0.1", str(args.web)):
+            stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None).start_thread()
+        print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
+              file=sys.stderr, flush=True)
+    try:
+        res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
+                    rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
+                    sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
+                    limits=limits, records=args.records, progress=show, output=args.out,
+                    spectators=hub)
+    finally:
+        if stop_web is not None:
+            stop_web()
     print(res.format())
     if args.out:
         print(f"result saved to {args.out}")
@@ -400,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
     ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
     ar.add_argument("--quiet", action="store_true", help="no progress line")
+    ar.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
+                    help="serve the web table on this port (127.0.0.1) to watch the external "
+                         "programs' tables live")
     ar.add_argument("-v", "--verbose", action="store_true",
                     help="log the table server's connections and faults (external bots)")
     ar.set_defaults(func=_cmd_arena)

@@ -271,13 +271,16 @@ class TableServer:
         self.watch_id: Optional[str] = None
 
     # -- spectators ---------------------------------------------------------------
-    def publish_to(self, spectators: Any, title: Optional[str] = None) -> str:
+    def publish_to(self, spectators: Any, title: Optional[str] = None,
+                   names: Optional[List[str]] = None) -> str:
         """Let ``spectators`` (a :class:`guandan.feed.Spectators` hub, e.g. the
         web table's) watch this table: it is told after every action. The
-        seats are programs, so spectators may see the hands. Returns the
-        table's id in the hub."""
+        seats are programs, so spectators may see the hands. ``names``: the
+        four seats' names (default: bot policies and connection labels).
+        Returns the table's id in the hub."""
         t = spectators.add(title or f"contest table :{self.port}", lambda: self.game,
-                           self._seat_names, open_hands=True, kind="contest")
+                           (lambda: list(names)) if names else self._seat_names,
+                           open_hands=True, kind="contest")
         self.spectators, self.watch_id = spectators, t.id
         return t.id
 

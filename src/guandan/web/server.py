@@ -18,9 +18,10 @@ import json
 import logging
 import os
 import re
+import threading
 from http import HTTPStatus
 from importlib import resources
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..errors import GuandanError
 from ..feed import Spectators
@@ -141,6 +142,37 @@ class WebApp:
             self._server.close()
             await self._server.wait_closed()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def start_thread(self) -> Callable[[], None]:
+        """Serve from a daemon thread with its own event loop (a blocking
+        program's companion: ``guandan arena --web``, tests); returns the
+        function that stops it."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failed: List[BaseException] = []
+
+        def main() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as e:            # reported to the caller
+                failed.append(e)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+
+        th = threading.Thread(target=main, name="guandan-web", daemon=True)
+        th.start()
+        ready.wait(30)
+        if failed:
+            raise failed[0]
+
+        def stop() -> None:
+            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(10)
+            loop.call_soon_threadsafe(loop.stop)
+            th.join(10)
+        return stop
 
     async def run(self) -> None:
         await self.start()
