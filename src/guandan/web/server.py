@@ -53,7 +53,7 @@ def _static(name: str) -> bytes:
 class _Client:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.queue: asyncio.Queue = asyncio.Queue(_QUEUE)
+        self.queue: asyncio.Queue = asyncio.Queue()
         self.watching: Optional[str] = None
         self.watch_hands = False
         self.play: Optional[PlaySession] = None
@@ -65,7 +65,7 @@ class _Client:
     def send(self, msg: Dict[str, Any]) -> None:
         if self.gone:
             return
-        if self.queue.full():
+        if self.queue.qsize() >= _QUEUE:         # the page does not read: dropped
             self.gone = True
             self.queue.put_nowait(None)
             return
@@ -318,12 +318,16 @@ class WebApp:
     async def _run_bot_table(self, tid: str, bt: BotTable) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            if bt.game.is_over:
-                await asyncio.sleep(max(3 * self.watch_delay, 0.05))
+            try:
+                if bt.game.is_over:
+                    await asyncio.sleep(max(3 * self.watch_delay, 0.05))
+                    bt.next_game()
+                else:
+                    at, m = await loop.run_in_executor(self._pool, bt.choice)
+                    bt.apply(at, m)
+            except GuandanError as e:            # (a bot's fault): the next game
+                log.error("bot table %s: %s; dealing the next game", tid, e)
                 bt.next_game()
-            else:
-                at, m = await loop.run_in_executor(self._pool, bt.choice)
-                bt.apply(at, m)
             self.spectators.changed(tid)
             await asyncio.sleep(self.watch_delay)
 
