@@ -489,3 +489,16 @@ def test_arena_external_tables_are_published(tmp_path):
                                                    ("greedy", "first", "greedy", "first")]
     assert all(k == "contest" and t.open_hands and t.game() is not None for t, _, k in seen)
     assert hub.tables() == []
+
+
+def test_views_jiefeng_and_results():
+    from guandan.web.views import table_view
+    g = Game.from_position([["HR"], ["S4", "S5"], ["S6", "S7"], ["S8", "S9"]], level="2", to_act=0)
+    g.play("HR")
+    for _ in range(3):
+        assert not table_view(g, "abcd")["jiefeng"]
+        g.play("PASS")
+    v = table_view(g, "abcd", visible=[2])
+    assert v["jiefeng"] and v["to_act"] == 2 and v["seats"][0]["out"] == 1
+    assert [s["hand"] is None for s in v["seats"]] == [True, True, False, True]
+    assert v["trick"] == [] and v["last_action"]["type"] == "pass"

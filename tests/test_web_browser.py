@@ -232,7 +232,11 @@ def test_replay_steps_back_and_forth(web, driver, record):
     check(4)
     d.find_element(By.ID, "replay-next-trick").click()
     wait(d, lambda: int(d.find_element(By.ID, "replay-step").text) > 4)
-    check(int(d.find_element(By.ID, "replay-step").text))
+    at = int(d.find_element(By.ID, "replay-step").text)
+    check(at)
+    for _ in range(3):
+        d.find_element(By.ID, "replay-next").click()
+    check(at + 3)
     shot(d, "replay")
     # a shared URL opens the same position
     d.get(web.base + "#replay=game.json&step=12")
@@ -249,6 +253,7 @@ def test_watch_a_live_table(web, driver):
     a0 = int(d.find_element(By.ID, "watch-actions").text)
     wait(d, lambda: int(d.find_element(By.ID, "watch-actions").text) >= a0 + 3)
     assert len(d.find_elements(By.CSS_SELECTOR, "#watch-board .seat")) == 4
+    wait(d, lambda: len(dom_trick(d, "watch-board")) >= 2)      # a trick under way, for the picture
     shot(d, "watch")
 
 

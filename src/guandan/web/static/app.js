@@ -21,7 +21,7 @@ const L = {
     paysTo: "pays", returnsTo: "returns", to: "to",
     roundOver: "Round over", gameOver: "Game over", wins: "wins", up: "up", stays: "stays",
     winsAtA: "wins the game at A", yourTeam: "your team", theirTeam: "their team",
-    teamN: "team", matchesNone: "no legal play of these cards — Play shows why",
+    matchesNone: "no legal play of these cards — Play shows why",
     choose: "several readings: choose one", notYourTurn: "waiting for the bots…",
     hintSays: "would play", rule: "rule", connecting: "connecting…", connected: "connected",
     disconnected: "disconnected — reload", last: "last action", noRecord: "no record open",
@@ -50,7 +50,7 @@ const L = {
     paysTo: "进贡", returnsTo: "还贡", to: "给",
     roundOver: "本局结束", gameOver: "比赛结束", wins: "获胜", up: "升", stays: "不升级",
     winsAtA: "过A获胜", yourTeam: "我方", theirTeam: "对方",
-    teamN: "队", matchesNone: "这些牌不能合法打出 — 点“出牌”查看原因",
+    matchesNone: "这些牌不能合法打出 — 点“出牌”查看原因",
     choose: "有多种牌型：请选择", notYourTurn: "等待机器人…",
     hintSays: "建议出", rule: "规则", connecting: "连接中…", connected: "已连接",
     disconnected: "连接断开 — 请刷新", last: "上一动作", noRecord: "未打开牌谱",
@@ -153,8 +153,8 @@ function renderBoard(box, st, me) {
   mid.append(el("div", { class: "info" },
     el("span", { text: t("round") + " " + st.round }),
     el("span", { class: "lvl", text: t("level") + " " + st.level }),
-    el("span", { text: t("levels") + ": " + t("teamN") + "0 " + st.team_levels[0] + " · " +
-                       t("teamN") + "1 " + st.team_levels[1] })));
+    el("span", { class: "levels", text: t("levels") + ": " + teamName(0, st.you) + " " + st.team_levels[0] + " · " +
+                       teamName(1, st.you) + " " + st.team_levels[1] })));
   if (st.jiefeng) mid.append(el("div", { class: "badge", text: t("jiefeng") }));
   if (st.tribute) mid.append(tributeEl(st));
   if (st.finish_order.length) {
@@ -162,6 +162,10 @@ function renderBoard(box, st, me) {
       t("finish")[i] + ": " + t("seats")[s]).join(" · ") }));
   }
   box.append(mid);
+}
+function teamName(k, me) {
+  if (me !== undefined && me !== null) return k === (me & 1) ? t("yourTeam") : t("theirTeam");
+  return t("seats")[k] + "/" + t("seats")[k + 2];
 }
 function tributeEl(st) {
   const tr = st.tribute, e = el("div", { class: "tribute" });
@@ -183,11 +187,10 @@ function resultText(st, me) {
   const r = st.last_round;
   if (!r) return "";
   const order = r.order.map((s, i) => t("finish")[i] + " " + t("seats")[s]).join(", ");
-  let team = t("teamN") + r.banker_team;
-  if (me !== undefined && me !== null) team = (r.banker_team === (me & 1)) ? t("yourTeam") : t("theirTeam");
+  const team = teamName(r.banker_team, me);
   const gain = r.won_at_a ? t("winsAtA") : (r.levels_up ? t("up") + " " + r.levels_up : t("stays"));
   let s = t("roundOver") + ": " + order + ". " + team + " " + gain + ".";
-  if (st.over) s += " " + t("gameOver") + ": " + t("teamN") + st.winner + " " + t("wins") + ".";
+  if (st.over) s += " " + t("gameOver") + ": " + teamName(st.winner, me) + " " + t("wins") + ".";
   return s;
 }
 
