@@ -243,6 +243,25 @@ def test_replay_steps_back_and_forth(web, driver, record):
     check(12)
 
 
+def test_replay_a_file_from_the_browser(web, driver, tmp_path):
+    d = driver
+    g = Game(seed=22)
+    g.play_out(("expert",) * 4, until="round")
+    rec = g.record()
+    f = tmp_path / "mine.json"
+    f.write_text(json.dumps(rec))
+    d.get(web.base + "#replay")
+    wait(d, lambda: d.find_element(By.ID, "view-replay").is_displayed())
+    d.find_element(By.ID, "replay-file").send_keys(str(f))
+    n = len(rec["actions"])
+    wait(d, lambda: d.find_element(By.ID, "replay-steps").text == str(n))
+    assert "replay=upload-" in d.current_url and f"step={n}" in d.current_url
+    d.find_element(By.ID, "replay-first").click()
+    wait(d, lambda: d.find_element(By.ID, "replay-step").text == "0")
+    g0 = Game(seed=22)
+    assert dom_shown(d, "replay-board") == [h.cards(g0.level) for h in g0.hands]
+
+
 def test_watch_a_live_table(web, driver):
     d = driver
     tid = web.app.spectators.tables()[0].id
@@ -263,6 +282,10 @@ def test_chinese_labels_and_phone_size(web, driver):
     wait(d, lambda: len(dom_hand(d)) > 0)
     d.find_element(By.ID, "lang").click()
     assert d.find_element(By.ID, "tab-watch").text == "观战"
+    zh = {"单张", "对子", "三张", "三连对", "三带二", "钢板", "顺子", "同花顺", "炸弹", "天王炸", "不出"}
+    wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#play-board .mtype"))
+    for e in d.find_elements(By.CSS_SELECTOR, "#play-board .mtype"):
+        assert e.text.split()[0] in zh, e.text
     d.refresh()
     wait(d, lambda: d.find_element(By.ID, "tab-replay").text == "复盘")     # kept in localStorage
     wait(d, lambda: len(dom_hand(d)) > 0)

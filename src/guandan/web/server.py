@@ -322,6 +322,9 @@ class WebApp:
                 if bt.game.is_over:
                     await asyncio.sleep(max(3 * self.watch_delay, 0.05))
                     bt.next_game()
+                    lists = self._lists()             # its record is offered for replay
+                    for c in self.clients:
+                        c.send(lists)
                 else:
                     at, m = await loop.run_in_executor(self._pool, bt.choice)
                     bt.apply(at, m)
