@@ -421,7 +421,7 @@ class WebApp:
     # -- replay ---------------------------------------------------------------------
     def _record_names(self) -> List[str]:
         names = list(self.uploads)
-        for i, (tid, bt) in enumerate(self._bot_table_ids.items()):
+        for tid, bt in self._bot_table_ids.items():
             names += [f"{tid}-game{bt.games - len(bt.records) + k + 1}" for k in range(len(bt.records))]
         d = self.records_dir
         if d is not None:

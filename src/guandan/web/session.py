@@ -14,9 +14,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import GuandanError, IllegalMoveError
 from ..game import Game, Phase
 from ..moves import Move
-from ..play import GreedyPolicy, explain_greedy, undo_own
+from ..play import explain_greedy, undo_own
 from ..policies import explain as expert_explain
-from ..policies import get_policy, native_code, parse_policy
+from ..policies import GreedyPolicy, get_policy, native_code, parse_policy
 from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
