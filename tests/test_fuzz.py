@@ -1566,12 +1566,13 @@ def _web_messages():
         st.dictionaries(st.sampled_from(fields), value, max_size=4))
     raw = st.one_of(st.text(max_size=40), st.binary(max_size=20),
                     junk.map(lambda v: json.dumps(v, default=repr)))
-    return st.lists(st.one_of(structured, structured, raw), min_size=1, max_size=8)
+    from_hand = st.sampled_from(["select", "play", "play-choice"])    # cards of the page's own hand
+    return st.lists(st.one_of(structured, structured, raw, from_hand), min_size=1, max_size=8)
 
 
 @fuzz_settings(0.5)
-@given(msgs=_web_messages(), seed=st.integers(0, 3))
-def test_web_messages(msgs, seed):
+@given(msgs=_web_messages(), seed=st.integers(0, 3), data=st.data())
+def test_web_messages(msgs, seed, data):
     """Every frame a page may send gets an answer (an error for bad ones),
     never an exception, never an internal error; the session stays usable."""
     pytest.importorskip("websockets")
@@ -1582,6 +1583,13 @@ def test_web_messages(msgs, seed):
         c = _Client(None)
         frames = [json.dumps({"type": "new_game", "bots": "greedy", "seed": seed})] + msgs
         for raw in frames:
+            if raw in ("select", "play", "play-choice"):
+                hand = c.play.game.hands[c.play.seat].cards() if c.play is not None else ["S3"]
+                cards = data.draw(st.lists(st.sampled_from(hand), max_size=8), label="cards")
+                msg = {"type": "select" if raw == "select" else "play", "cards": cards}
+                if raw == "play-choice":
+                    msg["choice"] = data.draw(st.integers(0, 3), label="choice")
+                raw = json.dumps(msg)
             TRIED["web message"] += 1
             await app.handle(c, raw)
             if c.bots_task is not None:
@@ -1589,6 +1597,11 @@ def test_web_messages(msgs, seed):
         out = []
         while not c.queue.empty():
             out.append(json.loads(c.queue.get_nowait()))
+        last = [m for m in out if m["type"] == "play"]
+        if c.play is not None and last:          # the page was told the game's state
+            g, st_ = c.play.game, last[-1]["state"]
+            assert st_["actions"] == len(g.moves_played)
+            assert [x["c"] for x in st_["seats"][c.play.seat]["hand"]] == g.hands[c.play.seat].cards(g.level)
         app._end_play(c)
         app._pool.shutdown(wait=True)
         return out
