@@ -1,24 +1,30 @@
 """Search tools speed and strength.
 
-    python bench/search.py [--quick] [--deals 300] [--rollouts 200] [--sizes 2,3,4,5,6]
-                           [--solve-n 30] [--workers 1] [--skip-duplicate]
+    python bench/search.py [--quick] [--spec search:ms=200] [--deals 100] [--vs expert]
+                           [--sizes 2,3,4,5,6,7] [--real 6,8,10] [--solve-n 40]
+                           [--concurrency 1] [--skip-duplicate]
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
-   the greedy policy at every seat: from the position as it is and from a
-   new sampled world for the seat to act each time (the search's use).
+   the greedy and the expert policy at every seat: from the position as it
+   is and from a new sampled world for the seat to act each time (the
+   search's use).
 2. solve() by hand size: random deals of k cards to each of the four seats
    (random level and leader), CPU time and nodes (median, 90th percentile,
    max; a cap of 6M nodes) and how many are exact within 1 s of CPU. Plus real
    endgames: greedy first-round games stopped when at most k cards are left
    in every hand (--real).
-3. Search vs greedy, duplicate: the same first-round deals (Rules(max_rounds=1))
-   played twice with the native search (``search:rollouts=N``) at seats 0 and
-   2 then at seats 1 and 3, greedy at the others; the search team's mean level
-   points per deal and its banker rate, with 95% intervals.
+3. The search against each --vs opponent in the arena (`guandan.arena`):
+   duplicate deals - each deal twice, same cards, the teams' seats swapped -
+   from seeded starts (random levels, tribute from a seeded previous order),
+   --concurrency tables at once (1: one core for the search). Deals won with
+   the 95% interval of the pair scores (pentanomial), Elo, level points per
+   deal. The same figures as `guandan arena SPEC OPPONENT --deals N
+   --concurrency 1`.
 
 The last line is a JSON object with every figure. Times are CPU seconds of
-this process (the host is shared, so wall time is noisier).
+this process (the host is shared, so wall time is noisier); the search's
+``ms`` budget is wall time, so a loaded host gives it fewer rollouts.
 """
 
 import argparse
@@ -30,8 +36,8 @@ import time
 
 import numpy as np
 
-from guandan import Game, Rules, simulate
-from guandan import search
+from guandan import Game, search
+from guandan.arena import arena
 
 DECK = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
 
@@ -49,19 +55,21 @@ def mid_round_positions(n, seed, cards_left=60):
     return out
 
 
-def bench_rollouts(n_pos=10, n=2000):
+def bench_rollouts(n_pos=10, n=2000, policies=("greedy", "expert")):
     pos = mid_round_positions(n_pos, 1)
-    rates_true, rates_worlds = [], []
-    for g in pos:
-        t = time.process_time()
-        g.rollouts("greedy", n, seed=1)
-        rates_true.append(n / (time.process_time() - t))
-        t = time.process_time()
-        g.rollouts("greedy", n, seed=1, seat=g.to_act)
-        rates_worlds.append(n / (time.process_time() - t))
-    return {"positions": n_pos, "rollouts_each": n, "cards_left": 60,
-            "greedy_per_s_position": round(statistics.median(rates_true)),
-            "greedy_per_s_sampled_worlds": round(statistics.median(rates_worlds))}
+    out = {"positions": n_pos, "rollouts_each": n, "cards_left": 60}
+    for pol in policies:
+        rates_true, rates_worlds = [], []
+        for g in pos:
+            t = time.process_time()
+            g.rollouts(pol, n, seed=1)
+            rates_true.append(n / (time.process_time() - t))
+            t = time.process_time()
+            g.rollouts(pol, n, seed=1, seat=g.to_act)
+            rates_worlds.append(n / (time.process_time() - t))
+        out[f"{pol}_per_s_position"] = round(statistics.median(rates_true))
+        out[f"{pol}_per_s_sampled_worlds"] = round(statistics.median(rates_worlds))
+    return out
 
 
 def random_positions(k, n, seed):
@@ -119,54 +127,41 @@ def bench_solve(sizes, n, real=(6, 8, 10)):
     return out
 
 
-def bench_duplicate(deals, rollouts, seed=2024, workers=1):
-    spec = f"search:rollouts={rollouts}"
-    rules = Rules(max_rounds=1)
-    t = time.process_time()
-    w = time.perf_counter()
-    a = simulate(deals, policies=(spec, "greedy", spec, "greedy"), rules=rules, seed=seed, workers=workers)
-    b = simulate(deals, policies=("greedy", spec, "greedy", spec), rules=rules, seed=seed, workers=workers)
-    cpu = time.process_time() - t
-    wall = time.perf_counter() - w
-
-    def team_points(rows, team):
-        bt = rows["banker_team"].astype(int)
-        d = rows["delta"].astype(int)
-        return np.where(bt == team, d, -d)
-
-    pa = team_points(a.rows, 0)            # search at seats 0, 2
-    pb = team_points(b.rows, 1)            # search at seats 1, 3
-    per_deal = (pa + pb) / 2.0             # the same deal from both sides
-    wins = int((a.rows["banker_team"] == 0).sum() + (b.rows["banker_team"] == 1).sum())
-    n = 2 * deals
-    p = wins / n
-    se = math.sqrt(p * (1 - p) / n)
-    m = float(per_deal.mean())
-    sd = float(per_deal.std(ddof=1)) / math.sqrt(deals) if deals > 1 else float("nan")
-    return {"deals": deals, "spec": spec, "vs": "greedy",
-            "search_banker_rate": round(p, 4), "banker_rate_ci95": [round(p - 1.96 * se, 4), round(p + 1.96 * se, 4)],
-            "search_points_per_deal": round(m, 3),
-            "points_ci95": [round(m - 1.96 * sd, 3), round(m + 1.96 * sd, 3)],
-            "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "workers": workers}
+def bench_arena(spec, opponents, deals, concurrency=1, seed=0):
+    out = []
+    for opp in opponents:
+        r = arena([spec, opp], deals=deals, concurrency=concurrency, seed=seed)
+        st = r[0].stats()
+        out.append({"spec": spec, "vs": opp, "deals": deals, "pairs": st["pairs"],
+                    "deals_won": round(st["score"], 4),
+                    "deals_won_ci95": [round(x, 4) for x in st["score_ci"]],
+                    "elo": round(st["elo"], 1), "elo_ci95": [round(x, 1) for x in st["elo_ci"]],
+                    "points_per_deal": round(st["points"]["mean"], 3),
+                    "points_ci95": [round(x, 3) for x in st["points"]["ci"]],
+                    "pentanomial": st["pentanomial"], "concurrency": concurrency,
+                    "wall_s": round(r.elapsed, 1)})
+    return out
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    ap.add_argument("--deals", type=int, default=300)
-    ap.add_argument("--rollouts", type=int, default=200)
+    ap.add_argument("--spec", default="search:ms=200", help="the search player to rate")
+    ap.add_argument("--vs", default="expert", help="opponents, comma-separated")
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--sizes", default="2,3,4,5,6,7")
     ap.add_argument("--real", default="6,8,10", help="real endgames: at most this many cards per hand")
-    ap.add_argument("--solve-n", type=int, default=30)
-    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--solve-n", type=int, default=40)
     ap.add_argument("--skip-duplicate", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
-        args.deals, args.rollouts, args.solve_n, args.sizes, args.real = 6, 30, 4, "2,3,4", "6"
+        args.deals, args.spec, args.solve_n, args.sizes, args.real = 4, "search:rollouts=30", 4, "2,3,4", "6"
     res = {"rollouts": bench_rollouts(3 if args.quick else 10, 300 if args.quick else 2000)}
     r = res["rollouts"]
-    print(f"rollouts (greedy, one core, {r['cards_left']} cards left): {r['greedy_per_s_position']:,}/s "
-          f"from the position, {r['greedy_per_s_sampled_worlds']:,}/s from sampled worlds")
+    for pol in ("greedy", "expert"):
+        print(f"rollouts ({pol}, one core, {r['cards_left']} cards left): {r[pol + '_per_s_position']:,}/s "
+              f"from the position, {r[pol + '_per_s_sampled_worlds']:,}/s from sampled worlds")
     res["solve"] = bench_solve([int(x) for x in args.sizes.split(",")], args.solve_n,
                                [int(x) for x in args.real.split(",")])
     for name, s in res["solve"].items():
@@ -174,11 +169,12 @@ def main(argv=None):
               f"{s['cpu_ms_max']} ms, {s['exact_within_limit']}/{s['n']} exact within {s['limit_s']} s CPU, "
               f"nodes median {s['nodes_median']:,} max {s['nodes_max']:,}, {s['ns_per_node']} ns/node")
     if not args.skip_duplicate:
-        d = bench_duplicate(args.deals, args.rollouts, workers=args.workers)
-        res["duplicate"] = d
-        print(f"search ({d['spec']}) vs greedy, {d['deals']} duplicate deals: banker {d['search_banker_rate']:.1%} "
-              f"{d['banker_rate_ci95']}, {d['search_points_per_deal']:+.3f} level points per deal "
-              f"{d['points_ci95']} ({d['cpu_s']} s CPU, {d['wall_s']} s wall)")
+        res["arena"] = bench_arena(args.spec, args.vs.split(","), args.deals, args.concurrency)
+        for d in res["arena"]:
+            print(f"{d['spec']} vs {d['vs']}, {d['pairs']} duplicate pairs: deals won {d['deals_won']:.1%} "
+                  f"[{d['deals_won_ci95'][0]:.1%}, {d['deals_won_ci95'][1]:.1%}], Elo {d['elo']:+.0f} "
+                  f"{d['elo_ci95']}, {d['points_per_deal']:+.3f} level points per deal {d['points_ci95']} "
+                  f"({d['wall_s']} s wall)")
     print(json.dumps(res))
 
 

@@ -3,7 +3,7 @@
 with nogil functions; the Python Game and the bulk simulator drive it."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
-from guandan._core cimport Gen, MoveBuf
+from guandan._core cimport Gen, MoveBuf, Hand
 
 cdef enum:
     PH_TRIBUTE = 0
@@ -74,6 +74,7 @@ ctypedef struct View:
     int8_t counts[4]           # cards held per seat
     int8_t nfin
     int8_t fin[4]              # finishing order so far
+    RuleSet rules              # the rules of the game (public)
 
 ctypedef Py_ssize_t (*policy_fn)(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 
@@ -87,10 +88,14 @@ cdef enum:
     OBS_DIM = 227              # observation tensor (layout in guandan.vec)
 
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil
+cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
+                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
+                          NativeRules rules) except -1
 cdef void obs_fill(const View* v, float* out) noexcept nogil
 cdef float st_round_reward(const State* st) noexcept nogil
 cdef int policy_register(int code, policy_fn fn) noexcept
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
+cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil

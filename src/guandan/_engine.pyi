@@ -17,7 +17,8 @@ class NativeRules:
 def policy_available(code: int) -> bool: ...
 def choose_from_view(code: int, moves: MoveList, hand: Hand, played: Hand, seat: int, phase: int,
                      rlevel: int, levels: Sequence[int], top_lo: int, top_hi: int, top_seat: int,
-                     passes: int, counts: Sequence[int], fin: Sequence[int], rng_seed: int = ...) -> int: ...
+                     passes: int, counts: Sequence[int], fin: Sequence[int], rules: NativeRules,
+                     rng_seed: int = ...) -> int: ...
 
 class GameCore:
     @staticmethod

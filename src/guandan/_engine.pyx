@@ -612,6 +612,14 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
     return POLICY_TABLE[code](&v, moves, rng)
 
 
+cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    """Index of policy ``code``'s choice among ``moves`` from a View (-1:
+    unknown policy or no move)."""
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
+        return -1
+    return POLICY_TABLE[code](v, moves, rng)
+
+
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""
@@ -643,6 +651,7 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
         v.counts[s] = <int8_t>card_count(st.one[s], st.two[s])
         v.fin[s] = st.fin[s]
     v.nfin = st.nfin
+    v.rules = st.rules
     if st.phase == PH_OVER:          # nothing is in play once the game is over
         v.pone = 0
         v.ptwo = 0
@@ -706,24 +715,19 @@ def policy_available(int code):
     return 0 < code < POL_SLOTS and POLICY_TABLE[code] != NULL
 
 
-def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat, int phase,
-                     int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat,
-                     int passes, counts, fin, uint64_t rng_seed=0):
-    """Run native policy ``code`` on a view given field by field (built by
-    ``guandan.policies`` from an observation). Returns an index into
-    ``moves`` (-1 if none). Values are validated by the caller."""
-    cdef View v
-    cdef uint64_t rng[4]
+cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
+                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
+                          NativeRules rules) except -1:
+    """Fill a View from values given field by field (a policy deciding from
+    an observation), checking every range: the values come from callers."""
     cdef int s
-    if not policy_available(code):
-        raise GuandanError(f"no native policy with code {code}")
     if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
             and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
             and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
             and all(0 <= x <= 12 for x in levels)):
-        raise GuandanError("choose_from_view: a value is out of range")
+        raise GuandanError("policy view: a value is out of range")
     if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
-        raise GuandanError("choose_from_view: malformed top play")
+        raise GuandanError("policy view: malformed top play")
     v.one = hand.one
     v.two = hand.two
     v.pone = played.one
@@ -741,6 +745,22 @@ def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat,
         v.counts[s] = counts[s]
         v.fin[s] = fin[s] if s < len(fin) else -1
     v.nfin = len(fin)
+    v.rules = rules.r
+    return 0
+
+
+def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat, int phase,
+                     int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat,
+                     int passes, counts, fin, NativeRules rules not None, uint64_t rng_seed=0):
+    """Run native policy ``code`` on a view given field by field (built by
+    ``guandan.policies`` from an observation). Returns an index into
+    ``moves`` (-1 if none)."""
+    cdef View v
+    cdef uint64_t rng[4]
+    if not policy_available(code):
+        raise GuandanError(f"no native policy with code {code}")
+    view_from_fields(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat,
+                     passes, counts, fin, rules)
     st_seed(rng, rng_seed)
     return POLICY_TABLE[code](&v, &moves.buf, rng)
 

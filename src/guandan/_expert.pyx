@@ -29,11 +29,13 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     MoveBuf, MoveList, Hand, card_count, move_size, rank_strength, is_bomb_type,
-    gd_ctz64, gd_popcount64, words_shape_ok,
+    gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,
 )
-from guandan._engine cimport View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register
+from guandan._engine cimport (
+    View, NativeRules, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, view_from_fields,
+)
 
 from .errors import GuandanError
 
@@ -1784,46 +1786,16 @@ policy_register(POL_EXPERT, expert_policy)
 # Python-facing: explanations and the decomposition
 # ---------------------------------------------------------------------------
 
-cdef int _view_from(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                    uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts,
-                    fin) except -1:
-    cdef int s
-    if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
-            and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
-            and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
-            and all(0 <= x <= 12 for x in levels)):
-        raise GuandanError("explain_view: a value is out of range")
-    if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
-        raise GuandanError("explain_view: malformed top play")
-    v.one = hand.one
-    v.two = hand.two
-    v.pone = played.one
-    v.ptwo = played.two
-    v.top_lo = top_lo
-    v.top_hi = top_hi
-    v.seat = seat
-    v.phase = phase
-    v.rlevel = rlevel
-    v.level[0] = levels[0]
-    v.level[1] = levels[1]
-    v.top_seat = top_seat
-    v.passes = passes
-    for s in range(4):
-        v.counts[s] = counts[s]
-        v.fin[s] = fin[s] if s < len(fin) else -1
-    v.nfin = len(fin)
-    return 0
-
-
 def explain_view(MoveList moves, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                 uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin):
+                 uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
+                 NativeRules rules not None):
     """``(index into moves, rule name)`` of the expert's decision on a view
     given field by field (as :func:`guandan._engine.choose_from_view`)."""
     cdef View v
     cdef int rule = 0
     cdef Py_ssize_t i
-    _view_from(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat, passes,
-               counts, fin)
+    view_from_fields(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat, passes,
+                     counts, fin, rules)
     with nogil:
         i = expert_decide(&v, &moves.buf, &rule)
     return i, RULE_NAMES[rule]

@@ -26,17 +26,20 @@ ctypedef struct SearchCfg:
     int rollout_code           # native policy of the rollouts (and of the candidate order)
     int64_t rollouts           # evaluations per decision (0: use ms)
     double ms                  # time per decision when rollouts == 0
+    int cpu_clock              # ms is the thread's CPU time, not wall time
     int topk                   # candidate moves (all when at most this many)
     int solve_cards            # solve exactly when the hands hold at most this many cards (0: never)
     int64_t solve_nodes        # node limit of one exact solve (over it: a rollout instead)
     int tt_bits                # transposition table of the solver: 2**tt_bits entries
-    RuleSet rules              # the rules of worlds built from a View
+    double margin              # leave the rollout policy's choice only for a candidate better
+                               # by more than margin paired standard errors
 
 ctypedef struct SearchOut:
     int ncand
     Py_ssize_t cand[MAXCAND]   # indices into the legal list
     double sum[MAXCAND]        # sum of the seat's team level points over evaluations
     double sumsq[MAXCAND]
+    double sumd2[MAXCAND]      # sum of squared differences to candidate 0 (the policy's choice)
     int64_t cnt[MAXCAND]
     int64_t worlds
     int64_t rollouts
@@ -50,7 +53,7 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                    const uint64_t* pby_two, bint use_tribute) noexcept nogil
 cdef void info_free(Info* IS) noexcept nogil
 cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil
-cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil
+cdef int info_from_view(Info* IS, const View* v) noexcept nogil
 cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
                  int8_t* order) noexcept nogil
 cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,

@@ -53,11 +53,12 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
+    policy_choose_view,
     policy_register,
 )
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
-    terminal_order, order_value, gd_now,
+    terminal_order, order_value, gd_now, gd_thread_cpu,
 )
 from guandan._engine import policy_available
 
@@ -402,7 +403,7 @@ cdef void info_marginals(const Info* IS, double* out) noexcept nogil:
     free(F)
 
 
-cdef void base_from_view(State* st, const View* v, const RuleSet* rules) noexcept nogil:
+cdef void base_from_view(State* st, const View* v) noexcept nogil:
     cdef int s
     memset(st, 0, sizeof(State))
     st.one[v.seat] = v.one
@@ -427,16 +428,16 @@ cdef void base_from_view(State* st, const View* v, const RuleSet* rules) noexcep
         st.recv[s] = -1
         st.returned[s] = -1
     st.winner = -1
-    st.rules = rules[0]
+    st.rules = v.rules
     st.leader = v.seat if v.top_seat < 0 else v.top_seat
     st.first_leader = st.leader
 
 
-cdef int info_from_view(Info* IS, const View* v, const RuleSet* rules) noexcept nogil:
-    """The information set of a native policy's View (no tribute knowledge:
-    the View does not carry it)."""
+cdef int info_from_view(Info* IS, const View* v) noexcept nogil:
+    """The information set of a native policy's View, on the View's rules (no
+    tribute knowledge: the View does not carry it)."""
     cdef State st
-    base_from_view(&st, v, rules)
+    base_from_view(&st, v)
     return info_init(IS, &st, v.seat, v.counts, v.pone, v.ptwo, NULL, NULL, False)
 
 # ---------------------------------------------------------------------------
@@ -615,7 +616,9 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
     cdef SolveOut so
     cdef int8_t order[4]
     cdef double t0 = gd_now(), limit = cfg.ms / 1000.0, best, m
-    cdef int seat = IS.seat, sign, total = 0, handn, c, v, s, rc = 0
+    cdef double c0 = gd_thread_cpu() if cfg.cpu_clock else 0.0
+    cdef int seat = IS.seat, sign, total = 0, handn, c, v, v0 = 0, s, rc = 0
+    cdef double d, var
     cdef bint use_solve
     cdef Py_ssize_t p0, i
     cdef int64_t evals = 0
@@ -681,6 +684,10 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
             out.sum[c] += sign * v
             out.sumsq[c] += v * v
             out.cnt[c] += 1
+            if c == 0:
+                v0 = sign * v
+            else:
+                out.sumd2[c] += (sign * v - v0) * (sign * v - v0)
             evals += 1
         if rc != 0:
             break
@@ -688,18 +695,30 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
         if cfg.rollouts > 0:
             if evals >= cfg.rollouts:
                 break
-        elif gd_now() - t0 >= limit:
+        elif (gd_thread_cpu() - c0 if cfg.cpu_clock else gd_now() - t0) >= limit:
             break
         if out.worlds >= 10000000:
             break
         info_world(IS, rng, &world)
+    # the best mean, unless it beats the rollout policy's own choice (candidate
+    # 0, evaluated in the same worlds) by less than cfg.margin paired standard
+    # errors: with many candidates and few worlds the best mean is mostly luck
     best = -1e300
+    s = 0
     for c in range(out.ncand):
         if out.cnt[c] > 0:
             m = out.sum[c] / out.cnt[c]
             if m > best:
                 best = m
-                out.choice = out.cand[c]
+                s = c
+    if s != 0 and out.cnt[s] == out.cnt[0] and out.cnt[s] > 1 and cfg.margin > 0:
+        d = (out.sum[s] - out.sum[0]) / out.cnt[s]
+        var = (out.sumd2[s] / out.cnt[s] - d * d) / (out.cnt[s] - 1)
+        if var < 0:
+            var = 0
+        if d * d <= cfg.margin * cfg.margin * var:
+            s = 0
+    out.choice = out.cand[s]
     buf_free(&b)
     gen_free(g)
     solver_free(S)
@@ -723,10 +742,13 @@ cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* 
     cdef const SearchCfg* cfg = &SLOT_CFG[code]
     if moves.n == 0:
         return -1
-    if v.phase != PH_PLAY or moves.n == 1 or not SLOT_ON[code]:
-        return 0                         # tribute / return: the first allowed card
+    if moves.n == 1 or not SLOT_ON[code]:
+        return 0
+    if v.phase != PH_PLAY:               # tribute / return: the rollout policy's choice
+        rc = <int>policy_choose_view(cfg.rollout_code, v, moves, rng)
+        return rc if 0 <= rc < moves.n else 0
     IS.G = NULL
-    rc = info_from_view(&IS, v, &cfg.rules)
+    rc = info_from_view(&IS, v)
     if rc != 0:
         info_free(&IS)
         return 0
@@ -754,7 +776,8 @@ cdef Py_ssize_t _slot7(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
 
 
 cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms, int topk,
-                    int solve_cards, int64_t solve_nodes, int tt_bits, const RuleSet* rules) except -1:
+                    int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
+                    bint cpu_clock) except -1:
     if not (0 < rollout_code < POL_SLOTS) or not policy_available(rollout_code) or SLOT_ON[rollout_code]:
         raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
                            f"search (code {rollout_code})")
@@ -764,6 +787,8 @@ cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms,
         raise GuandanError(f"k (candidate moves) must be 1..{MAXCAND}, got {topk}")
     if not 0 <= solve_cards <= 108 or solve_nodes < 0 or not 4 <= tt_bits <= 30:
         raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
+    if not 0 <= margin <= 100:
+        raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
     c.rollout_code = rollout_code
     c.rollouts = rollouts
     c.ms = ms
@@ -771,12 +796,14 @@ cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms,
     c.solve_cards = solve_cards
     c.solve_nodes = solve_nodes
     c.tt_bits = tt_bits
-    c.rules = rules[0]
+    c.margin = margin
+    c.cpu_clock = cpu_clock
     return 0
 
 
 def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int topk,
-                  int solve_cards, int64_t solve_nodes, int tt_bits, NativeRules rules not None):
+                  int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
+                  bint cpu_clock):
     """Register the search with this configuration as native policy ``code``
     (4..7, a free slot). ``guandan.search`` allocates the slots."""
     if code < 4 or code > 7:
@@ -784,7 +811,7 @@ def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int t
     if policy_available(code) and not SLOT_ON[code]:
         raise GuandanError(f"native policy code {code} is taken")
     _check_cfg(&SLOT_CFG[code], rollout_code, rollouts, ms, topk, solve_cards, solve_nodes,
-               tt_bits, &rules.r)
+               tt_bits, margin, cpu_clock)
     SLOT_ON[code] = 1
     if code == 4:
         policy_register(4, _slot4)
@@ -1079,7 +1106,7 @@ cdef class InfoSet:
         return orders, values
 
     def search(self, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
-               int64_t solve_nodes, int tt_bits, uint64_t seed):
+               int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, uint64_t seed):
         """One search decision for the seat (which must be the seat to act).
         Returns a dict: ``moves`` (the legal list as words), ``choice``
         (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
@@ -1094,7 +1121,7 @@ cdef class InfoSet:
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
         _check_cfg(&cfg, rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits,
-                   &self.info.base.rules)
+                   margin, cpu_clock)
         g = gen_new()
         if g == NULL:
             raise MemoryError()

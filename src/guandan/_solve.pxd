@@ -8,6 +8,7 @@ from guandan._engine cimport State
 
 cdef extern from "gdtime.h":
     double gd_now() noexcept nogil
+    double gd_thread_cpu() noexcept nogil
 
 ctypedef struct TTE:                # 16 bytes: four to a cache line
     uint64_t k1                # two independent keys of the position (64 + 32 bits)

@@ -90,12 +90,15 @@ class NativePolicy:
     """A built-in native policy as a callable over an observation (for SDK
     bots, the network client and Python loops). The decision is exactly the
     native one: the observation is turned into the same view the native
-    loop builds from the state."""
+    loop builds from the state, on ``rules`` (a :class:`guandan.Rules`;
+    default: the default rules; observations do not carry them)."""
 
-    def __init__(self, name: str, seed: Optional[int] = None) -> None:
+    def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None) -> None:
+        from .rules import Rules
         self.name = name
         self.code = native_code(name)
         self._rng = random.Random(seed)
+        self.rules = rules if rules is not None else Rules.default()
 
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
@@ -104,13 +107,13 @@ class NativePolicy:
             import numpy as np
             words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
             legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
-        i = _choose(self.code, observation, legal_moves, self._rng.getrandbits(64))
+        i = _choose(self.code, observation, legal_moves, self.rules.native, self._rng.getrandbits(64))
         if not 0 <= i < len(legal_moves):
             raise GuandanError(f"policy {self.name} made no choice")
         return legal_moves[i]
 
 
-def _choose(code: int, obs: Dict[str, Any], moves: Any, rng_seed: int) -> int:
+def _choose(code: int, obs: Dict[str, Any], moves: Any, native_rules: Any, rng_seed: int) -> int:
     from .moves import Move
     lv = _core.level_index(obs["level"])
     played = Hand()
@@ -129,7 +132,7 @@ def _choose(code: int, obs: Dict[str, Any], moves: Any, rng_seed: int) -> int:
         code, moves, Hand(obs["hand"]), played, int(obs["seat"]), _PHASE_CODES[obs["phase"]], lv,
         tuple(_core.level_index(x) for x in obs["team_levels"]), top_lo, top_hi, top_seat,
         int(obs.get("passes", 0)), list(obs["card_counts"]), list(obs.get("finish_order", ())),
-        rng_seed)
+        native_rules, rng_seed)
 
 
 class RandomPolicy:
@@ -202,7 +205,7 @@ def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
                                    _PHASE_CODES[game.phase], game.level_index,
                                    game.team_level_indices, top_lo, top_hi,
                                    -1 if top is None else top.seat, game.passes,
-                                   game.card_counts, game.finish_order)
+                                   game.card_counts, game.finish_order, game.rules.native)
     if not 0 <= i < len(moves):
         raise GuandanError("the expert made no choice")
     return moves[i], rule

@@ -57,6 +57,7 @@ __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutR
 DEFAULT_ROLLOUTS = 500        # evaluations per decision when no budget is given
 DEFAULT_SOLVE_CARDS = 12      # exact solves when the four hands hold at most this many cards
 DEFAULT_SOLVE_NODES = 20_000  # node limit of one solve inside a search (then a rollout)
+DEFAULT_MARGIN = 1.0          # standard errors a candidate must gain over the policy's choice
 
 
 # -- configuration ---------------------------------------------------------------
@@ -67,43 +68,56 @@ class SearchConfig:
 
     Attributes:
         rollouts: evaluations per decision (candidates x worlds; rounded up to
-            whole worlds). Deterministic for a seed. Default 500 when ``ms``
-            is not given.
-        ms: time per decision in milliseconds instead (at least one world);
-            not deterministic.
+            whole worlds). Deterministic for a seed. Default 500 when no
+            budget is given.
+        ms: time per decision in milliseconds instead (wall time; at least
+            one world); not deterministic.
+        cpu_ms: a budget in milliseconds of the deciding thread's CPU time
+            instead: "so much of one core", whatever else runs on the host
+            (what the benchmarks use); not deterministic.
         k: candidate moves (all when there are at most ``k``): the rollout
             policy's choice, moves that go out, the pass, then the lowest,
             highest, second lowest, ... of each move type (bombs one type),
             suit variants dropped.
-        rollout: the native policy of the rollouts (``"greedy"``; ``"expert"``
-            once registered).
+        rollout: the native policy of the rollouts and of the first
+            candidate (default ``"expert"``).
         solve: evaluate exactly by :func:`solve` when the four hands hold at
             most this many cards (0: never).
         nodes: node limit of one such solve (over it: a rollout instead).
         tt: the solver's transposition table has ``2**tt`` entries.
+        margin: the search leaves the rollout policy's own choice only for a
+            candidate whose mean beats it by more than ``margin`` standard
+            errors of their paired difference (same worlds); 0 takes the best
+            mean. With ten candidates and a few dozen worlds the best mean is
+            mostly luck, which this guards against.
         seed: the decisions' seed (``None``: derived from the game, see
             :meth:`guandan.Game.search`).
     """
 
     rollouts: Optional[int] = None
     ms: Optional[float] = None
+    cpu_ms: Optional[float] = None
     k: int = 10
-    rollout: str = "greedy"
+    rollout: str = "expert"
     solve: int = DEFAULT_SOLVE_CARDS
     nodes: int = DEFAULT_SOLVE_NODES
     tt: int = 16
+    margin: float = DEFAULT_MARGIN
     seed: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.rollouts is not None and self.ms is not None:
-            raise GuandanError("give one budget: rollouts or ms")
-        if self.rollouts is None and self.ms is None:
+        if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
+            raise GuandanError("give one budget: rollouts, ms or cpu_ms")
+        if self.rollouts is None and self.ms is None and self.cpu_ms is None:
             object.__setattr__(self, "rollouts", DEFAULT_ROLLOUTS)
         if self.rollouts is not None and (not isinstance(self.rollouts, int)
                                           or not 1 <= self.rollouts <= 100_000_000):
             raise GuandanError(f"rollouts must be 1..100,000,000, got {self.rollouts!r}")
         if self.ms is not None and (not isinstance(self.ms, (int, float)) or not 0 < self.ms <= 3.6e6):
             raise GuandanError(f"ms must be a positive number of milliseconds, got {self.ms!r}")
+        if self.cpu_ms is not None and (not isinstance(self.cpu_ms, (int, float))
+                                        or not 0 < self.cpu_ms <= 3.6e6):
+            raise GuandanError(f"cpu_ms must be a positive number of milliseconds, got {self.cpu_ms!r}")
         if not isinstance(self.k, int) or not 1 <= self.k <= 64:
             raise GuandanError(f"k (candidate moves) must be 1..64, got {self.k!r}")
         if not isinstance(self.solve, int) or not 0 <= self.solve <= 108:
@@ -114,6 +128,8 @@ class SearchConfig:
             raise GuandanError(f"tt must be 4..26, got {self.tt!r}")
         if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed < 1 << 64):
             raise GuandanError(f"seed must be a 64-bit unsigned int, got {self.seed!r}")
+        if not isinstance(self.margin, (int, float)) or not 0 <= self.margin <= 100:
+            raise GuandanError(f"margin must be 0..100 standard errors, got {self.margin!r}")
         if not isinstance(self.rollout, str):
             raise GuandanError(f"rollout must be a native policy name, got {self.rollout!r}")
 
@@ -128,7 +144,7 @@ class SearchConfig:
             if k not in names:
                 raise GuandanError(f"unknown search option {k!r}; options: {', '.join(sorted(names))}")
             try:
-                kw[k] = int(v) if k in cls._INT else (float(v) if k == "ms" else v)
+                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "cpu_ms", "margin") else v)
             except ValueError:
                 raise GuandanError(f"search option {k}={v!r}: not a number") from None
         return cls(**kw)
@@ -148,10 +164,12 @@ class SearchConfig:
         from .game import _rollout_code
         return _rollout_code(self.rollout)
 
-    def native_args(self) -> Tuple[int, int, float, int, int, int, int]:
-        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits)."""
-        return (self.rollout_code(), self.rollouts or 0, float(self.ms or 0.0), self.k,
-                self.solve, self.nodes, self.tt)
+    def native_args(self) -> Tuple[int, int, float, int, int, int, int, float, bool]:
+        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin,
+        CPU clock)."""
+        ms = self.cpu_ms if self.cpu_ms is not None else self.ms
+        return (self.rollout_code(), self.rollouts or 0, float(ms or 0.0), self.k,
+                self.solve, self.nodes, self.tt, float(self.margin), self.cpu_ms is not None)
 
 
 # -- results ---------------------------------------------------------------------
@@ -403,8 +421,8 @@ class SearchPolicy:
     (for :class:`guandan.bots.Bot`, the network client, Python loops). It
     decides from the observation alone, tribute knowledge included; its own
     seeded stream gives every decision's seed, so the same seed and the same
-    observations give the same moves. Tribute and return: the first allowed
-    card (as greedy)."""
+    observations give the same moves. Tribute and return: the rollout
+    policy's choice."""
 
     name = "search"
 
@@ -432,8 +450,13 @@ class SearchPolicy:
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
             raise GuandanError("no legal move to choose from")
-        if observation.get("phase") != "play" or len(legal_moves) == 1:
+        if len(legal_moves) == 1:
             return legal_moves[0]
+        if observation.get("phase") != "play":     # tribute / return: the rollout policy's choice
+            from .policies import NativePolicy
+            with self._lock:
+                seed = self._rng.getrandbits(64)
+            return NativePolicy(self.config.rollout, seed, rules=self.rules)(observation, legal_moves)
         res = self.explain(observation, legal_moves)
         want = res.move.words
         for m in legal_moves:
@@ -452,31 +475,23 @@ def native_search_code(spec: str) -> int:
     """The native policy code of a ``"search:..."`` spec, registering the
     search with that configuration in a free native slot (codes 4..7) the
     first time. Native callers (:func:`guandan.simulate`) decide from the
-    policy View - own hand, counts, cards played, trick, levels - without this
-    round's tribute (the View does not carry it), on the default move rules
-    unless the spec says ``rules=contest`` (or another preset name). A
+    policy View - own hand, counts, cards played, trick, levels, the game's
+    rules - without this round's tribute (the View does not carry it). A
     ``seed`` option is ignored there: the simulator's policy stream seeds
     every decision."""
     from .policies import parse_policy
-    from .rules import Rules
     name, opts = parse_policy(spec)
     if name != "search":
         raise GuandanError(f"not a search policy: {spec!r}")
-    opts = dict(opts)
-    rules_name = opts.pop("rules", "default")
-    try:
-        rules = Rules.named(rules_name)
-    except GuandanError:
-        raise GuandanError(f"search option rules={rules_name!r}: not a rules preset") from None
-    cfg = SearchConfig.from_options(opts)
-    key = cfg.native_args() + (rules,)
+    cfg = SearchConfig.from_options(dict(opts))
+    key = cfg.native_args()
     with _SLOT_LOCK:
         code = _SLOTS.get(key)
         if code is not None and _search.is_search_slot(code):
             return code
         for code in range(4, 8):
             if not _engine.policy_available(code) and code not in _SLOTS.values():
-                _search.register_slot(code, *cfg.native_args(), rules.native)
+                _search.register_slot(code, *cfg.native_args())
                 _SLOTS[key] = code
                 return code
     raise GuandanError("no free native policy slot for another search configuration (codes 4..7); "

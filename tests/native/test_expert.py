@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from guandan import Game, Hand, simulate
+from guandan import Game, Hand, Rules, simulate
 from guandan import _core, _engine, _expert
 from guandan.positions import parse_position_string as _parse_position_string
 from guandan.policies import explain, get_policy, policy_names
@@ -92,14 +92,14 @@ def test_returns_the_cheapest_card():
     hand = Hand("S3 D4 C5 S6 H7 S9 SJ DJ SQ HQ SK HK SA HR")
     ml, faces = _back_moves(hand, 0)
     i, rule = _expert.explain_view(ml, hand, Hand(), 0, 1, 0, (0, 0), 0, 0, -1, 0,
-                                   [14, 26, 27, 27], [])
+                                   [14, 26, 27, 27], [], Rules().native)
     assert rule == "return-cheapest"
     assert _core.FACE_STR[faces[i]] == "S9"
     # with only lone cards to give, the lowest
     hand = Hand("S3 D5 S9 SJ DJ SQ HQ SK HK SA HR")
     ml, faces = _back_moves(hand, 0)
     i, rule = _expert.explain_view(ml, hand, Hand(), 0, 1, 0, (0, 0), 0, 0, -1, 0,
-                                   [11, 26, 27, 27], [])
+                                   [11, 26, 27, 27], [], Rules().native)
     assert _core.FACE_STR[faces[i]] == "S3"
 
 

@@ -523,7 +523,7 @@ def test_explain_reports_candidates():
     g = played_game(43, 44)
     while len(g.legal_moves()) < 8:
         g.play_policy("greedy")
-    e = search.explain(g, rollouts=200, k=6, seed=2)
+    e = search.explain(g, rollouts=200, k=6, seed=2, margin=0)
     assert e.seat == g.to_act and e.move in g.legal_moves()
     assert 1 <= len(e.candidates) <= 6 and sum(c.chosen for c in e.candidates) == 1
     best = max((c for c in e.candidates if c.n), key=lambda c: c.value)
@@ -531,6 +531,61 @@ def test_explain_reports_candidates():
     assert all(c.n == e.worlds for c in e.candidates) and e.worlds * 6 >= 200
     assert e.rollouts + e.solved <= sum(c.n for c in e.candidates)
     assert str(e).startswith(f"seat {g.to_act}")
+
+
+def test_margin_keeps_the_rollout_policys_choice_unless_clearly_better():
+    """Candidate 0 is the rollout policy's (the expert's) own choice; the
+    search leaves it only for a candidate whose mean beats it by more than
+    ``margin`` paired standard errors."""
+    from guandan.policies import explain as expert_explain
+    moved = kept = 0
+    for seed in range(60, 72):
+        g = played_game(seed, 30)
+        if len(g.legal_moves()) < 3:
+            continue
+        expert_move, _ = expert_explain(g)
+        e0 = search.explain(g, rollouts=120, k=8, seed=1, margin=0)
+        assert e0.candidates[0].move == expert_move
+        best = max((c for c in e0.candidates if c.n), key=lambda c: c.value)
+        assert e0.move == best.move
+        e_inf = search.explain(g, rollouts=120, k=8, seed=1, margin=100)
+        assert e_inf.move == expert_move
+        e1 = search.explain(g, rollouts=120, k=8, seed=1)        # default margin 1
+        assert e1.move in (expert_move, best.move)
+        moved += e1.move != expert_move
+        kept += e0.move != expert_move and e1.move == expert_move
+    assert kept > 0                  # the guard did hold some noisy best means back
+    with pytest.raises(GuandanError):
+        search.SearchConfig(margin=-1)
+
+
+def test_cpu_time_budget():
+    g = played_game(43, 44)
+    while len(g.legal_moves()) < 4:
+        g.play_policy("greedy")
+    e = search.explain(g, cpu_ms=30, seed=1)
+    assert e.worlds >= 1 and e.move in g.legal_moves()
+    assert g.copy().play_policy("search:cpu_ms=5") in g.legal_moves()
+    for bad in ({"cpu_ms": 0}, {"cpu_ms": 5, "ms": 5}, {"cpu_ms": 5, "rollouts": 9}):
+        with pytest.raises(GuandanError):
+            search.SearchConfig(**bad)
+
+
+def test_search_tribute_and_return_are_the_experts():
+    g = Game(seed=8)
+    while g.round_index == 0:
+        g.play_policy("greedy")
+    steps = 0
+    while g.phase != "play":
+        steps += 1
+        from guandan.policies import explain as expert_explain
+        want, _ = expert_explain(g)
+        got = g.copy().play_policy("search:rollouts=50")
+        assert got == want
+        obs = g.observation(g.to_act)
+        assert get_policy("search:rollouts=50", seed=1)(obs, g.legal_moves()) == want
+        g.play(want)
+    assert steps >= 2                # a tribute and a return at least
 
 
 def test_search_uses_solver_in_endgames():
