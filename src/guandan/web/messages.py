@@ -88,7 +88,15 @@ KINDS: Dict[str, Tuple[Tuple[str, Callable[[Any, str], Any], bool], ...]] = {
 
 
 def parse_message(raw: Any) -> Dict[str, Any]:
-    """One frame from a page as ``{"type": KIND, field: value ...}``."""
+    """One frame from a page as ``{"type": KIND, field: value ...}``.
+
+    >>> parse_message('{"type": "select", "cards": ["S3", "H3"], "colour": "red"}')
+    {'type': 'select', 'cards': ['S3', 'H3'], 'game': None}
+    >>> parse_message('{"type": "replay_goto", "step": -1}')
+    Traceback (most recent call last):
+    ...
+    guandan.web.messages.WebMessageError: step must be an int 0..10000000, got -1
+    """
     if not isinstance(raw, str):
         raise WebMessageError("messages are JSON text frames")
     if len(raw) > MAX_FRAME:
