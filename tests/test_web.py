@@ -502,3 +502,27 @@ def test_views_jiefeng_and_results():
     assert v["jiefeng"] and v["to_act"] == 2 and v["seats"][0]["out"] == 1
     assert [s["hand"] is None for s in v["seats"]] == [True, True, False, True]
     assert v["trick"] == [] and v["last_action"]["type"] == "pass"
+
+
+def test_serve_tables_web_lists_every_table():
+    from guandan.tables import MultiTableServer
+    from guandan.web.server import run_with_tables
+
+    async def main():
+        srv = MultiTableServer("127.0.0.1", 0, tables=2, bots={1: "greedy", 2: "greedy", 3: "greedy"})
+        app = WebApp("127.0.0.1", 0)
+        task = asyncio.ensure_future(run_with_tables(srv, app))
+        while app.bound_port is None:
+            await asyncio.sleep(0.05)
+        try:
+            async with connect(url(app)) as ws:
+                w = await Page(ws).ask({"type": "hello"}, "welcome")
+                assert [t["title"] for t in w["tables"]] == ["contest table 1", "contest table 2"]
+                assert all(t["kind"] == "contest" and t["open_hands"] for t in w["tables"])
+        finally:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+    run(main())
