@@ -1551,3 +1551,63 @@ def test_threads_separate_games_match_sequential():
         t.join()
     count("threads: separate games", len(seeds))
     assert par == seq
+
+
+# -- the web table's message entry point (guandan.web) ----------------------------------
+
+def _web_messages():
+    from guandan.web.messages import KINDS
+    fields = sorted({f for spec in KINDS.values() for f, _, _ in spec} | {"extra"})
+    value = st.one_of(junk, card_lists, st.integers(-3, 70), st.sampled_from(
+        ["greedy", "expert", "random", "t1", "t2", "x.json", "../x.json", "upload-0"]))
+    structured = st.builds(
+        lambda kind, extra: json.dumps(dict(extra, type=kind), default=repr),
+        st.sampled_from(sorted(KINDS) + ["bogus"]),
+        st.dictionaries(st.sampled_from(fields), value, max_size=4))
+    raw = st.one_of(st.text(max_size=40), st.binary(max_size=20),
+                    junk.map(lambda v: json.dumps(v, default=repr)))
+    from_hand = st.sampled_from(["select", "play", "play-choice"])    # cards of the page's own hand
+    return st.lists(st.one_of(structured, structured, raw, from_hand), min_size=1, max_size=8)
+
+
+@fuzz_settings(0.5)
+@given(msgs=_web_messages(), seed=st.integers(0, 3), data=st.data())
+def test_web_messages(msgs, seed, data):
+    """Every frame a page may send gets an answer (an error for bad ones),
+    never an exception, never an internal error; the session stays usable."""
+    pytest.importorskip("websockets")
+    from guandan.web.server import WebApp, _Client
+
+    async def main():
+        app = WebApp("127.0.0.1", 0, bot_delay=0, bots=("greedy", "random"))
+        c = _Client(None)
+        frames = [json.dumps({"type": "new_game", "bots": "greedy", "seed": seed})] + msgs
+        for raw in frames:
+            if raw in ("select", "play", "play-choice"):
+                hand = c.play.game.hands[c.play.seat].cards() if c.play is not None else ["S3"]
+                cards = data.draw(st.lists(st.sampled_from(hand), max_size=8), label="cards")
+                msg = {"type": "select" if raw == "select" else "play", "cards": cards}
+                if raw == "play-choice":
+                    msg["choice"] = data.draw(st.integers(0, 3), label="choice")
+                raw = json.dumps(msg)
+            TRIED["web message"] += 1
+            await app.handle(c, raw)
+            if c.bots_task is not None:
+                await asyncio.wait_for(asyncio.shield(c.bots_task), 30)
+        out = []
+        while not c.queue.empty():
+            out.append(json.loads(c.queue.get_nowait()))
+        last = [m for m in out if m["type"] == "play"]
+        if c.play is not None and last:          # the page was told the game's state
+            g, st_ = c.play.game, last[-1]["state"]
+            assert st_["actions"] == len(g.moves_played)
+            assert [x["c"] for x in st_["seats"][c.play.seat]["hand"]] == g.hands[c.play.seat].cards(g.level)
+        app._end_play(c)
+        app._pool.shutdown(wait=True)
+        return out
+    import asyncio
+    out = asyncio.run(main())
+    assert all(isinstance(m, dict) and "type" in m for m in out)
+    bugs = [m for m in out if m["type"] == "error" and m.get("kind") == "internal"]
+    assert not bugs, bugs
+    ACCEPTED["web message"] += sum(1 for m in out if m["type"] != "error")

@@ -1,6 +1,6 @@
 """The ``guandan`` command line: ``moves``, ``simulate``, ``play``, ``replay``,
-``arena`` (rating bots by duplicate deals), and ``serve`` / ``bot`` for the
-contest protocol.
+``arena`` (rating bots by duplicate deals), ``serve`` / ``bot`` for the
+contest protocol and ``web`` (the web table).
 
 ``guandan moves [--level L] [--last "Pair 5 S5 D5"] [--pattern] [--json] CARDS...``
 prints the legal moves of a hand.
@@ -125,23 +125,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-MAX_RECORD_BYTES = 64 * 2**20
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .play import print_record
+    from .records import read_record_file
 
-    try:
-        with open(args.file, "rb") as f:
-            text = f.read(MAX_RECORD_BYTES + 1)
-    except OSError as e:
-        raise GuandanError(f"cannot read {args.file}: {e.strerror}") from None
-    if len(text) > MAX_RECORD_BYTES:
-        raise GuandanError(f"{args.file} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a record")
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise GuandanError(f"{args.file} is not JSON: {str(e)[:100]}") from None
+    record = read_record_file(args.file)
     print_record(record)
     return 0
 
@@ -160,15 +148,65 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         extra = {"tables": args.tables}
     else:
         extra = {}
-    try:
-        serve(args.host, args.port, games=args.games, rules=Rules.named(args.rules), **extra,
-              bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
-              on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
-              send_timeout=args.send_timeout, origins=origins, keep_records=0,
-              max_misses=args.max_misses)
-    except OSError as e:
-        why = "the port is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
-        raise GuandanError(f"cannot listen on {args.host}:{args.port}: {why}") from None
+    kwargs = dict(games=args.games, rules=Rules.named(args.rules), **extra,
+                  bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
+                  on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
+                  send_timeout=args.send_timeout, origins=origins, keep_records=0,
+                  max_misses=args.max_misses)
+    with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
+        if args.web is None:
+            serve(args.host, args.port, **kwargs)
+            return 0
+        import asyncio
+        import os
+
+        from .web.server import WebApp, run_with_tables
+        if args.record:
+            os.makedirs(args.record, exist_ok=True)
+        if args.tables != 1:
+            from .tables import MultiTableServer
+            kwargs.pop("tables")
+            srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
+        else:
+            from .server import TableServer
+            srv = TableServer(args.host, args.port, **kwargs)
+        app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules))
+        asyncio.run(run_with_tables(srv, app))
+    return 0
+
+
+class _listening:
+    """OSError of a listening socket as one line (``cannot listen on ...``)."""
+
+    def __init__(self, host: str, ports: str) -> None:
+        self.where = f"{host}:{ports}"
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, e: Any, tb: Any) -> None:
+        if isinstance(e, OSError) and not isinstance(e, FileNotFoundError):
+            why = "the port is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
+            raise GuandanError(f"cannot listen on {self.where}: {why}") from None
+
+
+def _cmd_web(args: argparse.Namespace) -> int:
+    import logging
+
+    from .rules import Rules
+    from .web import serve_web
+    from .web.session import DEFAULT_BOTS
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else list(DEFAULT_BOTS)
+    watch = [[b.strip() for b in w.split(",")] for w in args.watch or ()]
+    origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
+    with _listening(args.host, str(args.port)):
+        print(f"web table: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
+        serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
+                  watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
+                  rules=Rules.named(args.rules), origins=origins)
     return 0
 
 
@@ -197,10 +235,24 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     limits = Limits(move_time=args.move_time, game_time=args.game_time,
                     connect_time=args.connect_time, max_rounds=args.max_rounds)
     show = args.progress or (not args.quiet and sys.stderr.isatty())
-    res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
-                rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
-                sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
-                limits=limits, records=args.records, progress=show, output=args.out)
+    stop_web, hub = None, None
+    if args.web is not None:
+        from .feed import Spectators
+        from .web.server import WebApp
+        hub = Spectators()
+        with _listening("127.0.0.1", str(args.web)):
+            stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None).start_thread()
+        print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
+              file=sys.stderr, flush=True)
+    try:
+        res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
+                    rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
+                    sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
+                    limits=limits, records=args.records, progress=show, output=args.out,
+                    spectators=hub)
+    finally:
+        if stop_web is not None:
+            stop_web()
     print(res.format())
     if args.out:
         print(f"result saved to {args.out}")
@@ -297,8 +349,35 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")
     sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
+    sv.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
+                    help="also serve the web table on this port to watch the tables live "
+                         "(all hands may be shown: the seats are programs)")
     sv.add_argument("-v", "--verbose", action="store_true", help="log every connection and decision")
     sv.set_defaults(func=_cmd_serve)
+
+    wb = sub.add_parser("web", help="the web table: watch, replay and play against the bots in a browser",
+                        description="Serve the web table (one page and its WebSocket on one port): "
+                        "watch live tables, replay game records, play against the built-in bots.")
+    wb.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    wb.add_argument("--port", type=_count("--port", 0, 65535), default=8765, help="default 8765")
+    wb.add_argument("--records", metavar="DIR",
+                    help="offer the game records (*.json) under DIR for replay (serve --record, "
+                         "arena --records, play --record output)")
+    wb.add_argument("--bots", help="bots a player may choose, comma list (default: greedy, expert, "
+                    "random, search:ms=300, search:rollouts=200)")
+    wb.add_argument("--watch", action="append", metavar="BOTS",
+                    help="start a bot table to watch: one bot or four (seats 0..3), e.g. "
+                         "expert,greedy,expert,greedy (repeatable)")
+    wb.add_argument("--watch-delay", type=float, default=0.8, metavar="SECONDS",
+                    help="pause between two actions of a watched bot table (default 0.8)")
+    wb.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",
+                    help="pause before each bot action in a game against you (default 0.6)")
+    wb.add_argument("--seed", type=_count("--seed", 0), default=0, help="seed of the watched tables' deals")
+    wb.add_argument("--rules", default="default", help="rules preset (default, contest)")
+    wb.add_argument("--origin", action="append", metavar="ORIGIN",
+                    help="browser Origin allowed besides loopback pages (as for serve)")
+    wb.add_argument("-v", "--verbose", action="store_true", help="log more")
+    wb.set_defaults(func=_cmd_web)
 
     ar = sub.add_parser("arena", help="rate bots by duplicate deals (cutechess / fastchess style)",
                         description="Rate participants by duplicate deals: every deal is played "
@@ -335,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
     ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
     ar.add_argument("--quiet", action="store_true", help="no progress line")
+    ar.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
+                    help="serve the web table on this port (127.0.0.1) to watch the external "
+                         "programs' tables live")
     ar.add_argument("-v", "--verbose", action="store_true",
                     help="log the table server's connections and faults (external bots)")
     ar.set_defaults(func=_cmd_arena)

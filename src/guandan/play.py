@@ -23,7 +23,7 @@ from .moves import Move, MoveType
 from .policies import GreedyPolicy, get_policy, native_code, parse_policy
 from .rules import Rules
 
-__all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "SEAT_NAMES"]
+__all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "undo_own", "SEAT_NAMES"]
 
 SEAT_NAMES = ("South", "East", "North", "West")        # by seat number, in records
 _REL_NAMES = ("you", "East", "North", "West")          # relative to you, in the terminal game
@@ -435,18 +435,28 @@ class _Terminal:
     def undo(self) -> bool:
         """Take back the last action of yours (and the bots' after it)."""
         g = self.g
-        mine = [i for i, (s, _) in enumerate(g.moves_played) if s == self.human]
-        if not mine:
+        start_round = g.round_index
+        n = undo_own(g, self.human)
+        if not n:
             self.w("  nothing of yours to undo")
             return False
-        start_round = g.round_index
-        n = len(g.moves_played) - mine[-1]
-        for _ in range(n):
-            g.undo()
         self.w(f"  undone: your last action{' (and the bots after it)' if n > 1 else ''}")
         if g.round_index != start_round:
             self.round_seen = g.round_index
         return True
+
+
+def undo_own(game: Game, seat: int) -> int:
+    """Take back ``seat``'s last action and every action after it (the bots'
+    answers): practice-mode undo, in the terminal and the web table. Returns
+    the number of actions undone (0: ``seat`` has not acted yet)."""
+    mine = [i for i, (s, _) in enumerate(game.moves_played) if s == seat]
+    if not mine:
+        return 0
+    n = len(game.moves_played) - mine[-1]
+    for _ in range(n):
+        game.undo()
+    return n
 
 
 def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = None,

@@ -15,12 +15,29 @@ from .errors import GuandanError
 from .positions import check_seed
 from .rules import Rules
 
-__all__ = ["RECORD_FORMAT", "MAX_RECORD_ACTIONS", "validate_record"]
+__all__ = ["RECORD_FORMAT", "MAX_RECORD_ACTIONS", "MAX_RECORD_BYTES", "validate_record", "read_record_file"]
 
 RECORD_FORMAT = "guandan-record/1"
 
 
 MAX_RECORD_ACTIONS = 1_000_000
+MAX_RECORD_BYTES = 64 * 2**20
+
+
+def read_record_file(path: str) -> Any:
+    """A record file's JSON (at most :data:`MAX_RECORD_BYTES`), or a
+    GuandanError saying why not (not validated: see :func:`validate_record`)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(MAX_RECORD_BYTES + 1)
+    except OSError as e:
+        raise GuandanError(f"cannot read {path}: {e.strerror}") from None
+    if len(text) > MAX_RECORD_BYTES:
+        raise GuandanError(f"{path} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a record")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise GuandanError(f"{path} is not JSON: {str(e)[:100]}") from None
 
 
 def validate_record(record: Any) -> Dict[str, Any]:

@@ -267,6 +267,31 @@ class TableServer:
         self.records: Deque[Dict[str, Any]] = deque(maxlen=keep_records)
         self.games_played = 0
         self.bound_port: Optional[int] = None
+        self.spectators: Any = None         # a guandan.feed.Spectators hub (publish_to)
+        self.watch_id: Optional[str] = None
+
+    # -- spectators ---------------------------------------------------------------
+    def publish_to(self, spectators: Any, title: Optional[str] = None,
+                   names: Optional[List[str]] = None) -> str:
+        """Let ``spectators`` (a :class:`guandan.feed.Spectators` hub, e.g. the
+        web table's) watch this table: it is told after every action. The
+        seats are programs, so spectators may see the hands. ``names``: the
+        four seats' names (default: bot policies and connection labels).
+        Returns the table's id in the hub."""
+        t = spectators.add(title or f"contest table :{self.port}", lambda: self.game,
+                           (lambda: list(names)) if names else self._seat_names,
+                           open_hands=True, kind="contest")
+        self.spectators, self.watch_id = spectators, t.id
+        return t.id
+
+    def _seat_names(self) -> List[str]:
+        return [s.policy if isinstance(s.policy, str) else
+                (s.conn.label if s.conn is not None else ("bot" if s.policy else "(waiting)"))
+                for s in self.seats]
+
+    def _spectate(self) -> None:
+        if self.spectators is not None:
+            self.spectators.changed(self.watch_id)
 
     # -- connections --------------------------------------------------------------
     def _process_request(self, connection: Any, request: Any) -> Any:
@@ -500,6 +525,7 @@ class TableServer:
         await asyncio.sleep(0)          # let the writers run
 
     async def _broadcast(self, msg: Dict[str, Any]) -> None:
+        self._spectate()
         text = json.dumps(msg)
         for s in self.seats:
             self._enqueue(s, text)
@@ -616,6 +642,7 @@ class TableServer:
                                  "handCards": g.hands[s.index].cards(g.level), "myPos": s.index,
                                  "selfRank": lv[team], "oppoRank": lv[1 - team],
                                  "curRank": g.level_index + 2})
+        self._spectate()
         trib = g.tribute
         if trib.anti:
             pos = [p for p in trib.payers if g.hands[p].count("HR") > 0]

@@ -48,7 +48,9 @@ class ExternalTables:
     """Runs pairings that involve external programs (``submit`` returns a
     ``concurrent.futures.Future`` of ``(pair results, records)``)."""
 
-    def __init__(self, rules: Any, unit: str, limits: Limits, concurrency: int) -> None:
+    def __init__(self, rules: Any, unit: str, limits: Limits, concurrency: int,
+                 spectators: Any = None) -> None:
+        self.spectators = spectators          # a guandan.feed.Spectators hub: tables are watchable
         self.rules = _rules_for(rules, unit, limits)
         self.unit = unit
         self.limits = limits
@@ -145,6 +147,10 @@ class ExternalTables:
             game_factory=lambda gi: spec.game(rules, unit, half),
             until="round" if unit == "deal" else "game", seed=spec.seed)
         self._server.add_table(table)
+        if self.spectators is not None:
+            table.publish_to(self.spectators, f"arena {names[0]} vs {names[1]}, deal seed "
+                             f"{spec.seed}, half {half + 1}",
+                             [names[seat_side[s]] for s in range(4)])
         procs: Dict[int, subprocess.Popen] = {}
         logs: Dict[int, str] = {}
         try:
@@ -158,6 +164,8 @@ class ExternalTables:
             forfeit = await self._supervise(table, task, procs, logs, seat_side, names)
         finally:
             self._server.remove_table(table)
+            if self.spectators is not None:
+                self.spectators.remove(table.watch_id)
             await asyncio.get_running_loop().run_in_executor(None, _reap, list(procs.values()))
             for p in procs.values():
                 if p in self._procs:

@@ -149,7 +149,8 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
           concurrency: Optional[int] = None, executor: Any = None,
           limits: Optional[Limits] = None, records: Optional[str] = None,
           progress: Any = False, output: Optional[str] = None,
-          on_pair: Optional[Callable[[PairingResult, Dict[str, Any]], None]] = None) -> ArenaResult:
+          on_pair: Optional[Callable[[PairingResult, Dict[str, Any]], None]] = None,
+          spectators: Any = None) -> ArenaResult:
     """Rate participants by duplicate deals (or games).
 
     Args:
@@ -177,6 +178,10 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             ``arena`` entry) is written there, one JSON file per half.
         progress: True for a live line on stderr (tqdm when installed).
         output: write the JSON result here.
+        spectators: a :class:`guandan.feed.Spectators` hub (the web table's,
+            ``guandan arena --web PORT``): the external programs' tables
+            are published there while they play (built-in and in-process
+            pairings run natively, without tables, and are not shown).
     """
     if unit not in ("deal", "game"):
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
@@ -236,7 +241,7 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     ext_table = None
     if "external" in kinds:
         from .external import ExternalTables
-        ext_table = ExternalTables(rules, unit, limits, concurrency)
+        ext_table = ExternalTables(rules, unit, limits, concurrency, spectators)
     pools: Dict[str, Any] = {}
 
     def pool_for(k: str) -> Any:

@@ -1,0 +1,263 @@
+"""The web table's three uses as plain objects (no sockets here):
+:class:`PlaySession` (one person against built-in bots), :class:`Replay`
+(a game record stepped move by move) and :class:`BotTable` (a bot-vs-bot
+table to watch). All of them use the public :class:`~guandan.Game` API:
+legality, readings of a card selection and refusal reasons are the
+engine's."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..errors import GuandanError, IllegalMoveError
+from ..game import Game, Phase
+from ..moves import Move
+from ..play import explain_greedy, undo_own
+from ..policies import explain as expert_explain
+from ..policies import GreedyPolicy, get_policy, native_code, parse_policy
+from ..records import validate_record
+from ..rules import Rules
+from .views import move_view, table_view
+
+__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS"]
+
+#: the bots offered to the page (``guandan web --bots`` changes the list)
+DEFAULT_BOTS = ("greedy", "expert", "random", "search:ms=300", "search:rollouts=200")
+
+
+def check_bot(spec: str) -> str:
+    """A bot spec the engine knows (``greedy``, ``search:ms=300`` ...)."""
+    if not isinstance(spec, str):
+        raise GuandanError("a bot is a policy name")
+    native_code(parse_policy(spec)[0])
+    get_policy(spec)
+    return spec
+
+
+def _same_cards(m: Move, want: Counter) -> bool:
+    return Counter(m.cards) == want
+
+
+def hint(g: Game, bot: str) -> Dict[str, Any]:
+    """What ``bot`` would play for the seat to act, and why (``--hint``
+    style): the expert names its rule, the search its candidates' values,
+    greedy its rule in words. Runs on a copy (``g`` is not changed)."""
+    g = g.copy()
+    name, _ = parse_policy(bot)
+    if name == "expert":
+        m, rule = expert_explain(g)
+        why = {"rule": rule}
+    elif name == "search":
+        from ..search import SearchConfig, explain
+        res = explain(g, SearchConfig.from_spec(bot))
+        m = res.move
+        cands = sorted(res.candidates, key=lambda c: -c.value if not math.isnan(c.value) else 1e9)
+        why = {"candidates": [{"move": move_view(c.move), "value": None if math.isnan(c.value)
+                               else round(c.value, 3), "n": c.n} for c in cands[:5]],
+               "worlds": res.worlds}
+    elif name == "greedy":
+        m = GreedyPolicy()(g.observation(g.to_act), g.legal_moves())
+        why = {"text": explain_greedy(g, m)}
+    else:
+        m = g.choose(bot)
+        why = {}
+    return {"bot": bot, "move": move_view(m, g.level), **why}
+
+
+class PlaySession:
+    """One person at ``seat`` against ``bots`` (one spec, or one per other
+    seat in seat order). The bots' decisions are made by :meth:`bot_choice`
+    on a copy (so a slow search can run in a thread) and played by
+    :meth:`bot_play`. ``practice``: :meth:`undo` is allowed."""
+
+    def __init__(self, bots: Sequence[str], seat: int = 0, seed: int = 0, *,
+                 practice: bool = False, rules: Optional[Rules] = None,
+                 name: str = "you") -> None:
+        if len(bots) == 1:
+            bots = list(bots) * 3
+        if len(bots) != 3:
+            raise GuandanError("bots: one spec, or one for each of the three other seats")
+        self.seat = seat
+        self.bot_specs = {s: check_bot(b) for s, b in zip([x for x in range(4) if x != seat], bots)}
+        self.practice = practice
+        self.seed = seed
+        self.game = Game(rules=rules, seed=seed, policy_seed=seed)
+        self.names = [name if s == seat else self.bot_specs[s] for s in range(4)]
+
+    # -- state ----------------------------------------------------------------------
+    @property
+    def my_turn(self) -> bool:
+        g = self.game
+        return not g.is_over and g.to_act == self.seat
+
+    def view(self) -> Dict[str, Any]:
+        v = table_view(self.game, self.names, visible=[self.seat])
+        g = self.game
+        v.update(you=self.seat, your_turn=self.my_turn, practice=self.practice,
+                 can_pass=self.my_turn and any(m.is_pass for m in g.legal_moves()),
+                 can_undo=self.practice and any(s == self.seat for s, _ in g.moves_played),
+                 bots=[self.bot_specs.get(s) for s in range(4)])
+        return v
+
+    # -- the person -----------------------------------------------------------------
+    def _own_turn(self) -> Game:
+        if self.game.is_over:
+            raise IllegalMoveError("the game is over")
+        if not self.my_turn:
+            raise IllegalMoveError(f"it is not your turn: {self.names[self.game.to_act]} acts")
+        return self.game
+
+    def matches(self, cards: Sequence[str]) -> List[Move]:
+        """The legal actions made of exactly the selected cards (several
+        readings of the same cards are several moves); empty when none."""
+        g = self.game
+        if not self.my_turn or not cards:
+            return []
+        want = Counter(cards)
+        return [m for m in g.legal_moves() if not m.is_pass and _same_cards(m, want)]
+
+    def play(self, cards: Sequence[str], choice: Optional[int] = None) -> Move:
+        """Play the selected cards: the one legal reading, or reading
+        ``choice`` of :meth:`matches`. When none is legal the engine says why
+        (its :class:`IllegalMoveError`); several readings and no choice: the
+        refusal lists them."""
+        g = self._own_turn()
+        ms = self.matches(cards)
+        if choice is not None:
+            if not 0 <= choice < len(ms):
+                raise IllegalMoveError(f"no reading {choice} of these cards (0..{len(ms) - 1})")
+            m = ms[choice]
+        elif len(ms) == 1:
+            m = ms[0]
+        elif ms:
+            raise IllegalMoveError("these cards can be played as " + " or ".join(map(str, ms))
+                                   + ": choose one")
+        else:
+            text = " ".join(cards)
+            if g.phase in (Phase.TRIBUTE, Phase.BACK):
+                text = [g.phase.value, g.phase.value, list(cards)]
+            g.play(text)                         # refused: the engine's reason
+            return g.moves_played[-1][1]          # (a legal play always matches above)
+        g.play(m)
+        return m
+
+    def pass_turn(self) -> None:
+        self._own_turn().play("PASS")
+
+    def undo(self) -> int:
+        if not self.practice:
+            raise GuandanError("undo is for practice games")
+        n = undo_own(self.game, self.seat)
+        if not n:
+            raise GuandanError("nothing of yours to undo")
+        return n
+
+    # -- the bots -------------------------------------------------------------------
+    def bot_spec(self) -> Optional[str]:
+        g = self.game
+        if g.is_over or g.to_act == self.seat:
+            return None
+        return self.bot_specs[g.to_act]
+
+    def bot_choice(self) -> Tuple[int, Move]:
+        """``(actions so far, move)``: the bot's decision on a copy (thread-safe)."""
+        g = self.game.copy()
+        return len(g.moves_played), g.choose(self.bot_specs[g.to_act])
+
+    def bot_play(self, at: int, m: Move) -> bool:
+        """Play a decision of :meth:`bot_choice` if the game is still where
+        it was decided (an undo or a new game in between: dropped)."""
+        g = self.game
+        if len(g.moves_played) != at or self.bot_spec() is None:
+            return False
+        g.play(m)
+        return True
+
+
+class Replay:
+    """A game record stepped move by move: position ``0..len(actions)``,
+    every hand shown. ``rounds``/``tricks``: the positions where each
+    round and each trick starts."""
+
+    def __init__(self, record: Any, name: str = "") -> None:
+        rec = record
+        validate_record(rec)
+        full = Game.replay(rec)                              # every action checked
+        self.name = name
+        self.record = rec
+        self.actions = [a for _, a in full.moves_played]
+        self.result = {"over": full.is_over, "winner": full.winner,
+                       "rounds": full.round_index + (0 if full.is_over else 1)}
+        self.game = Game.replay(dict(rec, actions=[], deals=None))
+        self.rounds: List[int] = []
+        self.tricks: List[int] = []
+        r = None
+        for i in range(len(self.actions) + 1):
+            g = self.game
+            if g.round_index != r:
+                r = g.round_index
+                self.rounds.append(i)
+            if g.phase is Phase.PLAY and g.top is None and not g.trick:
+                self.tricks.append(i)
+            if i < len(self.actions):
+                g.play(self.actions[i])
+        self.pos = len(self.actions)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def goto(self, pos: int) -> None:
+        pos = max(0, min(pos, len(self.actions)))
+        g = self.game
+        while self.pos > pos:
+            g.undo()
+            self.pos -= 1
+        while self.pos < pos:
+            g.play(self.actions[self.pos])
+            self.pos += 1
+
+    def view(self) -> Dict[str, Any]:
+        v = table_view(self.game, ("",) * 4, visible=range(4))
+        v.update(step=self.pos, steps=len(self.actions), rounds=self.rounds, tricks=self.tricks,
+                 name=self.name, result=self.result)
+        return v
+
+
+class BotTable:
+    """A bot-vs-bot table that plays game after game (seeds ``seed``,
+    ``seed + 1`` ...), one action per :meth:`step`."""
+
+    def __init__(self, bots: Sequence[str], seed: int = 0, *, rules: Optional[Rules] = None,
+                 keep_records: int = 20) -> None:
+        if len(bots) == 1:
+            bots = list(bots) * 4
+        if len(bots) != 4:
+            raise GuandanError("--watch takes one bot for all seats or four (seats 0..3)")
+        self.bots = [check_bot(b) for b in bots]
+        self.rules = rules
+        self.seed = seed
+        self.games = 0
+        self.records: List[Dict[str, Any]] = []
+        self.keep_records = keep_records
+        self.game = Game(rules=rules, seed=seed, policy_seed=seed)
+
+    def names(self) -> List[str]:
+        return list(self.bots)
+
+    def choice(self) -> Tuple[int, Move]:
+        g = self.game.copy()
+        return len(g.moves_played), g.choose(self.bots[g.to_act])
+
+    def apply(self, at: int, m: Move) -> None:
+        if len(self.game.moves_played) == at and not self.game.is_over:
+            self.game.play(m)
+
+    def next_game(self) -> None:
+        """Keep the finished game's record and deal the next game."""
+        self.records.append(self.game.record())
+        del self.records[:-self.keep_records]
+        self.games += 1
+        s = (self.seed + self.games) % (1 << 63)
+        self.game = Game(rules=self.rules, seed=s, policy_seed=s)

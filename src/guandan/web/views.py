@@ -1,0 +1,79 @@
+"""What the web table sends about a game: JSON views built from the public
+:class:`~guandan.Game` API only. The one rule about hands lives here: a
+hand is put into a view only for the seats in ``visible`` (the caller
+decides who may see what; see :mod:`guandan.web.session`)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from ..game import Game, Phase
+from ..moves import Hand, Move, MoveType
+
+__all__ = ["move_view", "cards_view", "table_view"]
+
+_EXCHANGE = (MoveType.TRIBUTE, MoveType.BACK)
+
+
+def cards_view(cards: Sequence[str], level: str) -> List[Dict[str, Any]]:
+    """Cards as ``{"c": "H2", "wild": true}`` (the engine says which are wild)."""
+    return [{"c": c, "wild": Hand([c]).wilds(level) > 0} for c in cards]
+
+
+def move_view(m: Move, level: Optional[str] = None) -> Dict[str, Any]:
+    """A move: its type (the engine's name, lower case: ``single``,
+    ``three_with_two`` ...), rank, cards and its text (``Pair 5 S5 D5``)."""
+    lv = level or m.level
+    return {"type": m.type.name.lower(), "rank": "" if m.is_pass else m.rank,
+            "cards": cards_view(m.cards, lv), "text": str(m), "bomb": m.is_bomb}
+
+
+def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = ()) -> Dict[str, Any]:
+    """The table as everyone may see it (counts, trick, levels, finishing
+    order, tribute, results), plus the hands of the seats in ``visible``.
+    Hands left at a round's end are public (the contest protocol's
+    ``restCards``)."""
+    g = g.copy()                          # one consistent state, whoever plays on
+    show = set(visible)
+    lv = g.level
+    hands = g.hands
+    counts = g.card_counts
+    fin = g.finish_order
+    seats = []
+    for s in range(4):
+        seats.append({"seat": s, "name": str(names[s])[:40], "count": counts[s],
+                      "team": s & 1, "out": fin.index(s) + 1 if s in fin else None,
+                      "hand": cards_view(hands[s].cards(lv), lv) if s in show else None})
+    trick = [{"seat": s, **move_view(m, lv)} for s, m in g.trick]
+    top = g.top
+    t = g.tribute
+    tribute = None
+    if t.payers or t.anti:
+        tribute = {"payers": list(t.payers), "paid": list(t.paid), "receivers": list(t.receivers),
+                   "returned": list(t.returned), "anti": t.anti}
+    last = g.last_round
+    result = None
+    if last is not None:
+        end = g.round_end_hands or []
+        result = {"order": list(last.order), "banker_team": last.banker_team,
+                  "levels_up": last.levels_up, "won_at_a": last.won_at_a,
+                  "rest": {str(s): cards_view(end[s].cards(lv), lv) for s in range(len(end)) if len(end[s])}}
+    played = g.moves_played
+    last_action = None
+    if played:
+        s, m = played[-1]
+        last_action = {"seat": s, **move_view(m)}
+    over = g.is_over
+    # 接风: the round's last play was by a seat now out, and its partner leads
+    jiefeng = False
+    if top is None and fin and g.phase is Phase.PLAY:
+        plays = [s for s, m in played if not m.is_pass and m.type not in _EXCHANGE]
+        jiefeng = bool(plays) and plays[-1] in fin and g.to_act == (plays[-1] + 2) % 4
+    return {
+        "phase": str(g.phase), "to_act": None if over else g.to_act, "level": lv,
+        "team_levels": list(g.team_levels), "round": g.round_index + 1, "seed": g.seed,
+        "seats": seats, "trick": trick, "top_seat": top.seat if top is not None else None,
+        "finish_order": list(fin), "tribute": tribute, "last_round": result,
+        "last_action": last_action, "actions": len(played), "over": over, "winner": g.winner, "jiefeng": jiefeng,
+    }
+
