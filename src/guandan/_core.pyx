@@ -26,11 +26,11 @@ walks a table of the distinct sub-multisets of that rank's state (``SUB_*``),
 and wild cards are a count (0..2) added as bits at emission.
 """
 
-from guandan._gen cimport GenImpl, OPTMAX
+from guandan._gen cimport GenImpl, OPTMAX, SLACK
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 
 cimport cython
 cimport numpy as cnp
@@ -42,6 +42,10 @@ from .errors import (
 )
 
 cnp.import_array()
+
+cdef extern from "bits.h":
+    uint64_t* gd_emit_or(uint64_t* p, const uint64_t* src, Py_ssize_t n, uint64_t lo,
+                         uint64_t hi) noexcept nogil
 
 # ---------------------------------------------------------------------------
 # Constants and tables
@@ -308,19 +312,23 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
 
 cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
     """Slot options for k cards of rank r: j = 0..min(w, k) wilds and k - j
-    naturals, j ascending, naturals in SUB order. The all-wild option
-    (k = 2, j = 2) is included last; callers that must not use it skip it.
-    k = 1 options are never pattern-filtered (straights need them whole)."""
+    naturals, j ascending (segment j: optseg[j] .. optseg[j + 1] - 1),
+    naturals in SUB order, their cards interleaved (one, two) in optw; the
+    wild cards are not in optw. The all-wild option (k = 2, j = 2) is
+    included last; callers that must not use it skip it. k = 1 options are
+    never pattern-filtered (straights need them whole)."""
     cdef int j, nk, i, n = 0, off, cnt, sh = 4 * r
     cdef int st = g.nat[r]
     cdef int jmax = g.w if g.w < k else k
-    for j in range(jmax + 1):
+    cdef uint64_t* w = g.optw[k][r]
+    for j in range(3):
+        g.optseg[k][r][j] = n
         nk = k - j
-        if nk > g.ncnt[r]:
+        if j > jmax or nk > g.ncnt[r]:
             continue
         if nk == 0:
-            g.optone[k][r][n] = 0
-            g.opttwo[k][r][n] = 0
+            w[2 * n] = 0
+            w[2 * n + 1] = 0
             g.optnw[k][r][n] = j
             n += 1
             continue
@@ -329,10 +337,11 @@ cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
         if g.pattern and k > 1 and cnt > 1:
             cnt = 1
         for i in range(cnt):
-            g.optone[k][r][n] = (<uint64_t>SUB_ONE[off + i]) << sh
-            g.opttwo[k][r][n] = (<uint64_t>SUB_TWO[off + i]) << sh
+            w[2 * n] = (<uint64_t>SUB_ONE[off + i]) << sh
+            w[2 * n + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
             g.optnw[k][r][n] = j
             n += 1
+    g.optseg[k][r][3] = n
     g.optn[k][r] = n
     g.optdone[k][r] = 1
 
@@ -377,7 +386,8 @@ cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
     cdef int r, i, n, key
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(t)
-    if buf_reserve(g.out, 13 * OPTMAX + 2) < 0:
+    cdef int j, a0, a1, jmax = g.w if g.w < k else k
+    if buf_reserve(g.out, 13 * OPTMAX + 2 + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
     for r in range(13):
@@ -386,13 +396,12 @@ cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
         if rank_strength(r, g.L) <= g.minkey:
             continue
         ensure_opts(g, k, r)
-        n = g.optn[k][r]
-        for i in range(n):
-            if g.optone[k][r][i] == 0 and r != g.L:
-                continue        # two wilds alone are only the level pair
-            p[0] = g.optone[k][r][i] | g.wone[g.optnw[k][r][i]] | lt
-            p[1] = g.opttwo[k][r][i] | g.wtwo[g.optnw[k][r][i]] | tag_hi(r)
-            p += 2
+        for j in range(jmax + 1):
+            a0 = g.optseg[k][r][j]
+            a1 = g.optseg[k][r][j + 1]
+            if j == 2 and k == 2 and r != g.L:
+                a1 -= 1         # two wilds alone (the last option) are only the level pair
+            p = gd_emit_or(p, g.optw[k][r] + 2 * a0, a1 - a0, lt | g.wone[j], tag_hi(r) | g.wtwo[j])
     if k == 2:
         if g.nsb == 2 and rank_strength(13, g.L) > g.minkey:
             p[0] = ((<uint64_t>1) << SB_FACE) | lt
@@ -459,22 +468,9 @@ cdef int gen_joker_bomb(GenImpl* g) noexcept nogil:
 # and the pair of two wilds, which is one move whatever rank it stands for)
 # ---------------------------------------------------------------------------
 
-cdef inline uint64_t* _or_pairs(uint64_t* p, uint64_t lo, uint64_t hi, const uint64_t* one,
-                               const uint64_t* two, int start, int end) noexcept nogil:
-    """Emit (lo | one[i], hi | two[i]) for i in start..end-1."""
-    cdef int i
-    for i in range(start, end):
-        p[0] = lo | one[i]
-        p[1] = hi | two[i]
-        p += 2
-    return p
-
-
 cdef int gen_full_houses(GenImpl* g) noexcept nogil:
-    cdef uint64_t p0one[160]
-    cdef uint64_t p0two[160]
-    cdef uint64_t p1one[64]
-    cdef uint64_t p1two[64]
+    cdef uint64_t p0w[2 * (160 + SLACK)]      # pairs of naturals, interleaved (one, two)
+    cdef uint64_t p1w[2 * (64 + SLACK)]       # one natural (with one wild)
     cdef int p0s[16]
     cdef int p0e[16]
     cdef int p1s[16]
@@ -496,8 +492,8 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
         if g.pattern and cnt > 1:
             cnt = 1
         for i in range(cnt):
-            p0one[n0] = (<uint64_t>SUB_ONE[off + i]) << sh
-            p0two[n0] = (<uint64_t>SUB_TWO[off + i]) << sh
+            p0w[2 * n0] = (<uint64_t>SUB_ONE[off + i]) << sh
+            p0w[2 * n0 + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
             n0 += 1
         if g.w:
             off = SUB_OFF[st][1]
@@ -505,18 +501,18 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
             if g.pattern and cnt > 1:
                 cnt = 1
             for i in range(cnt):
-                p1one[n1] = (<uint64_t>SUB_ONE[off + i]) << sh
-                p1two[n1] = 0
+                p1w[2 * n1] = (<uint64_t>SUB_ONE[off + i]) << sh
+                p1w[2 * n1 + 1] = 0
                 n1 += 1
         p0e[r] = n0
         p1e[r] = n1
     if g.nsb == 2:
-        p0one[n0] = (<uint64_t>1) << SB_FACE
-        p0two[n0] = (<uint64_t>1) << SB_FACE
+        p0w[2 * n0] = (<uint64_t>1) << SB_FACE
+        p0w[2 * n0 + 1] = (<uint64_t>1) << SB_FACE
         n0 += 1
     if g.nhr == 2:
-        p0one[n0] = (<uint64_t>1) << HR_FACE
-        p0two[n0] = (<uint64_t>1) << HR_FACE
+        p0w[2 * n0] = (<uint64_t>1) << HR_FACE
+        p0w[2 * n0 + 1] = (<uint64_t>1) << HR_FACE
         n0 += 1
     for t in range(13):
         if g.ncnt[t] == 0 or g.ncnt[t] + g.w < 3:
@@ -532,21 +528,21 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
                 cnt += n1 - (p1e[t] - p1s[t])
             if rem >= 2:
                 cnt += 1
-            if buf_reserve(g.out, cnt) < 0:
+            if buf_reserve(g.out, cnt + SLACK) < 0:
                 return -1
             p = g.out.data + 2 * g.out.n
-            bl = g.optone[3][t][a] | lt
-            bh = g.opttwo[3][t][a] | tag_hi(t)
+            bl = g.optw[3][t][2 * a] | lt
+            bh = g.optw[3][t][2 * a + 1] | tag_hi(t)
             lo = bl | g.wone[nw]
             hi = bh | g.wtwo[nw]
             # every pair but those of the triple's own rank (segment s..e)
-            p = _or_pairs(p, lo, hi, p0one, p0two, 0, p0s[t])
-            p = _or_pairs(p, lo, hi, p0one, p0two, p0e[t], n0)
+            p = gd_emit_or(p, p0w, p0s[t], lo, hi)
+            p = gd_emit_or(p, p0w + 2 * p0e[t], n0 - p0e[t], lo, hi)
             if rem >= 1:
                 lo = bl | g.wone[nw + 1]
                 hi = bh | g.wtwo[nw + 1]
-                p = _or_pairs(p, lo, hi, p1one, p1two, 0, p1s[t])
-                p = _or_pairs(p, lo, hi, p1one, p1two, p1e[t], n1)
+                p = gd_emit_or(p, p1w, p1s[t], lo, hi)
+                p = gd_emit_or(p, p1w + 2 * p1e[t], n1 - p1e[t], lo, hi)
             if rem >= 2:
                 p[0] = bl | g.wone[2]
                 p[1] = bh | g.wtwo[2]
@@ -561,36 +557,37 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
 cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogil:
     """Every fill of one tube (k=2, 3 slots) or plate (k=3, 2 slots) window,
     at most w wilds in all. A tube slot may be both wilds (the k = 2 options
-    include that); distinct slots are distinct ranks, so fills never repeat."""
+    include that); distinct slots are distinct ranks, so fills never repeat.
+    The last slot's options are emitted a wild-count segment at a time."""
     cdef int r0 = seq_rank(pos), r1 = seq_rank(pos + 1), r2 = seq_rank(pos + nslots - 1)
     cdef int n0 = g.optn[k][r0], n1 = g.optn[k][r1], n2 = g.optn[k][r2]
-    cdef int a, b, c, nw1, nw2, w = g.w
+    cdef int a, b, j, nw1, w = g.w
     cdef uint64_t lo1, hi1
     cdef uint64_t lt = tag_lo(t)
     cdef uint64_t ht = tag_hi(pos)
     cdef uint64_t* p
-    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1)) < 0:
+    cdef const uint64_t* last = g.optw[k][r2]
+    cdef const uint8_t* seg = g.optseg[k][r2]
+    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1) + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
     for a in range(n0):
+        lo1 = g.optw[k][r0][2 * a] | lt
+        hi1 = g.optw[k][r0][2 * a + 1] | ht
+        nw1 = g.optnw[k][r0][a]
+        if nslots == 2:
+            for j in range(w - nw1 + 1):
+                p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
+                               lo1 | g.wone[nw1 + j], hi1 | g.wtwo[nw1 + j])
+            continue
         for b in range(n1):
             nw1 = g.optnw[k][r0][a] + g.optnw[k][r1][b]
             if nw1 > w:
                 break
-            lo1 = g.optone[k][r0][a] | g.optone[k][r1][b] | lt
-            hi1 = g.opttwo[k][r0][a] | g.opttwo[k][r1][b] | ht
-            if nslots == 2:
-                p[0] = lo1 | g.wone[nw1]
-                p[1] = hi1 | g.wtwo[nw1]
-                p += 2
-                continue
-            for c in range(n2):
-                nw2 = nw1 + g.optnw[k][r2][c]
-                if nw2 > w:
-                    break
-                p[0] = lo1 | g.optone[k][r2][c] | g.wone[nw2]
-                p[1] = hi1 | g.opttwo[k][r2][c] | g.wtwo[nw2]
-                p += 2
+            for j in range(w - nw1 + 1):
+                p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
+                               lo1 | g.optw[k][r1][2 * b] | g.wone[nw1 + j],
+                               hi1 | g.optw[k][r1][2 * b + 1] | g.wtwo[nw1 + j])
     g.out.n = (p - g.out.data) >> 1
     return 0
 
@@ -637,25 +634,36 @@ cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
     wilds fill (none first, then one wild by slot, then two; see WILD_SETS);
     within a group, every choice of natural faces for the other slots, slot 0
     outermost, suits in S, H, C, D order. Wild-free fills of one suit are
-    skipped (those are only straight flushes)."""
+    skipped (those are only straight flushes).
+
+    Per group the product of the last two natural slots (Q2) and, with four
+    or five natural slots, of the last three (Q3) are built with the chunked
+    emitter, then emitted whole for every choice in the slots before them."""
     cdef uint64_t N[5][4]         # natural faces of each slot (one bit each)
-    cdef uint8_t S[5][4]          # their suit bits
+    cdef uint64_t NP[5][8]        # the same, interleaved (face, 0), padded to a chunk
+    cdef int8_t at[5][4]          # at[s][suit]: index of that suit's face in N[s], or -1
+    cdef uint64_t Q2[2 * (16 + SLACK)]
+    cdef uint64_t Q3[2 * (64 + SLACK)]
     cdef int c[5]
     cdef int sl[5]                # the slots filled by naturals in this group
-    cdef int k, s, r, o, b, i, m, nw, v, ns
-    cdef uint64_t total = 0, t
+    cdef int k, s, r, o, b, i, m, nw, v, ns, n2, nq, s2, s3, s4, i0, i1, skip
+    cdef uint64_t total = 0, t, x, lw, hw
     cdef uint64_t* p
+    cdef uint64_t* q
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
     for s in range(5):
         r = seq_rank(pos + s)
         o = g.nat[r] & 15
+        at[s][0] = -1; at[s][1] = -1; at[s][2] = -1; at[s][3] = -1
         k = 0
         while o:
-            b = o & (-o)
+            b = gd_ctz64(o)
             o &= o - 1
-            N[s][k] = (<uint64_t>b) << (4 * r)
-            S[s][k] = b
+            N[s][k] = (<uint64_t>1) << (4 * r + b)
+            NP[s][2 * k] = N[s][k]
+            NP[s][2 * k + 1] = 0
+            at[s][b] = k
             k += 1
         c[s] = k
     # room for every group (an upper bound)
@@ -666,7 +674,7 @@ cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
             if not ((m >> s) & 1):
                 t *= c[s]
         total += t
-    if buf_reserve(g.out, <Py_ssize_t>total) < 0:
+    if buf_reserve(g.out, <Py_ssize_t>total + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
     for v in range(WILD_SETS_N[g.w][need]):
@@ -677,72 +685,44 @@ cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
             if not ((m >> s) & 1):
                 sl[ns] = s
                 ns += 1
-        if ns == 5:
-            p = _fill5(p, N, S, c, lt, ht)
-        elif ns == 4:
-            p = _fill4(p, N[sl[0]], N[sl[1]], N[sl[2]], N[sl[3]], c[sl[0]], c[sl[1]], c[sl[2]],
-                       c[sl[3]], lt | g.wone[1], ht | g.wtwo[1])
-        else:
-            p = _fill3(p, N[sl[0]], N[sl[1]], N[sl[2]], c[sl[0]], c[sl[1]], c[sl[2]],
-                       lt | g.wone[2], ht | g.wtwo[2])
+        # at most two wilds: at least three natural slots
+        s2 = sl[ns - 3]
+        s3 = sl[ns - 2]
+        s4 = sl[ns - 1]
+        lw = lt | g.wone[nw]
+        hw = ht | g.wtwo[nw]
+        q = Q2
+        for i in range(c[s3]):
+            q = gd_emit_or(q, NP[s4], c[s4], N[s3][i], 0)
+        n2 = c[s3] * c[s4]
+        if ns == 3:
+            for i in range(c[s2]):
+                p = gd_emit_or(p, Q2, n2, lw | N[s2][i], hw)
+            continue
+        q = Q3
+        for i in range(c[s2]):
+            q = gd_emit_or(q, Q2, n2, N[s2][i], 0)
+        nq = c[s2] * n2
+        if ns == 4:
+            for i0 in range(c[sl[0]]):
+                p = gd_emit_or(p, Q3, nq, lw | N[sl[0]][i0], hw)
+            continue
+        # wild-free: skip the one-suit fill (a straight flush) where the
+        # first two slots share a suit that slots 2..4 all hold
+        for i0 in range(c[0]):
+            for i1 in range(c[1]):
+                x = N[0][i0] | N[1][i1] | lw
+                b = gd_ctz64(N[0][i0]) & 3
+                skip = -1
+                if (gd_ctz64(N[1][i1]) & 3) == b and at[2][b] >= 0 and at[3][b] >= 0 and at[4][b] >= 0:
+                    skip = (at[2][b] * c[3] + at[3][b]) * c[4] + at[4][b]
+                if skip < 0:
+                    p = gd_emit_or(p, Q3, nq, x, hw)
+                else:
+                    p = gd_emit_or(p, Q3, skip, x, hw)
+                    p = gd_emit_or(p, Q3 + 2 * (skip + 1), nq - skip - 1, x, hw)
     g.out.n = (p - g.out.data) >> 1
     return 0
-
-
-cdef inline uint64_t* _fill5(uint64_t* p, uint64_t[5][4] N, uint8_t[5][4] S, int* c,
-                             uint64_t lt, uint64_t ht) noexcept nogil:
-    """Wild-free straights: one natural per slot, not all of one suit."""
-    cdef int i0, i1, i2, i3, i4, s1, s2, s3, s4
-    cdef uint64_t m1, m2, m3
-    for i0 in range(c[0]):
-        for i1 in range(c[1]):
-            m1 = N[0][i0] | N[1][i1] | lt
-            s1 = S[0][i0] | S[1][i1]
-            for i2 in range(c[2]):
-                m2 = m1 | N[2][i2]
-                s2 = s1 | S[2][i2]
-                for i3 in range(c[3]):
-                    m3 = m2 | N[3][i3]
-                    s3 = s2 | S[3][i3]
-                    for i4 in range(c[4]):
-                        s4 = s3 | S[4][i4]
-                        if (s4 & (s4 - 1)) == 0:
-                            continue
-                        p[0] = m3 | N[4][i4]
-                        p[1] = ht
-                        p += 2
-    return p
-
-
-cdef inline uint64_t* _fill4(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-                             const uint64_t* D, int na, int nb, int nc, int nd,
-                             uint64_t lt, uint64_t ht) noexcept nogil:
-    cdef int a, b, c, d
-    cdef uint64_t m1, m2
-    for a in range(na):
-        for b in range(nb):
-            m1 = A[a] | B[b] | lt
-            for c in range(nc):
-                m2 = m1 | C[c]
-                for d in range(nd):
-                    p[0] = m2 | D[d]
-                    p[1] = ht
-                    p += 2
-    return p
-
-
-cdef inline uint64_t* _fill3(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-                             int na, int nb, int nc, uint64_t lt, uint64_t ht) noexcept nogil:
-    cdef int a, b, c
-    cdef uint64_t m1
-    for a in range(na):
-        for b in range(nb):
-            m1 = A[a] | B[b] | lt
-            for c in range(nc):
-                p[0] = m1 | C[c]
-                p[1] = ht
-                p += 2
-    return p
 
 
 cdef int straight_patterns(GenImpl* g, int pos, int need) noexcept nogil:
@@ -1989,3 +1969,80 @@ def contest_order(MoveList moves not None, Hand hand not None):
     if rc < 0:
         raise MemoryError()
     return out
+
+
+# ---------------------------------------------------------------------------
+# Profiling support (bench/movegen.py --phases, docs/profile.md)
+# ---------------------------------------------------------------------------
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk_id, timespec* tp)
+    enum: CLOCK_MONOTONIC
+
+
+cdef inline int64_t _now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1):
+    """Seconds and moves of leading generation restricted to the types of
+    the bit mask ``types`` (bit t: type t; 0 = set-up only) over the hands
+    given as ``one``/``two`` uint64 words and ``levels`` (int64), ``reps``
+    times. Profiling support only."""
+    one_ = _c_array(one_, np.uint64, 1, 0, "one")
+    two_ = _c_array(two_, np.uint64, 1, 0, "two")
+    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
+    cdef Py_ssize_t n = one_.shape[0], i
+    if two_.shape[0] != n or levels_.shape[0] != n:
+        raise ValueError("one (one, two, level) per hand")
+    cdef const uint64_t* one = <const uint64_t*>cnp.PyArray_DATA(one_)
+    cdef const uint64_t* two = <const uint64_t*>cnp.PyArray_DATA(two_)
+    cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
+    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
+    cdef MoveBuf buf
+    cdef int rep, rc = 0
+    cdef int64_t t0, spent = 0, total = 0
+    cdef uint64_t cs = 0
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if g == NULL or buf_reserve(&buf, 1 << 15) < 0:
+        free(g)
+        buf_free(&buf)
+        raise MemoryError()
+    with nogil:
+        for rep in range(reps):
+            for i in range(n):
+                if levels[i] < 0 or levels[i] > 12:
+                    rc = -2
+                    break
+                buf.n = 0
+                t0 = _now_ns()
+                gen_init(g, one[i] & FACE_MASK, two[i] & FACE_MASK, <int>levels[i],
+                         F_PATTERN if pattern else 0)
+                g.out = &buf
+                g.types = types
+                rc = run_gen(g)
+                spent += _now_ns() - t0
+                if rc < 0:
+                    break
+                total += buf.n
+                if buf.n:
+                    cs ^= buf.data[2 * buf.n - 1]
+            if rc < 0:
+                break
+    free(g)
+    buf_free(&buf)
+    if rc == -2:
+        raise LevelError("level index must be 0..12")
+    if rc < 0:
+        raise MemoryError()
+    return spent / 1e9, total, cs
