@@ -72,8 +72,8 @@ cdef dict FACE_INDEX = {c: i for i, c in enumerate(FACE_STR)}
 # Order: count vectors (cS, cH, cC, cD) in descending lexicographic order,
 # i.e. the sorted suit sequences in lexicographic order (SS, SH, SC, SD, HH..).
 DEF SUB_TOTAL = 20736
-cdef uint8_t SUB_ONE[SUB_TOTAL]
-cdef uint8_t SUB_TWO[SUB_TOTAL]
+cdef uint8_t SUB_ONE[SUB_TOTAL + 8]      # + 8: a read of 4 entries past any list stays inside
+cdef uint8_t SUB_TWO[SUB_TOTAL + 8]
 cdef uint16_t SUB_OFF[256][9]
 cdef uint8_t SUB_CNT[256][9]
 cdef uint8_t NIB_CNT[16]
@@ -612,9 +612,33 @@ cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     return 0
 
 
+# SLOTS[m][i]: the i-th slot (0..4) not in the wild-slot set m; NSLOTS[m] of them
+cdef uint8_t SLOTS[32][5]
+cdef uint8_t NSLOTS[32]
+for _m in range(32):
+    NSLOTS[_m] = 0
+    for _a in range(5):
+        if not ((_m >> _a) & 1):
+            SLOTS[_m][NSLOTS[_m]] = _a
+            NSLOTS[_m] += 1
+
+
 cdef int gen_straights(GenImpl* g) noexcept nogil:
     """Straights, window by window (low position 0 = ace-low .. 9 = ten)."""
-    cdef int pos, need
+    cdef int pos, need, q, r, st, i, off
+    cdef uint64_t SP[14][8]        # natural faces at each position, interleaved (face, 0), 4 entries
+    cdef uint8_t SC[14]            # how many
+    if not g.pattern:
+        # every entry written (those past the count are ignored garbage):
+        # no data-dependent branch
+        for q in range(14):
+            r = seq_rank(q)
+            st = g.nat[r] & 15
+            off = SUB_OFF[st][1]
+            SC[q] = NIB_CNT[st]
+            for i in range(4):
+                SP[q][2 * i] = (<uint64_t>SUB_ONE[off + i]) << (4 * r)
+                SP[q][2 * i + 1] = 0
     for pos in range(10):
         if pos <= g.minkey:
             continue
@@ -624,12 +648,13 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
         if g.pattern:
             if straight_patterns(g, pos, need) < 0:
                 return -1
-        elif straight_window(g, pos, need) < 0:
+        elif straight_window(g, pos, need, SP, SC) < 0:
             return -1
     return 0
 
 
-cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
+cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
+                         const uint8_t* SC) noexcept nogil:
     """Every fill of one straight window, grouped by the set of slots the
     wilds fill (none first, then one wild by slot, then two; see WILD_SETS);
     within a group, every choice of natural faces for the other slots, slot 0
@@ -638,90 +663,78 @@ cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
 
     Per group the product of the last two natural slots (Q2) and, with four
     or five natural slots, of the last three (Q3) are built with the chunked
-    emitter, then emitted whole for every choice in the slots before them."""
-    cdef uint64_t N[5][4]         # natural faces of each slot (one bit each)
-    cdef uint64_t NP[5][8]        # the same, interleaved (face, 0), padded to a chunk
-    cdef int8_t at[5][4]          # at[s][suit]: index of that suit's face in N[s], or -1
+    emitter (always four chunks, advancing only over real entries: no
+    data-dependent branch), then emitted whole for every choice in the slots
+    before them."""
     cdef uint64_t Q2[2 * (16 + SLACK)]
     cdef uint64_t Q3[2 * (64 + SLACK)]
-    cdef int c[5]
-    cdef int sl[5]                # the slots filled by naturals in this group
-    cdef int k, s, r, o, b, i, m, nw, v, ns, n2, nq, s2, s3, s4, i0, i1, skip
-    cdef uint64_t total = 0, t, x, lw, hw
+    cdef int i, m, nw, v, ns, n2, nq, s0, s1, s2, s3, s4, i0, i1, skip, b, o2, o3, o4
+    cdef int c0, c1, c2, c3, c4
+    cdef uint64_t x, lw, hw
     cdef uint64_t* p
     cdef uint64_t* q
+    cdef const uint8_t* sl
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
-    for s in range(5):
-        r = seq_rank(pos + s)
-        o = g.nat[r] & 15
-        at[s][0] = -1; at[s][1] = -1; at[s][2] = -1; at[s][3] = -1
-        k = 0
-        while o:
-            b = gd_ctz64(o)
-            o &= o - 1
-            N[s][k] = (<uint64_t>1) << (4 * r + b)
-            NP[s][2 * k] = N[s][k]
-            NP[s][2 * k + 1] = 0
-            at[s][b] = k
-            k += 1
-        c[s] = k
-    # room for every group (an upper bound)
-    for v in range(WILD_SETS_N[g.w][need]):
-        m = WILD_SETS[g.w][need][v]
-        t = 1
-        for s in range(5):
-            if not ((m >> s) & 1):
-                t *= c[s]
-        total += t
-    if buf_reserve(g.out, <Py_ssize_t>total + SLACK) < 0:
-        return -1
-    p = g.out.data + 2 * g.out.n
     for v in range(WILD_SETS_N[g.w][need]):
         m = WILD_SETS[g.w][need][v]
         nw = POP5[m]
-        ns = 0
-        for s in range(5):
-            if not ((m >> s) & 1):
-                sl[ns] = s
-                ns += 1
+        sl = SLOTS[m]
+        ns = NSLOTS[m]
         # at most two wilds: at least three natural slots
-        s2 = sl[ns - 3]
-        s3 = sl[ns - 2]
-        s4 = sl[ns - 1]
+        s2 = pos + sl[ns - 3]
+        s3 = pos + sl[ns - 2]
+        s4 = pos + sl[ns - 1]
+        c2 = SC[s2]
+        c3 = SC[s3]
+        c4 = SC[s4]
+        n2 = c3 * c4
+        nq = c2 * n2
+        c0 = SC[pos + sl[0]] if ns >= 4 else 1
+        c1 = SC[pos + 1] if ns == 5 else 1
+        if buf_reserve(g.out, <Py_ssize_t>nq * c0 * c1 + SLACK) < 0:
+            return -1
+        p = g.out.data + 2 * g.out.n
         lw = lt | g.wone[nw]
         hw = ht | g.wtwo[nw]
         q = Q2
-        for i in range(c[s3]):
-            q = gd_emit_or(q, NP[s4], c[s4], N[s3][i], 0)
-        n2 = c[s3] * c[s4]
+        for i in range(4):
+            q = gd_emit_or(q, SP[s4], c4 if i < c3 else 0, SP[s3][2 * i], 0)
         if ns == 3:
-            for i in range(c[s2]):
-                p = gd_emit_or(p, Q2, n2, lw | N[s2][i], hw)
+            for i in range(c2):
+                p = gd_emit_or(p, Q2, n2, lw | SP[s2][2 * i], hw)
+            g.out.n = (p - g.out.data) >> 1
             continue
         q = Q3
-        for i in range(c[s2]):
-            q = gd_emit_or(q, Q2, n2, N[s2][i], 0)
-        nq = c[s2] * n2
+        for i in range(4):
+            q = gd_emit_or(q, Q2, n2 if i < c2 else 0, SP[s2][2 * i], 0)
+        s0 = pos + sl[0]
         if ns == 4:
-            for i0 in range(c[sl[0]]):
-                p = gd_emit_or(p, Q3, nq, lw | N[sl[0]][i0], hw)
+            for i0 in range(c0):
+                p = gd_emit_or(p, Q3, nq, lw | SP[s0][2 * i0], hw)
+            g.out.n = (p - g.out.data) >> 1
             continue
         # wild-free: skip the one-suit fill (a straight flush) where the
         # first two slots share a suit that slots 2..4 all hold
-        for i0 in range(c[0]):
-            for i1 in range(c[1]):
-                x = N[0][i0] | N[1][i1] | lw
-                b = gd_ctz64(N[0][i0]) & 3
+        s1 = pos + 1
+        o2 = g.nat[seq_rank(s2)] & 15
+        o3 = g.nat[seq_rank(s3)] & 15
+        o4 = g.nat[seq_rank(s4)] & 15
+        for i0 in range(c0):
+            for i1 in range(c1):
+                x = SP[s0][2 * i0] | SP[s1][2 * i1]
+                b = gd_ctz64(SP[s0][2 * i0]) & 3
                 skip = -1
-                if (gd_ctz64(N[1][i1]) & 3) == b and at[2][b] >= 0 and at[3][b] >= 0 and at[4][b] >= 0:
-                    skip = (at[2][b] * c[3] + at[3][b]) * c[4] + at[4][b]
+                if (gd_ctz64(SP[s1][2 * i1]) & 3) == b and (o2 & o3 & o4) >> b & 1:
+                    skip = ((NIB_CNT[o2 & ((1 << b) - 1)] * c3 + NIB_CNT[o3 & ((1 << b) - 1)]) * c4
+                            + NIB_CNT[o4 & ((1 << b) - 1)])
+                x |= lw
                 if skip < 0:
                     p = gd_emit_or(p, Q3, nq, x, hw)
                 else:
                     p = gd_emit_or(p, Q3, skip, x, hw)
                     p = gd_emit_or(p, Q3 + 2 * (skip + 1), nq - skip - 1, x, hw)
-    g.out.n = (p - g.out.data) >> 1
+        g.out.n = (p - g.out.data) >> 1
     return 0
 
 
@@ -1644,18 +1657,72 @@ def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
 # Batch entry point
 # ---------------------------------------------------------------------------
 
-cdef object _owned_array(MoveBuf* buf, int level):
-    """A (n, 2) uint64 array viewing `buf`'s data, which moves into a
-    MoveList kept alive as the array's base (no copy)."""
-    cdef MoveList owner = MoveList.__new__(MoveList)
+# The batch output pool. A batch's words live in one large buffer (12 KB per
+# 27-card hand); fresh memory of that size comes from the kernel page by
+# page, and the first touch of each page was 1-4 us per hand on top of the
+# generator. So the buffer of a batch result goes back to this pool when
+# the last array using it is freed, and the next batch generates into it,
+# already mapped. Taken and given back with the GIL held (a dropped
+# result's owner is deallocated under the GIL); a buffer is in the pool
+# only when no array views it, so results are never invalidated, and
+# threads that run batches at the same time simply allocate their own.
+# One buffer of at most POOL_MAX_MOVES moves is kept (larger ones are freed).
+cdef MoveBuf _batch_pool            # data NULL: empty
+_batch_pool.data = NULL
+_batch_pool.n = 0
+_batch_pool.cap = 0
+cdef Py_ssize_t POOL_MAX_MOVES = 1 << 22      # 64 MB
+
+
+cdef MoveBuf _pool_take() noexcept:
+    global _batch_pool
+    cdef MoveBuf b = _batch_pool
+    _batch_pool.data = NULL
+    _batch_pool.n = 0
+    _batch_pool.cap = 0
+    b.n = 0
+    return b
+
+
+cdef void _pool_give(MoveBuf* b) noexcept:
+    global _batch_pool
+    if b.data != NULL and _batch_pool.data == NULL and b.cap <= POOL_MAX_MOVES:
+        _batch_pool = b[0]
+        _batch_pool.n = 0
+    else:
+        free(b.data)
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+
+
+cdef class _BatchWords:
+    """Owner of a batch's word buffer (the base of its ``words`` array);
+    gives the buffer back to the pool when freed."""
+    cdef MoveBuf buf
+
+    def __cinit__(self):
+        self.buf.data = NULL
+        self.buf.n = 0
+        self.buf.cap = 0
+
+    def __dealloc__(self):
+        _pool_give(&self.buf)
+
+
+cdef object _owned_array(MoveBuf* buf):
+    """A (n, 2) uint64 array viewing `buf`'s data, which moves into an
+    owner kept alive as the array's base (no copy)."""
+    cdef _BatchWords owner
     cdef cnp.npy_intp dims[2]
+    if buf.n == 0:
+        _pool_give(buf)
+        return np.empty((0, 2), dtype=np.uint64)
+    owner = _BatchWords.__new__(_BatchWords)
     owner.buf = buf[0]
-    owner._level = level
     buf.data = NULL
     buf.n = 0
     buf.cap = 0
-    if owner.buf.data == NULL:
-        return np.empty((0, 2), dtype=np.uint64)
     dims[0] = owner.buf.n
     dims[1] = 2
     arr = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64, owner.buf.data)
@@ -1693,37 +1760,52 @@ def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=Tru
     cdef MoveBuf buf
     cdef uint64_t one, two
     cdef int rc = 0, flags = _flags(pattern, wild_sf)
-    cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef cnp.ndarray offsets = np.empty(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
     cdef bint has_last = last_.shape[0] > 0
-    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
-    if g == NULL:
-        raise MemoryError("generator scratch allocation failed")
-    buf.data = NULL
-    buf.n = 0
-    buf.cap = 0
+    cdef GenImpl* g = _take_gen()
+    buf = _pool_take()
+    off[0] = 0
     with nogil:
         rc = buf_reserve(&buf, n * (64 if pattern else 256) + 16)
         for i in range(n):
             if rc < 0:
                 break
-            one = 0
-            two = 0
-            for f in range(54):
-                if counts[54 * i + f] >= 1:
-                    one |= (<uint64_t>1) << f
-                if counts[54 * i + f] >= 2:
-                    two |= (<uint64_t>1) << f
+            _counts_to_masks(counts + 54 * i, &one, &two)
             if has_last:
                 rc = _generate_with(g, one, two, <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
             else:
                 rc = _generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
             off[i + 1] = buf.n
-    free(g)
+    _give_gen(g)
     if rc < 0:
         buf_free(&buf)
         raise MemoryError("move buffer allocation failed")
-    return offsets, _owned_array(&buf, 0)
+    return offsets, _owned_array(&buf)
+
+
+cdef inline uint64_t _bytes_nonzero(uint64_t x) noexcept nogil:
+    """Bit 0 of each byte: that byte of x is not zero (bits folded within bytes)."""
+    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F) | (x & <uint64_t>0x0F0F0F0F0F0F0F0F)
+    x = ((x >> 2) & <uint64_t>0x0303030303030303) | (x & <uint64_t>0x0303030303030303)
+    return ((x >> 1) | x) & <uint64_t>0x0101010101010101
+
+
+cdef inline void _counts_to_masks(const uint8_t* c, uint64_t* one, uint64_t* two) noexcept nogil:
+    """The (one, two) words of 54 counts (>= 1: in one, >= 2: in two), eight
+    counts per step: a per-byte test, the eight bits gathered by a multiply."""
+    cdef uint64_t o = 0, t = 0, x
+    cdef int i
+    for i in range(7):
+        if i < 6:
+            memcpy(&x, c + 8 * i, 8)
+        else:                           # faces 48..53
+            x = <uint64_t>c[48] | (<uint64_t>c[49] << 8) | (<uint64_t>c[50] << 16) | (
+                <uint64_t>c[51] << 24) | (<uint64_t>c[52] << 32) | (<uint64_t>c[53] << 40)
+        o |= ((_bytes_nonzero(x) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+        t |= ((_bytes_nonzero(x & <uint64_t>0xFEFEFEFEFEFEFEFE) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+    one[0] = o
+    two[0] = t
 
 
 def make_movelist(words, int level):

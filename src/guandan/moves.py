@@ -567,7 +567,14 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
     else:
         if isinstance(levels, bytes) or not hasattr(levels, "__iter__"):
             raise LevelError(f"levels must be one level or a sequence of levels, got {levels!r}")
-        lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
+        if (isinstance(levels, np.ndarray) and np.issubdtype(levels.dtype, np.integer)
+                and levels.ndim == 1):
+            # integer levels 2..14, checked as one array (no Python loop)
+            if levels.size and (levels.min() < 2 or levels.max() > 14):
+                _core.level_index(levels[(levels < 2) | (levels > 14)][0])   # raises its LevelError
+            lv = levels.astype(np.int64) - 2
+        else:
+            lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
         if lv.shape != (n,):
             raise GuandanError(f"expected {n} levels, got {lv.shape[0]}")
     if mode not in ("full", "pattern"):
