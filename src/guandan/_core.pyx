@@ -261,40 +261,76 @@ cdef inline uint64_t tag_hi(int key) noexcept nogil:
     return (<uint64_t>key) << TAG_SHIFT
 
 
+cdef inline uint64_t _spread_nibbles(uint64_t x) noexcept nogil:
+    """Nibble i of the low 32 bits of x into byte i (low half)."""
+    x &= <uint64_t>0xFFFFFFFF
+    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
+    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline uint64_t _byte_popcounts(uint64_t v) noexcept nogil:
+    v = v - ((v >> 1) & <uint64_t>0x5555555555555555)
+    v = (v & <uint64_t>0x3333333333333333) + ((v >> 2) & <uint64_t>0x3333333333333333)
+    return (v + (v >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline uint32_t _gather_stride4(uint64_t x) noexcept nogil:
+    """Bits 0, 4, 8, ..., 60 of x as bits 0..15."""
+    x &= <uint64_t>0x1111111111111111
+    x = (x | (x >> 3)) & <uint64_t>0x0303030303030303
+    x = (x | (x >> 6)) & <uint64_t>0x000F000F000F000F
+    x = (x | (x >> 12)) & <uint64_t>0x000000FF000000FF
+    return <uint32_t>((x | (x >> 24)) & 0xFFFF)
+
+
+cdef inline uint32_t _gather_bytes_bit0(uint64_t x) noexcept nogil:
+    """Bit 0 of each byte of x as bits 0..7."""
+    return <uint32_t>(((x & <uint64_t>0x0101010101010101) * <uint64_t>0x0102040810204080) >> 56)
+
+
 cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
-    cdef int r, o, t
+    """Per-rank states, counts and position masks of the hand, SWAR (eight
+    ranks per word step, no loop over ranks, no data-dependent branch)."""
+    cdef int r, maxn, w
     cdef int hb = 4 * L + 1
+    cdef uint64_t hbit = (<uint64_t>1) << hb
+    cdef uint64_t n1 = one & ~hbit & ((<uint64_t>1 << 52) - 1), n2 = two & ~hbit & ((<uint64_t>1 << 52) - 1)
+    cdef uint64_t lo8, hi8, clo, chi, wv, ge4
+    cdef uint32_t sp
     g.hone = one
     g.htwo = two
     g.L = L
-    g.w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    g.w = w
     g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
     g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
-    cdef uint64_t hbit = (<uint64_t>1) << hb
-    cdef uint64_t n1 = one & ~hbit, n2 = two & ~hbit
-    cdef uint32_t sp0 = 0, sp1 = 0, sp2 = 0, sp3 = 0
-    cdef int maxn = 0
-    g.bombable = 0
-    for r in range(13):
-        o = <int>((n1 >> (4 * r)) & 15)
-        t = <int>((n2 >> (4 * r)) & 15)
-        g.nat[r] = <uint8_t>(o | (t << 4))
-        g.ncnt[r] = NIB_CNT[o] + NIB_CNT[t]
+    # nat bytes: the one nibble | the two nibble << 4, ranks 0..7 then 8..12
+    lo8 = _spread_nibbles(n1) | (_spread_nibbles(n2) << 4)
+    hi8 = _spread_nibbles(n1 >> 32) | (_spread_nibbles(n2 >> 32) << 4)
+    memcpy(g.nat, &lo8, 8)
+    memcpy(&g.nat[8], &hi8, 8)
+    clo = _byte_popcounts(lo8)
+    chi = _byte_popcounts(hi8)
+    memcpy(g.ncnt, &clo, 8)
+    memcpy(&g.ncnt[8], &chi, 8)
+    # ranks with at least 4 cards counting the wilds: count + w >= 4 (bytes < 16)
+    wv = <uint64_t>w * <uint64_t>0x0101010101010101
+    ge4 = (((clo + wv) >> 2) | ((clo + wv) >> 3) | ((clo + wv) >> 4)) & <uint64_t>0x0101010101010101
+    g.bombable = _gather_bytes_bit0(ge4)
+    ge4 = (((chi + wv) >> 2) | ((chi + wv) >> 3) | ((chi + wv) >> 4)) & <uint64_t>0x0101010101010101
+    g.bombable |= (_gather_bytes_bit0(ge4) & 0x1F) << 8
+    maxn = 0
+    for r in range(16):
         if g.ncnt[r] > maxn:
             maxn = g.ncnt[r]
-        if g.ncnt[r] + g.w >= 4:
-            g.bombable |= (<uint32_t>1) << r
-        sp0 |= <uint32_t>(o & 1) << (r + 1)
-        sp1 |= <uint32_t>((o >> 1) & 1) << (r + 1)
-        sp2 |= <uint32_t>((o >> 2) & 1) << (r + 1)
-        sp3 |= <uint32_t>((o >> 3) & 1) << (r + 1)
-    # the ace also sits at position 0 (ace-low)
-    g.suitpos[0] = sp0 | ((sp0 >> 13) & 1)
-    g.suitpos[1] = sp1 | ((sp1 >> 13) & 1)
-    g.suitpos[2] = sp2 | ((sp2 >> 13) & 1)
-    g.suitpos[3] = sp3 | ((sp3 >> 13) & 1)
+    # per suit, bit q = a natural card at natural position q (rank q - 1; the
+    # ace also at position 0, ace-low)
+    for r in range(4):
+        sp = (_gather_stride4(n1 >> r) & 0x1FFF) << 1
+        g.suitpos[r] = sp | ((sp >> 13) & 1)
     g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
-    g.maxbomb = maxn + g.w
+    g.maxbomb = maxn + w
     g.wone[0] = 0
     g.wtwo[0] = 0
     g.wone[1] = (<uint64_t>1) << hb

@@ -11,8 +11,8 @@ cdef enum:
 
 ctypedef struct GenImpl:
     uint64_t hone, htwo          # the whole hand, wilds included
-    uint8_t nat[13]              # natural state per rank (level hearts removed)
-    uint8_t ncnt[13]             # natural card count per rank
+    uint8_t nat[16]              # natural state per rank (level hearts removed); 13..15 zero
+    uint8_t ncnt[16]             # natural card count per rank; 13..15 zero
     int L, w, nsb, nhr
     int maxbomb                  # largest bomb size the hand can make
     uint32_t bombable            # ranks with at least 4 cards counting the wilds
