@@ -515,6 +515,12 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
     cdef uint64_t lo, hi, bl, bh
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_THREE_WITH_TWO)
+    cdef uint32_t trips = 0
+    for t in range(13):
+        if g.ncnt[t] != 0 and g.ncnt[t] + g.w >= 3 and rank_strength(t, g.L) > g.minkey:
+            trips |= (<uint32_t>1) << t
+    if trips == 0:
+        return 0                # no triple (that beats the play): no pair lists
     # pair lists, grouped by wilds used (0 or 1), ranks in natural order,
     # straight from the sub-multiset tables (same order as the k = 2 slot
     # options; pattern mode keeps the first of each)
@@ -550,11 +556,9 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
         p0w[2 * n0] = (<uint64_t>1) << HR_FACE
         p0w[2 * n0 + 1] = (<uint64_t>1) << HR_FACE
         n0 += 1
-    for t in range(13):
-        if g.ncnt[t] == 0 or g.ncnt[t] + g.w < 3:
-            continue
-        if rank_strength(t, g.L) <= g.minkey:
-            continue
+    while trips:
+        t = gd_ctz64(trips)
+        trips &= trips - 1
         ensure_opts(g, 3, t)
         for a in range(g.optn[3][t]):
             nw = g.optnw[3][t][a]
@@ -664,6 +668,12 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
     cdef int pos, need, q, r, st, i, off
     cdef uint64_t SP[14][8]        # natural faces at each position, interleaved (face, 0), 4 entries
     cdef uint8_t SC[14]            # how many
+    cdef uint32_t wins = 0
+    for pos in range(10):
+        if pos > g.minkey and POP5[(~(g.natpos >> pos)) & 31] <= g.w:
+            wins |= (<uint32_t>1) << pos
+    if wins == 0:
+        return 0
     if not g.pattern:
         # every entry written (those past the count are ignored garbage):
         # no data-dependent branch
@@ -675,12 +685,10 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
             for i in range(4):
                 SP[q][2 * i] = (<uint64_t>SUB_ONE[off + i]) << (4 * r)
                 SP[q][2 * i + 1] = 0
-    for pos in range(10):
-        if pos <= g.minkey:
-            continue
+    while wins:
+        pos = gd_ctz64(wins)
+        wins &= wins - 1
         need = (~(g.natpos >> pos)) & 31          # slots with no natural card
-        if POP5[need] > g.w:
-            continue
         if g.pattern:
             if straight_patterns(g, pos, need) < 0:
                 return -1
@@ -929,6 +937,15 @@ cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
                        MoveBuf* out) noexcept nogil:
     """:func:`generate` with caller-provided scratch space (a loop over many
     hands allocates it once)."""
+    if gen_setup(g, one, two, level, last_lo, last_hi, flags, out) < 0:
+        return -1
+    return run_gen(g)
+
+
+cdef int gen_setup(GenImpl* g, uint64_t one, uint64_t two, int level,
+                   uint64_t last_lo, uint64_t last_hi, int flags, MoveBuf* out) noexcept nogil:
+    """Everything but run_gen: the hand's tables, the types and bounds that
+    answer ``last`` (and the pass, first, when following)."""
     cdef int lt, lk
     gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
     g.out = out
@@ -948,7 +965,7 @@ cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
             g.minkey = key_strength(lt, lk, level)
         else:
             g.types = 0         # tribute/back: nothing beats them
-    return run_gen(g)
+    return 0
 
 
 cdef Gen* gen_new() noexcept nogil:
@@ -2110,17 +2127,22 @@ cdef inline int64_t _now_ns() noexcept nogil:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1):
-    """Seconds and moves of leading generation restricted to the types of
-    the bit mask ``types`` (bit t: type t; 0 = set-up only) over the hands
-    given as ``one``/``two`` uint64 words and ``levels`` (int64), ``reps``
-    times. Profiling support only."""
+def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1, last_=None):
+    """Seconds and moves of generation restricted to the types of the bit
+    mask ``types`` (bit t: type t; 0 = set-up only) over the hands given as
+    ``one``/``two`` uint64 words and ``levels`` (int64), ``reps`` times;
+    leading, or answering the rows of ``last`` (uint64 (n, 2)). Profiling
+    support only."""
     one_ = _c_array(one_, np.uint64, 1, 0, "one")
     two_ = _c_array(two_, np.uint64, 1, 0, "two")
     levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
     cdef Py_ssize_t n = one_.shape[0], i
-    if two_.shape[0] != n or levels_.shape[0] != n:
-        raise ValueError("one (one, two, level) per hand")
+    if last_ is None:
+        last_ = np.zeros((n, 2), dtype=np.uint64)
+    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    if two_.shape[0] != n or levels_.shape[0] != n or last_.shape[0] != n:
+        raise ValueError("one (one, two, level, last) per hand")
+    cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
     cdef const uint64_t* one = <const uint64_t*>cnp.PyArray_DATA(one_)
     cdef const uint64_t* two = <const uint64_t*>cnp.PyArray_DATA(two_)
     cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
@@ -2144,11 +2166,11 @@ def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int re
                     break
                 buf.n = 0
                 t0 = _now_ns()
-                gen_init(g, one[i] & FACE_MASK, two[i] & FACE_MASK, <int>levels[i],
-                         F_PATTERN if pattern else 0)
-                g.out = &buf
-                g.types = types
-                rc = run_gen(g)
+                rc = gen_setup(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1],
+                               F_PATTERN if pattern else 0, &buf)
+                g.types &= types
+                if rc == 0:
+                    rc = run_gen(g)
                 spent += _now_ns() - t0
                 if rc < 0:
                     break
