@@ -668,13 +668,24 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
     cdef int pos, need, q, r, st, i, off
     cdef uint64_t SP[14][8]        # natural faces at each position, interleaved (face, 0), 4 entries
     cdef uint8_t SC[14]            # how many
+    cdef uint64_t LOWF[14]         # pattern mode: the lowest natural face at each position (or 0),
+    cdef uint64_t SECF[14]         # the second lowest (or 0),
+    cdef uint8_t LOWS[14]          # and the lowest one's suit bit
     cdef uint32_t wins = 0
     for pos in range(10):
         if pos > g.minkey and POP5[(~(g.natpos >> pos)) & 31] <= g.w:
             wins |= (<uint32_t>1) << pos
     if wins == 0:
         return 0
-    if not g.pattern:
+    if g.pattern:
+        for q in range(14):
+            r = seq_rank(q)
+            st = g.nat[r] & 15
+            LOWF[q] = (<uint64_t>(st & (-st))) << (4 * r)
+            st &= st - 1
+            SECF[q] = (<uint64_t>(st & (-st))) << (4 * r)
+            LOWS[q] = <uint8_t>(g.nat[r] & (-g.nat[r]) & 15)
+    else:
         # every entry written (those past the count are ignored garbage):
         # no data-dependent branch
         for q in range(14):
@@ -690,7 +701,7 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
         wins &= wins - 1
         need = (~(g.natpos >> pos)) & 31          # slots with no natural card
         if g.pattern:
-            if straight_patterns(g, pos, need) < 0:
+            if straight_patterns(g, pos, need, LOWF, SECF, LOWS) < 0:
                 return -1
         elif straight_window(g, pos, need, SP, SC) < 0:
             return -1
@@ -782,45 +793,56 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
     return 0
 
 
-cdef int straight_patterns(GenImpl* g, int pos, int need) noexcept nogil:
+# WSLOT_A[m], WSLOT_B[m]: the first and second slot of the wild-slot set m (5: none)
+cdef uint8_t WSLOT_A[32]
+cdef uint8_t WSLOT_B[32]
+for _m in range(32):
+    WSLOT_A[_m] = 5
+    WSLOT_B[_m] = 5
+    for _a in range(4, -1, -1):
+        if (_m >> _a) & 1:
+            WSLOT_B[_m] = WSLOT_A[_m]
+            WSLOT_A[_m] = _a
+
+
+cdef int straight_patterns(GenImpl* g, int pos, int need, const uint64_t* LOWF,
+                           const uint64_t* SECF, const uint8_t* LOWS) noexcept nogil:
     """Pattern mode straights: one move per set of wild slots, in full-mode
     order (WILD_SETS). Representative: the first natural (lowest suit) in
     every other slot, except that a wild-free choice that is one suit takes
     the second option of the last slot that has one (the first non-flush
-    fill in full-mode order)."""
-    cdef int v, m, s, r, nw, last2, ss, o, b
-    cdef uint64_t one
+    fill in full-mode order). The window's lowest faces are XORed out of
+    the wild slots (distinct positions of a window are distinct ranks)."""
+    cdef uint64_t W[6]
+    cdef int v, m, s, nw, last2
+    cdef uint64_t one, allw = 0
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
+    cdef uint64_t* p
+    for s in range(5):
+        W[s] = LOWF[pos + s]
+        allw |= W[s]
+    W[5] = 0
     if buf_reserve(g.out, 16) < 0:
         return -1
+    p = g.out.data + 2 * g.out.n
     for v in range(WILD_SETS_N[g.w][need]):
         m = WILD_SETS[g.w][need][v]          # slot s = bit s of m
         nw = POP5[m]
-        one = 0
-        ss = 0
-        last2 = -1
-        for s in range(5):
-            if (m >> s) & 1:
-                continue
-            r = seq_rank(pos + s)
-            o = g.nat[r] & 15
-            b = o & (-o)                          # lowest suit held
-            one |= (<uint64_t>b) << (4 * r)
-            ss |= b
-            if o != b:
-                last2 = s
-        if nw == 0 and (ss & (ss - 1)) == 0:
+        one = allw ^ W[WSLOT_A[m]] ^ W[WSLOT_B[m]]
+        if m == 0 and (LOWS[pos] & LOWS[pos + 1] & LOWS[pos + 2] & LOWS[pos + 3] & LOWS[pos + 4]):
+            # one suit: the last slot with a second suit takes it
+            last2 = -1
+            for s in range(5):
+                if SECF[pos + s]:
+                    last2 = s
             if last2 < 0:
                 continue
-            r = seq_rank(pos + last2)
-            o = g.nat[r] & 15
-            b = o & (-o)
-            o &= o - 1                            # second lowest suit held
-            one = (one & ~((<uint64_t>b) << (4 * r))) | ((<uint64_t>(o & (-o))) << (4 * r))
-        g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
-        g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
-        g.out.n += 1
+            one ^= W[last2] ^ SECF[pos + last2]
+        p[0] = one | g.wone[nw] | lt
+        p[1] = g.wtwo[nw] | ht
+        p += 2
+    g.out.n = (p - g.out.data) >> 1
     return 0
 
 
