@@ -423,14 +423,18 @@ cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(t)
     cdef int j, a0, a1, jmax = g.w if g.w < k else k
+    cdef uint32_t ranks = 0
     if buf_reserve(g.out, 13 * OPTMAX + 2 + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
+    # the ranks with enough cards (a wild needs a natural, but at the level
+    # rank) that beat the play, as a mask (no branch per rank)
     for r in range(13):
-        if g.ncnt[r] + g.w < k or (g.ncnt[r] == 0 and r != g.L):
-            continue            # not enough cards (a wild needs a natural, but at the level rank)
-        if rank_strength(r, g.L) <= g.minkey:
-            continue
+        ranks |= <uint32_t>((g.ncnt[r] + g.w >= k) & ((g.ncnt[r] != 0) | (r == g.L))
+                            & (rank_strength(r, g.L) > g.minkey)) << r
+    while ranks:
+        r = gd_ctz64(ranks)
+        ranks &= ranks - 1
         ensure_opts(g, k, r)
         for j in range(jmax + 1):
             a0 = g.optseg[k][r][j]
@@ -517,8 +521,8 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
     cdef uint64_t lt = tag_lo(T_THREE_WITH_TWO)
     cdef uint32_t trips = 0
     for t in range(13):
-        if g.ncnt[t] != 0 and g.ncnt[t] + g.w >= 3 and rank_strength(t, g.L) > g.minkey:
-            trips |= (<uint32_t>1) << t
+        trips |= <uint32_t>((g.ncnt[t] != 0) & (g.ncnt[t] + g.w >= 3)
+                            & (rank_strength(t, g.L) > g.minkey)) << t
     if trips == 0:
         return 0                # no triple (that beats the play): no pair lists
     # pair lists, grouped by wilds used (0 or 1), ranks in natural order,
@@ -634,17 +638,19 @@ cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogi
 
 cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     """Tubes (k=2, 3 slots) and plates (k=3, 2 slots)."""
-    cdef int pos, s, r, missing, npos = 15 - nslots
+    cdef int pos, s, r, d, missing, npos = 15 - nslots
+    cdef int deficit[14]
+    cdef uint32_t wins = 0
+    # windows whose missing cards the wilds can fill, as a mask (no branch)
+    for pos in range(14):
+        d = k - g.ncnt[seq_rank(pos)]
+        deficit[pos] = d if d > 0 else 0
     for pos in range(npos):
-        if pos <= g.minkey:
-            continue
-        missing = 0
-        for s in range(nslots):
-            r = seq_rank(pos + s)
-            if g.ncnt[r] < k:
-                missing += k - g.ncnt[r]
-        if missing > g.w:
-            continue
+        missing = deficit[pos] + deficit[pos + 1] + (deficit[pos + 2] if nslots == 3 else 0)
+        wins |= <uint32_t>((missing <= g.w) & (pos > g.minkey)) << pos
+    while wins:
+        pos = gd_ctz64(wins)
+        wins &= wins - 1
         for s in range(nslots):
             ensure_opts(g, k, seq_rank(pos + s))
         if seq_window(g, k, pos, nslots, t) < 0:
@@ -673,8 +679,7 @@ cdef int gen_straights(GenImpl* g) noexcept nogil:
     cdef uint8_t LOWS[14]          # and the lowest one's suit bit
     cdef uint32_t wins = 0
     for pos in range(10):
-        if pos > g.minkey and POP5[(~(g.natpos >> pos)) & 31] <= g.w:
-            wins |= (<uint32_t>1) << pos
+        wins |= <uint32_t>((pos > g.minkey) & (POP5[(~(g.natpos >> pos)) & 31] <= g.w)) << pos
     if wins == 0:
         return 0
     if g.pattern:
