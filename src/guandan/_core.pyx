@@ -460,25 +460,29 @@ cdef int gen_bombs(GenImpl* g, int size) noexcept nogil:
     cdef int r, j, nk, i, off, cnt, sh, jmax
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_BOMB)
-    cdef uint32_t ranks = g.bombable
+    cdef uint32_t ranks = 0, bomb = g.bombable
     if (g.bombsize and g.bombsize != size) or size > g.maxbomb:
         return 0
     if buf_reserve(g.out, 13 * 60) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
-    jmax = g.w
+    while bomb:                 # the ranks with enough cards that beat the play (no branch)
+        r = gd_ctz64(bomb)
+        bomb &= bomb - 1
+        ranks |= <uint32_t>((g.ncnt[r] + g.w >= size)
+                            & (bomb_value(T_BOMB, r, size, g.L) > g.bombmin)) << r
     while ranks:
         r = gd_ctz64(ranks)
         ranks &= ranks - 1
-        if g.ncnt[r] + g.w < size:
-            continue
-        if bomb_value(T_BOMB, r, size, g.L) <= g.bombmin:
-            continue
         sh = 4 * r
-        for j in range(jmax + 1):
+        # j wilds and size - j naturals (at most the rank's count, at most 8)
+        j = size - g.ncnt[r]
+        if j < size - 8:
+            j = size - 8
+        if j < 0:
+            j = 0
+        for j in range(j, g.w + 1):
             nk = size - j
-            if nk > g.ncnt[r] or nk > 8:
-                continue
             off = SUB_OFF[g.nat[r]][nk]
             cnt = SUB_CNT[g.nat[r]][nk]
             if g.pattern and cnt > 1:
@@ -874,7 +878,9 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT_FLUSH)
     cdef uint32_t wins[4]
-    cdef uint32_t any_run = 0
+    cdef uint32_t any_run = 0, suits
+    cdef uint64_t fs[6]
+    cdef uint64_t wf
     cdef uint32_t own = 0
     if g.bombsize and g.bombsize != 5:
         return 0
@@ -895,23 +901,28 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
         return 0
     if buf_reserve(g.out, 10 * 4 * 16) < 0:
         return -1
-    for pos in range(10):
-        if not ((any_run >> pos) & 1):
-            continue
+    while any_run:
+        pos = gd_ctz64(any_run)
+        any_run &= any_run - 1
         if bomb_value(T_STRAIGHT_FLUSH, pos, 5, g.L) <= g.bombmin:
             continue
-        for suit in range(4):
-            if not ((wins[suit] >> pos) & 1):
-                continue
+        suits = (((wins[0] >> pos) & 1) | (((wins[1] >> pos) & 1) << 1)
+                 | (((wins[2] >> pos) & 1) << 2) | (((wins[3] >> pos) & 1) << 3))
+        while suits:
+            suit = gd_ctz64(suits)
+            suits &= suits - 1
             present = (g.suitpos[suit] >> pos) & 31
             need = (~present) & 31
+            # the run's five faces; a wild slot's face is XORed out (table)
+            wf = 0
+            for s in range(5):
+                fs[s] = (<uint64_t>1) << (4 * seq_rank(pos + s) + suit)
+                wf |= fs[s]
+            fs[5] = 0
             for v in range(WILD_SETS_N[g.w][need]):
                 m = WILD_SETS[g.w][need][v]
                 nw = POP5[m]
-                one = 0
-                for s in range(5):
-                    if not ((m >> s) & 1):
-                        one |= (<uint64_t>1) << (4 * seq_rank(pos + s) + suit)
+                one = wf ^ fs[WSLOT_A[m]] ^ fs[WSLOT_B[m]]
                 g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
                 g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | tag_hi(pos)
                 g.out.n += 1
