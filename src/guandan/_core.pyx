@@ -734,6 +734,7 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
     cdef uint64_t Q3[2 * (64 + SLACK)]
     cdef int i, m, nw, v, ns, n2, nq, s0, s1, s2, s3, s4, i0, i1, skip, b, o2, o3, o4
     cdef int c0, c1, c2, c3, c4
+    cdef int key2 = -1, key3 = -1      # the slots Q2 (last two) and Q3 (the one before) were built for
     cdef uint64_t x, lw, hw
     cdef uint64_t* p
     cdef uint64_t* q
@@ -761,17 +762,22 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
         p = g.out.data + 2 * g.out.n
         lw = lt | g.wone[nw]
         hw = ht | g.wtwo[nw]
-        q = Q2
-        for i in range(4):
-            q = gd_emit_or(q, SP[s4], c4 if i < c3 else 0, SP[s3][2 * i], 0)
+        if s3 * 16 + s4 != key2:        # consecutive groups often share their last slots
+            key2 = s3 * 16 + s4
+            key3 = -1
+            q = Q2
+            for i in range(4):
+                q = gd_emit_or(q, SP[s4], c4 if i < c3 else 0, SP[s3][2 * i], 0)
         if ns == 3:
             for i in range(c2):
                 p = gd_emit_or(p, Q2, n2, lw | SP[s2][2 * i], hw)
             g.out.n = (p - g.out.data) >> 1
             continue
-        q = Q3
-        for i in range(4):
-            q = gd_emit_or(q, Q2, n2 if i < c2 else 0, SP[s2][2 * i], 0)
+        if s2 != key3:
+            key3 = s2
+            q = Q3
+            for i in range(4):
+                q = gd_emit_or(q, Q2, n2 if i < c2 else 0, SP[s2][2 * i], 0)
         s0 = pos + sl[0]
         if ns == 4:
             for i0 in range(c0):
