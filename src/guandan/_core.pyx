@@ -616,9 +616,20 @@ cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogi
     cdef uint64_t* p
     cdef const uint64_t* last = g.optw[k][r2]
     cdef const uint8_t* seg = g.optseg[k][r2]
+    cdef uint64_t Q[2 * (100 + SLACK)]
+    cdef uint64_t* q
     if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1) + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
+    if w == 0 and nslots == 3:
+        # no wild: the product of the last two slots once, emitted per first-slot option
+        q = Q
+        for b in range(n1):
+            q = gd_emit_or(q, last, n2, g.optw[k][r1][2 * b], g.optw[k][r1][2 * b + 1])
+        for a in range(n0):
+            p = gd_emit_or(p, Q, n1 * n2, g.optw[k][r0][2 * a] | lt, g.optw[k][r0][2 * a + 1] | ht)
+        g.out.n = (p - g.out.data) >> 1
+        return 0
     for a in range(n0):
         lo1 = g.optw[k][r0][2 * a] | lt
         hi1 = g.optw[k][r0][2 * a + 1] | ht
