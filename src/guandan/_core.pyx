@@ -284,6 +284,14 @@ cdef inline uint32_t _gather_stride4(uint64_t x) noexcept nogil:
     return <uint32_t>((x | (x >> 24)) & 0xFFFF)
 
 
+cdef inline uint64_t _bytes_max(uint64_t a, uint64_t b) noexcept nogil:
+    """Byte-wise max of a and b (bytes < 128)."""
+    cdef uint64_t H = <uint64_t>0x8080808080808080
+    cdef uint64_t ge = (((a | H) - b) & H) >> 7           # 1 in each byte where a >= b
+    cdef uint64_t m = ge * 0xFF
+    return (a & m) | (b & ~m)
+
+
 cdef inline uint32_t _gather_bytes_bit0(uint64_t x) noexcept nogil:
     """Bit 0 of each byte of x as bits 0..7."""
     return <uint32_t>(((x & <uint64_t>0x0101010101010101) * <uint64_t>0x0102040810204080) >> 56)
@@ -320,10 +328,12 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     g.bombable = _gather_bytes_bit0(ge4)
     ge4 = (((chi + wv) >> 2) | ((chi + wv) >> 3) | ((chi + wv) >> 4)) & <uint64_t>0x0101010101010101
     g.bombable |= (_gather_bytes_bit0(ge4) & 0x1F) << 8
-    maxn = 0
-    for r in range(16):
-        if g.ncnt[r] > maxn:
-            maxn = g.ncnt[r]
+    # the largest count: a byte-wise max in registers (reading ncnt back
+    # right after its 8-byte stores would stall store-to-load forwarding)
+    clo = _bytes_max(clo, chi)
+    clo = _bytes_max(clo, clo >> 32)
+    clo = _bytes_max(clo, clo >> 16)
+    maxn = <int>(_bytes_max(clo, clo >> 8) & 0xFF)
     # per suit, bit q = a natural card at natural position q (rank q - 1; the
     # ace also at position 0, ace-low)
     for r in range(4):
@@ -970,13 +980,14 @@ cdef int run_gen(GenImpl* g) noexcept nogil:
         return -1
     if (ty >> T_STRAIGHT) & 1 and gen_straights(g) < 0:
         return -1
-    if (ty >> T_BOMB) & 1:
-        if gen_bombs(g, 4) < 0 or gen_bombs(g, 5) < 0:
+    # bombs: only the sizes the hand can make (tested here, not in a call)
+    if (ty >> T_BOMB) & 1 and g.maxbomb >= 4:
+        if gen_bombs(g, 4) < 0 or (g.maxbomb >= 5 and gen_bombs(g, 5) < 0):
             return -1
     if (ty >> T_STRAIGHT_FLUSH) & 1 and gen_straight_flushes(g) < 0:
         return -1
     if (ty >> T_BOMB) & 1:
-        for size in range(6, 11):
+        for size in range(6, min(g.maxbomb, 10) + 1):
             if gen_bombs(g, size) < 0:
                 return -1
     if (ty >> T_JOKER_BOMB) & 1 and gen_joker_bomb(g) < 0:
