@@ -400,20 +400,35 @@ cdef inline void ensure_opts(GenImpl* g, int k, int r) noexcept nogil:
 # Rank-keyed types: singles, pairs, triples, bombs
 # ---------------------------------------------------------------------------
 
+cdef inline uint64_t _spread_to_nibbles(uint32_t x) noexcept nogil:
+    """Bit i of x (i < 16) as nibble i all set."""
+    cdef uint64_t y = x & 0xFFFF
+    y = (y | (y << 24)) & <uint64_t>0x000000FF000000FF
+    y = (y | (y << 12)) & <uint64_t>0x000F000F000F000F
+    y = (y | (y << 6)) & <uint64_t>0x0303030303030303
+    y = (y | (y << 3)) & <uint64_t>0x1111111111111111
+    return y * 15
+
+
 cdef int gen_singles(GenImpl* g) noexcept nogil:
     cdef uint64_t m = g.hone & FACE_MASK
     cdef int f, r, key, s
-    cdef uint32_t seen_nat = 0
+    cdef uint32_t seen_nat = 0, ok
     cdef uint64_t* p
     if buf_reserve(g.out, 54) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
+    if g.minkey >= 0:
+        # only the faces whose key beats the play, as a mask (no branch per card):
+        # ranks above minkey but the level rank (strength 13), then SB (14), HR (15)
+        ok = (0x1FFF & ~((2u << g.minkey) - 1)) & ~(1u << g.L) if g.minkey < 13 else 0
+        ok |= <uint32_t>(g.minkey < 13) << g.L
+        m &= _spread_to_nibbles(ok) | (<uint64_t>(g.minkey < 14) << SB_FACE) | (
+            <uint64_t>(g.minkey < 15) << HR_FACE)
     while m:
         f = gd_ctz64(m)
         m &= m - 1
         key = f >> 2 if f < 52 else f - 39      # 52 -> 13, 53 -> 14
-        if rank_strength(key, g.L) <= g.minkey:
-            continue
         if g.pattern and f < 52:
             # one natural single per rank, plus the wild (level heart) apart
             if not (key == g.L and (f & 3) == 1):
