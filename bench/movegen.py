@@ -3,6 +3,7 @@ the peer engines of docs/benchmarks.md were timed on.
 
     python bench/movegen.py [--reps 5] [--runs 5] [--deals 20000]
     python bench/movegen.py --vs OTHER/src [--pairs 7]     # A/B against another tree
+    python bench/movegen.py --phases                       # where the time goes (docs/profile.md)
 
 Prints the speed table of the README (each figure with its target), the
 ideal emitter's time on the same hands and the ratio to it, the worst
@@ -182,6 +183,53 @@ def measure(args, basic=False):
     return res
 
 
+PHASES = [(0, "set-up only"), (1, "singles"), (2, "pairs"), (3, "triples"), (4, "tubes"),
+          (5, "full houses"), (6, "plates"), (7, "straights"), (8, "straight flushes"),
+          (9, "bombs"), (10, "joker bomb")]
+
+
+def run_phases(args):
+    """Generation restricted to one type at a time (on top of the set-up),
+    leading (full, pattern) and following; then all types on the first k
+    hands repeated (the branch predictor learns a few hands, not 1,000)."""
+    hands = load_hands()
+    objs = [Hand(h["hand"]) for h in hands]
+    one = np.array([h.masks[0] for h in objs], dtype=np.uint64)
+    two = np.array([h.masks[1] for h in objs], dtype=np.uint64)
+    lv = np.array([_core.level_index(h["level"]) for h in hands], dtype=np.int64)
+    last = follow_plays(hands, objs, lv)
+    n, reps = len(hands), 4 * args.reps
+
+    def t(mask, pattern, lastw, idx=slice(None), r=reps):
+        o, w, l = one[idx].copy(), two[idx].copy(), lv[idx].copy()
+        lw = None if lastw is None else lastw[idx].copy()
+        out = [_core._phase_times(o, w, l, mask, pattern, r, lw) for _ in range(args.runs)]
+        m = len(o)
+        return statistics.median(x[0] for x in out) / (m * r) * 1e6, out[0][1] / (m * r)
+
+    res = {}
+    print(f"{'phase (us per hand, moves)':<26}{'lead full':>18}{'lead pattern':>18}{'follow':>18}")
+    for bit, name in PHASES:
+        mask = 0 if bit == 0 else (1 << bit)
+        row = [t(mask, False, None), t(mask, True, None), t(mask, False, last)]
+        if bit:
+            row = [(us - base[i][0], mv - base[i][1]) for i, (us, mv) in enumerate(row)]
+        else:
+            base = row
+        res[name] = row
+        print(f"{name:<26}" + "".join(f"{us:>10.3f} {mv:>7.1f}" for us, mv in row))
+    row = [t(0xFFFFFFFF, False, None), t(0xFFFFFFFF, True, None), t(0xFFFFFFFF, False, last)]
+    res["all"] = row
+    print(f"{'all types':<26}" + "".join(f"{us:>10.3f} {mv:>7.1f}" for us, mv in row))
+    print("all types, full lead, on the first k hands repeated (same total work):")
+    learn = {}
+    for k in (10, 100, 300, n):
+        us, mv = t(0xFFFFFFFF, False, None, slice(0, k), max(1, reps * n // k))
+        learn[k] = us
+        print(f"  k = {k:>5}: {us:.3f} us per hand, {mv:.0f} moves per hand")
+    print(json.dumps({"phases": res, "first_k_hands": learn}))
+
+
 def run_vs(args):
     """A/B: this script in --basic mode on another tree and on this one,
     alternately, --pairs times."""
@@ -218,9 +266,12 @@ def main(argv=None):
     ap.add_argument("--basic", action="store_true", help="the generator figures only (JSON line)")
     ap.add_argument("--vs", metavar="OTHER_SRC", help="A/B against the package in OTHER_SRC")
     ap.add_argument("--pairs", type=int, default=7, help="A/B pairs (with --vs)")
+    ap.add_argument("--phases", action="store_true", help="time each move type apart (docs/profile.md)")
     args = ap.parse_args(argv)
     if args.vs:
         return run_vs(args)
+    if args.phases:
+        return run_phases(args)
     res = measure(args, basic=args.basic)
     res = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in res.items()}
     if args.basic:
