@@ -540,6 +540,16 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
             beat (rows of zeros lead).
         mode: ``"full"`` or ``"pattern"``.
 
+    Output memory: the moves are written into one buffer that the result's
+    ``words`` array owns. When the batch is dropped (no array views that
+    buffer any more) the buffer goes back to a one-buffer pool and the next
+    call writes into it, memory already mapped, so a caller that consumes
+    each batch before asking for the next pays no page faults for its
+    output (about 12 KB per 27-card hand). A result that is kept is never
+    reused or changed; while it is alive the next call takes fresh memory.
+    Threads: the pool is taken and refilled under the GIL; calls running at
+    the same time use their own buffers.
+
     >>> b = legal_moves_batch([Hand("S3 S3"), Hand("HR")], "2")
     >>> b.counts.tolist(), b.types.tolist()
     ([2, 1], [1, 2, 1])
