@@ -360,34 +360,29 @@ cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
     """Slot options for k cards of rank r: j = 0..min(w, k) wilds and k - j
     naturals, j ascending (segment j: optseg[j] .. optseg[j + 1] - 1),
     naturals in SUB order, their cards interleaved (one, two) in optw; the
-    wild cards are not in optw. The all-wild option (k = 2, j = 2) is
-    included last; callers that must not use it skip it. k = 1 options are
-    never pattern-filtered (straights need them whole)."""
+    wild cards are not in optw. The all-wild option (k = 2, j = 2: the empty
+    sub-multiset) is included last; callers that must not use it skip it.
+    k = 1 options are never pattern-filtered (straights need them whole).
+    A size the rank cannot make simply has no sub-multisets (no test)."""
     cdef int j, nk, i, n = 0, off, cnt, sh = 4 * r
     cdef int st = g.nat[r]
     cdef int jmax = g.w if g.w < k else k
     cdef uint64_t* w = g.optw[k][r]
-    for j in range(3):
+    cdef uint8_t* nw = g.optnw[k][r]
+    for j in range(jmax + 1):
         g.optseg[k][r][j] = n
         nk = k - j
-        if j > jmax or nk > g.ncnt[r]:
-            continue
-        if nk == 0:
-            w[2 * n] = 0
-            w[2 * n + 1] = 0
-            g.optnw[k][r][n] = j
-            n += 1
-            continue
         off = SUB_OFF[st][nk]
         cnt = SUB_CNT[st][nk]
         if g.pattern and k > 1 and cnt > 1:
             cnt = 1
         for i in range(cnt):
-            w[2 * n] = (<uint64_t>SUB_ONE[off + i]) << sh
-            w[2 * n + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
-            g.optnw[k][r][n] = j
-            n += 1
-    g.optseg[k][r][3] = n
+            w[2 * (n + i)] = (<uint64_t>SUB_ONE[off + i]) << sh
+            w[2 * (n + i) + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
+            nw[n + i] = j
+        n += cnt
+    for j in range(jmax + 1, 4):
+        g.optseg[k][r][j] = n
     g.optn[k][r] = n
     g.optdone[k][r] = 1
 
