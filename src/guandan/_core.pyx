@@ -797,8 +797,8 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
             key2 = s3 * 16 + s4
             key3 = -1
             q = Q2
-            for i in range(4):
-                q = gd_emit_or(q, SP[s4], c4 if i < c3 else 0, SP[s3][2 * i], 0)
+            for i in range(c3):
+                q = gd_emit_or(q, SP[s4], c4, SP[s3][2 * i], 0)
         if ns == 3:
             for i in range(c2):
                 p = gd_emit_or(p, Q2, n2, lw | SP[s2][2 * i], hw)
@@ -807,8 +807,8 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
         if s2 != key3:
             key3 = s2
             q = Q3
-            for i in range(4):
-                q = gd_emit_or(q, Q2, n2 if i < c2 else 0, SP[s2][2 * i], 0)
+            for i in range(c2):
+                q = gd_emit_or(q, Q2, n2, SP[s2][2 * i], 0)
         s0 = pos + sl[0]
         if ns == 4:
             for i0 in range(c0):
