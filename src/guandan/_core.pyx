@@ -821,6 +821,13 @@ cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
         o2 = g.nat[seq_rank(s2)] & 15
         o3 = g.nat[seq_rank(s3)] & 15
         o4 = g.nat[seq_rank(s4)] & 15
+        if (g.nat[seq_rank(s0)] & g.nat[seq_rank(s1)] & o2 & o3 & o4 & 15) == 0:
+            # no suit in all five slots (the usual case): nothing to skip
+            for i0 in range(c0):
+                for i1 in range(c1):
+                    p = gd_emit_or(p, Q3, nq, SP[s0][2 * i0] | SP[s1][2 * i1] | lw, hw)
+            g.out.n = (p - g.out.data) >> 1
+            continue
         for i0 in range(c0):
             for i1 in range(c1):
                 x = SP[s0][2 * i0] | SP[s1][2 * i1]
