@@ -625,8 +625,7 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
 cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogil:
     """Every fill of one tube (k=2, 3 slots) or plate (k=3, 2 slots) window,
     at most w wilds in all. A tube slot may be both wilds (the k = 2 options
-    include that); distinct slots are distinct ranks, so fills never repeat.
-    The last slot's options are emitted a wild-count segment at a time."""
+    include that); distinct slots are distinct ranks, so fills never repeat."""
     cdef int r0 = seq_rank(pos), r1 = seq_rank(pos + 1), r2 = seq_rank(pos + nslots - 1)
     cdef int n0 = g.optn[k][r0], n1 = g.optn[k][r1], n2 = g.optn[k][r2]
     cdef int a, b, j, nw1, w = g.w
@@ -636,37 +635,41 @@ cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogi
     cdef uint64_t* p
     cdef const uint64_t* last = g.optw[k][r2]
     cdef const uint8_t* seg = g.optseg[k][r2]
-    cdef uint64_t Q[2 * (100 + SLACK)]
+    cdef uint64_t Q[2 * (225 + SLACK)]       # tubes: slots 1 x 2 for the current base
+    cdef int nq = 0, base = -1, nwb
     cdef uint64_t* q
     if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1) + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
-    if w == 0 and nslots == 3:
-        # no wild: the product of the last two slots once, emitted per first-slot option
-        q = Q
-        for b in range(n1):
-            q = gd_emit_or(q, last, n2, g.optw[k][r1][2 * b], g.optw[k][r1][2 * b + 1])
+    if nslots == 3:
+        # tubes: for each wild count of the first slot's option (its "base";
+        # options come in ascending wild counts), the product of the last
+        # two slots with at most w - base wilds, wild cards included for
+        # base + theirs, built once and emitted per first-slot option
         for a in range(n0):
-            p = gd_emit_or(p, Q, n1 * n2, g.optw[k][r0][2 * a] | lt, g.optw[k][r0][2 * a + 1] | ht)
+            nw1 = g.optnw[k][r0][a]
+            if nw1 != base:
+                base = nw1
+                q = Q
+                for b in range(n1):
+                    nwb = base + g.optnw[k][r1][b]
+                    if nwb > w:
+                        break
+                    for j in range(w - nwb + 1):
+                        q = gd_emit_or(q, last + 2 * seg[j], seg[j + 1] - seg[j],
+                                       g.optw[k][r1][2 * b] | g.wone[nwb + j],
+                                       g.optw[k][r1][2 * b + 1] | g.wtwo[nwb + j])
+                nq = (q - Q) >> 1
+            p = gd_emit_or(p, Q, nq, g.optw[k][r0][2 * a] | lt, g.optw[k][r0][2 * a + 1] | ht)
         g.out.n = (p - g.out.data) >> 1
         return 0
-    for a in range(n0):
+    for a in range(n0):                 # plates: the last slot by wild-count segment
         lo1 = g.optw[k][r0][2 * a] | lt
         hi1 = g.optw[k][r0][2 * a + 1] | ht
         nw1 = g.optnw[k][r0][a]
-        if nslots == 2:
-            for j in range(w - nw1 + 1):
-                p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
-                               lo1 | g.wone[nw1 + j], hi1 | g.wtwo[nw1 + j])
-            continue
-        for b in range(n1):
-            nw1 = g.optnw[k][r0][a] + g.optnw[k][r1][b]
-            if nw1 > w:
-                break
-            for j in range(w - nw1 + 1):
-                p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
-                               lo1 | g.optw[k][r1][2 * b] | g.wone[nw1 + j],
-                               hi1 | g.optw[k][r1][2 * b + 1] | g.wtwo[nw1 + j])
+        for j in range(w - nw1 + 1):
+            p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
+                           lo1 | g.wone[nw1 + j], hi1 | g.wtwo[nw1 + j])
     g.out.n = (p - g.out.data) >> 1
     return 0
 
