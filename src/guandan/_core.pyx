@@ -26,11 +26,11 @@ walks a table of the distinct sub-multisets of that rank's state (``SUB_*``),
 and wild cards are a count (0..2) added as bits at emission.
 """
 
-from guandan._gen cimport GenImpl, OPTMAX
+from guandan._gen cimport GenImpl, OPTMAX, SLACK
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 
 cimport cython
 cimport numpy as cnp
@@ -42,6 +42,10 @@ from .errors import (
 )
 
 cnp.import_array()
+
+cdef extern from "bits.h":
+    uint64_t* gd_emit_or(uint64_t* p, const uint64_t* src, Py_ssize_t n, uint64_t lo,
+                         uint64_t hi) noexcept nogil
 
 # ---------------------------------------------------------------------------
 # Constants and tables
@@ -68,8 +72,8 @@ cdef dict FACE_INDEX = {c: i for i, c in enumerate(FACE_STR)}
 # Order: count vectors (cS, cH, cC, cD) in descending lexicographic order,
 # i.e. the sorted suit sequences in lexicographic order (SS, SH, SC, SD, HH..).
 DEF SUB_TOTAL = 20736
-cdef uint8_t SUB_ONE[SUB_TOTAL]
-cdef uint8_t SUB_TWO[SUB_TOTAL]
+cdef uint8_t SUB_ONE[SUB_TOTAL + 8]      # + 8: a read of 4 entries past any list stays inside
+cdef uint8_t SUB_TWO[SUB_TOTAL + 8]
 cdef uint16_t SUB_OFF[256][9]
 cdef uint8_t SUB_CNT[256][9]
 cdef uint8_t NIB_CNT[16]
@@ -257,40 +261,86 @@ cdef inline uint64_t tag_hi(int key) noexcept nogil:
     return (<uint64_t>key) << TAG_SHIFT
 
 
+cdef inline uint64_t _spread_nibbles(uint64_t x) noexcept nogil:
+    """Nibble i of the low 32 bits of x into byte i (low half)."""
+    x &= <uint64_t>0xFFFFFFFF
+    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
+    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline uint64_t _byte_popcounts(uint64_t v) noexcept nogil:
+    v = v - ((v >> 1) & <uint64_t>0x5555555555555555)
+    v = (v & <uint64_t>0x3333333333333333) + ((v >> 2) & <uint64_t>0x3333333333333333)
+    return (v + (v >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline uint32_t _gather_stride4(uint64_t x) noexcept nogil:
+    """Bits 0, 4, 8, ..., 60 of x as bits 0..15."""
+    x &= <uint64_t>0x1111111111111111
+    x = (x | (x >> 3)) & <uint64_t>0x0303030303030303
+    x = (x | (x >> 6)) & <uint64_t>0x000F000F000F000F
+    x = (x | (x >> 12)) & <uint64_t>0x000000FF000000FF
+    return <uint32_t>((x | (x >> 24)) & 0xFFFF)
+
+
+cdef inline uint64_t _bytes_max(uint64_t a, uint64_t b) noexcept nogil:
+    """Byte-wise max of a and b (bytes < 128)."""
+    cdef uint64_t H = <uint64_t>0x8080808080808080
+    cdef uint64_t ge = (((a | H) - b) & H) >> 7           # 1 in each byte where a >= b
+    cdef uint64_t m = ge * 0xFF
+    return (a & m) | (b & ~m)
+
+
+cdef inline uint32_t _gather_bytes_bit0(uint64_t x) noexcept nogil:
+    """Bit 0 of each byte of x as bits 0..7."""
+    return <uint32_t>(((x & <uint64_t>0x0101010101010101) * <uint64_t>0x0102040810204080) >> 56)
+
+
 cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
-    cdef int r, o, t
+    """Per-rank states, counts and position masks of the hand, SWAR (eight
+    ranks per word step, no loop over ranks, no data-dependent branch)."""
+    cdef int r, maxn, w
     cdef int hb = 4 * L + 1
+    cdef uint64_t hbit = (<uint64_t>1) << hb
+    cdef uint64_t n1 = one & ~hbit & ((<uint64_t>1 << 52) - 1), n2 = two & ~hbit & ((<uint64_t>1 << 52) - 1)
+    cdef uint64_t lo8, hi8, clo, chi, wv, ge4
+    cdef uint32_t sp
     g.hone = one
     g.htwo = two
     g.L = L
-    g.w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    g.w = w
     g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
     g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
-    cdef uint64_t hbit = (<uint64_t>1) << hb
-    cdef uint64_t n1 = one & ~hbit, n2 = two & ~hbit
-    cdef uint32_t sp0 = 0, sp1 = 0, sp2 = 0, sp3 = 0
-    cdef int maxn = 0
-    g.bombable = 0
-    for r in range(13):
-        o = <int>((n1 >> (4 * r)) & 15)
-        t = <int>((n2 >> (4 * r)) & 15)
-        g.nat[r] = <uint8_t>(o | (t << 4))
-        g.ncnt[r] = NIB_CNT[o] + NIB_CNT[t]
-        if g.ncnt[r] > maxn:
-            maxn = g.ncnt[r]
-        if g.ncnt[r] + g.w >= 4:
-            g.bombable |= (<uint32_t>1) << r
-        sp0 |= <uint32_t>(o & 1) << (r + 1)
-        sp1 |= <uint32_t>((o >> 1) & 1) << (r + 1)
-        sp2 |= <uint32_t>((o >> 2) & 1) << (r + 1)
-        sp3 |= <uint32_t>((o >> 3) & 1) << (r + 1)
-    # the ace also sits at position 0 (ace-low)
-    g.suitpos[0] = sp0 | ((sp0 >> 13) & 1)
-    g.suitpos[1] = sp1 | ((sp1 >> 13) & 1)
-    g.suitpos[2] = sp2 | ((sp2 >> 13) & 1)
-    g.suitpos[3] = sp3 | ((sp3 >> 13) & 1)
+    # nat bytes: the one nibble | the two nibble << 4, ranks 0..7 then 8..12
+    lo8 = _spread_nibbles(n1) | (_spread_nibbles(n2) << 4)
+    hi8 = _spread_nibbles(n1 >> 32) | (_spread_nibbles(n2 >> 32) << 4)
+    memcpy(g.nat, &lo8, 8)
+    memcpy(&g.nat[8], &hi8, 8)
+    clo = _byte_popcounts(lo8)
+    chi = _byte_popcounts(hi8)
+    memcpy(g.ncnt, &clo, 8)
+    memcpy(&g.ncnt[8], &chi, 8)
+    # ranks with at least 4 cards counting the wilds: count + w >= 4 (bytes < 16)
+    wv = <uint64_t>w * <uint64_t>0x0101010101010101
+    ge4 = (((clo + wv) >> 2) | ((clo + wv) >> 3) | ((clo + wv) >> 4)) & <uint64_t>0x0101010101010101
+    g.bombable = _gather_bytes_bit0(ge4)
+    ge4 = (((chi + wv) >> 2) | ((chi + wv) >> 3) | ((chi + wv) >> 4)) & <uint64_t>0x0101010101010101
+    g.bombable |= (_gather_bytes_bit0(ge4) & 0x1F) << 8
+    # the largest count: a byte-wise max in registers (reading ncnt back
+    # right after its 8-byte stores would stall store-to-load forwarding)
+    clo = _bytes_max(clo, chi)
+    clo = _bytes_max(clo, clo >> 32)
+    clo = _bytes_max(clo, clo >> 16)
+    maxn = <int>(_bytes_max(clo, clo >> 8) & 0xFF)
+    # per suit, bit q = a natural card at natural position q (rank q - 1; the
+    # ace also at position 0, ace-low)
+    for r in range(4):
+        sp = (_gather_stride4(n1 >> r) & 0x1FFF) << 1
+        g.suitpos[r] = sp | ((sp >> 13) & 1)
     g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
-    g.maxbomb = maxn + g.w
+    g.maxbomb = maxn + w
     g.wone[0] = 0
     g.wtwo[0] = 0
     g.wone[1] = (<uint64_t>1) << hb
@@ -308,31 +358,31 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
 
 cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
     """Slot options for k cards of rank r: j = 0..min(w, k) wilds and k - j
-    naturals, j ascending, naturals in SUB order. The all-wild option
-    (k = 2, j = 2) is included last; callers that must not use it skip it.
-    k = 1 options are never pattern-filtered (straights need them whole)."""
+    naturals, j ascending (segment j: optseg[j] .. optseg[j + 1] - 1),
+    naturals in SUB order, their cards interleaved (one, two) in optw; the
+    wild cards are not in optw. The all-wild option (k = 2, j = 2: the empty
+    sub-multiset) is included last; callers that must not use it skip it.
+    k = 1 options are never pattern-filtered (straights need them whole).
+    A size the rank cannot make simply has no sub-multisets (no test)."""
     cdef int j, nk, i, n = 0, off, cnt, sh = 4 * r
     cdef int st = g.nat[r]
     cdef int jmax = g.w if g.w < k else k
+    cdef uint64_t* w = g.optw[k][r]
+    cdef uint8_t* nw = g.optnw[k][r]
     for j in range(jmax + 1):
+        g.optseg[k][r][j] = n
         nk = k - j
-        if nk > g.ncnt[r]:
-            continue
-        if nk == 0:
-            g.optone[k][r][n] = 0
-            g.opttwo[k][r][n] = 0
-            g.optnw[k][r][n] = j
-            n += 1
-            continue
         off = SUB_OFF[st][nk]
         cnt = SUB_CNT[st][nk]
         if g.pattern and k > 1 and cnt > 1:
             cnt = 1
         for i in range(cnt):
-            g.optone[k][r][n] = (<uint64_t>SUB_ONE[off + i]) << sh
-            g.opttwo[k][r][n] = (<uint64_t>SUB_TWO[off + i]) << sh
-            g.optnw[k][r][n] = j
-            n += 1
+            w[2 * (n + i)] = (<uint64_t>SUB_ONE[off + i]) << sh
+            w[2 * (n + i) + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
+            nw[n + i] = j
+        n += cnt
+    for j in range(jmax + 1, 4):
+        g.optseg[k][r][j] = n
     g.optn[k][r] = n
     g.optdone[k][r] = 1
 
@@ -345,20 +395,35 @@ cdef inline void ensure_opts(GenImpl* g, int k, int r) noexcept nogil:
 # Rank-keyed types: singles, pairs, triples, bombs
 # ---------------------------------------------------------------------------
 
+cdef inline uint64_t _spread_to_nibbles(uint32_t x) noexcept nogil:
+    """Bit i of x (i < 16) as nibble i all set."""
+    cdef uint64_t y = x & 0xFFFF
+    y = (y | (y << 24)) & <uint64_t>0x000000FF000000FF
+    y = (y | (y << 12)) & <uint64_t>0x000F000F000F000F
+    y = (y | (y << 6)) & <uint64_t>0x0303030303030303
+    y = (y | (y << 3)) & <uint64_t>0x1111111111111111
+    return y * 15
+
+
 cdef int gen_singles(GenImpl* g) noexcept nogil:
     cdef uint64_t m = g.hone & FACE_MASK
     cdef int f, r, key, s
-    cdef uint32_t seen_nat = 0
+    cdef uint32_t seen_nat = 0, ok
     cdef uint64_t* p
     if buf_reserve(g.out, 54) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
+    if g.minkey >= 0:
+        # only the faces whose key beats the play, as a mask (no branch per card):
+        # ranks above minkey but the level rank (strength 13), then SB (14), HR (15)
+        ok = (0x1FFF & ~((2u << g.minkey) - 1)) & ~(1u << g.L) if g.minkey < 13 else 0
+        ok |= <uint32_t>(g.minkey < 13) << g.L
+        m &= _spread_to_nibbles(ok) | (<uint64_t>(g.minkey < 14) << SB_FACE) | (
+            <uint64_t>(g.minkey < 15) << HR_FACE)
     while m:
         f = gd_ctz64(m)
         m &= m - 1
         key = f >> 2 if f < 52 else f - 39      # 52 -> 13, 53 -> 14
-        if rank_strength(key, g.L) <= g.minkey:
-            continue
         if g.pattern and f < 52:
             # one natural single per rank, plus the wild (level heart) apart
             if not (key == g.L and (f & 3) == 1):
@@ -377,22 +442,26 @@ cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
     cdef int r, i, n, key
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(t)
-    if buf_reserve(g.out, 13 * OPTMAX + 2) < 0:
+    cdef int j, a0, a1, jmax = g.w if g.w < k else k
+    cdef uint32_t ranks = 0
+    if buf_reserve(g.out, 13 * OPTMAX + 2 + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
+    # the ranks with enough cards (a wild needs a natural, but at the level
+    # rank) that beat the play, as a mask (no branch per rank)
     for r in range(13):
-        if g.ncnt[r] + g.w < k or (g.ncnt[r] == 0 and r != g.L):
-            continue            # not enough cards (a wild needs a natural, but at the level rank)
-        if rank_strength(r, g.L) <= g.minkey:
-            continue
+        ranks |= <uint32_t>((g.ncnt[r] + g.w >= k) & ((g.ncnt[r] != 0) | (r == g.L))
+                            & (rank_strength(r, g.L) > g.minkey)) << r
+    while ranks:
+        r = gd_ctz64(ranks)
+        ranks &= ranks - 1
         ensure_opts(g, k, r)
-        n = g.optn[k][r]
-        for i in range(n):
-            if g.optone[k][r][i] == 0 and r != g.L:
-                continue        # two wilds alone are only the level pair
-            p[0] = g.optone[k][r][i] | g.wone[g.optnw[k][r][i]] | lt
-            p[1] = g.opttwo[k][r][i] | g.wtwo[g.optnw[k][r][i]] | tag_hi(r)
-            p += 2
+        for j in range(jmax + 1):
+            a0 = g.optseg[k][r][j]
+            a1 = g.optseg[k][r][j + 1]
+            if j == 2 and k == 2 and r != g.L:
+                a1 -= 1         # two wilds alone (the last option) are only the level pair
+            p = gd_emit_or(p, g.optw[k][r] + 2 * a0, a1 - a0, lt | g.wone[j], tag_hi(r) | g.wtwo[j])
     if k == 2:
         if g.nsb == 2 and rank_strength(13, g.L) > g.minkey:
             p[0] = ((<uint64_t>1) << SB_FACE) | lt
@@ -411,25 +480,29 @@ cdef int gen_bombs(GenImpl* g, int size) noexcept nogil:
     cdef int r, j, nk, i, off, cnt, sh, jmax
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_BOMB)
-    cdef uint32_t ranks = g.bombable
+    cdef uint32_t ranks = 0, bomb = g.bombable
     if (g.bombsize and g.bombsize != size) or size > g.maxbomb:
         return 0
     if buf_reserve(g.out, 13 * 60) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
-    jmax = g.w
+    while bomb:                 # the ranks with enough cards that beat the play (no branch)
+        r = gd_ctz64(bomb)
+        bomb &= bomb - 1
+        ranks |= <uint32_t>((g.ncnt[r] + g.w >= size)
+                            & (bomb_value(T_BOMB, r, size, g.L) > g.bombmin)) << r
     while ranks:
         r = gd_ctz64(ranks)
         ranks &= ranks - 1
-        if g.ncnt[r] + g.w < size:
-            continue
-        if bomb_value(T_BOMB, r, size, g.L) <= g.bombmin:
-            continue
         sh = 4 * r
-        for j in range(jmax + 1):
+        # j wilds and size - j naturals (at most the rank's count, at most 8)
+        j = size - g.ncnt[r]
+        if j < size - 8:
+            j = size - 8
+        if j < 0:
+            j = 0
+        for j in range(j, g.w + 1):
             nk = size - j
-            if nk > g.ncnt[r] or nk > 8:
-                continue
             off = SUB_OFF[g.nat[r]][nk]
             cnt = SUB_CNT[g.nat[r]][nk]
             if g.pattern and cnt > 1:
@@ -459,22 +532,9 @@ cdef int gen_joker_bomb(GenImpl* g) noexcept nogil:
 # and the pair of two wilds, which is one move whatever rank it stands for)
 # ---------------------------------------------------------------------------
 
-cdef inline uint64_t* _or_pairs(uint64_t* p, uint64_t lo, uint64_t hi, const uint64_t* one,
-                               const uint64_t* two, int start, int end) noexcept nogil:
-    """Emit (lo | one[i], hi | two[i]) for i in start..end-1."""
-    cdef int i
-    for i in range(start, end):
-        p[0] = lo | one[i]
-        p[1] = hi | two[i]
-        p += 2
-    return p
-
-
 cdef int gen_full_houses(GenImpl* g) noexcept nogil:
-    cdef uint64_t p0one[160]
-    cdef uint64_t p0two[160]
-    cdef uint64_t p1one[64]
-    cdef uint64_t p1two[64]
+    cdef uint64_t p0w[2 * (160 + SLACK)]      # pairs of naturals, interleaved (one, two)
+    cdef uint64_t p1w[2 * (64 + SLACK)]       # one natural (with one wild)
     cdef int p0s[16]
     cdef int p0e[16]
     cdef int p1s[16]
@@ -483,6 +543,12 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
     cdef uint64_t lo, hi, bl, bh
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_THREE_WITH_TWO)
+    cdef uint32_t trips = 0
+    for t in range(13):
+        trips |= <uint32_t>((g.ncnt[t] != 0) & (g.ncnt[t] + g.w >= 3)
+                            & (rank_strength(t, g.L) > g.minkey)) << t
+    if trips == 0:
+        return 0                # no triple (that beats the play): no pair lists
     # pair lists, grouped by wilds used (0 or 1), ranks in natural order,
     # straight from the sub-multiset tables (same order as the k = 2 slot
     # options; pattern mode keeps the first of each)
@@ -496,8 +562,8 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
         if g.pattern and cnt > 1:
             cnt = 1
         for i in range(cnt):
-            p0one[n0] = (<uint64_t>SUB_ONE[off + i]) << sh
-            p0two[n0] = (<uint64_t>SUB_TWO[off + i]) << sh
+            p0w[2 * n0] = (<uint64_t>SUB_ONE[off + i]) << sh
+            p0w[2 * n0 + 1] = (<uint64_t>SUB_TWO[off + i]) << sh
             n0 += 1
         if g.w:
             off = SUB_OFF[st][1]
@@ -505,24 +571,22 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
             if g.pattern and cnt > 1:
                 cnt = 1
             for i in range(cnt):
-                p1one[n1] = (<uint64_t>SUB_ONE[off + i]) << sh
-                p1two[n1] = 0
+                p1w[2 * n1] = (<uint64_t>SUB_ONE[off + i]) << sh
+                p1w[2 * n1 + 1] = 0
                 n1 += 1
         p0e[r] = n0
         p1e[r] = n1
     if g.nsb == 2:
-        p0one[n0] = (<uint64_t>1) << SB_FACE
-        p0two[n0] = (<uint64_t>1) << SB_FACE
+        p0w[2 * n0] = (<uint64_t>1) << SB_FACE
+        p0w[2 * n0 + 1] = (<uint64_t>1) << SB_FACE
         n0 += 1
     if g.nhr == 2:
-        p0one[n0] = (<uint64_t>1) << HR_FACE
-        p0two[n0] = (<uint64_t>1) << HR_FACE
+        p0w[2 * n0] = (<uint64_t>1) << HR_FACE
+        p0w[2 * n0 + 1] = (<uint64_t>1) << HR_FACE
         n0 += 1
-    for t in range(13):
-        if g.ncnt[t] == 0 or g.ncnt[t] + g.w < 3:
-            continue
-        if rank_strength(t, g.L) <= g.minkey:
-            continue
+    while trips:
+        t = gd_ctz64(trips)
+        trips &= trips - 1
         ensure_opts(g, 3, t)
         for a in range(g.optn[3][t]):
             nw = g.optnw[3][t][a]
@@ -532,21 +596,21 @@ cdef int gen_full_houses(GenImpl* g) noexcept nogil:
                 cnt += n1 - (p1e[t] - p1s[t])
             if rem >= 2:
                 cnt += 1
-            if buf_reserve(g.out, cnt) < 0:
+            if buf_reserve(g.out, cnt + SLACK) < 0:
                 return -1
             p = g.out.data + 2 * g.out.n
-            bl = g.optone[3][t][a] | lt
-            bh = g.opttwo[3][t][a] | tag_hi(t)
+            bl = g.optw[3][t][2 * a] | lt
+            bh = g.optw[3][t][2 * a + 1] | tag_hi(t)
             lo = bl | g.wone[nw]
             hi = bh | g.wtwo[nw]
             # every pair but those of the triple's own rank (segment s..e)
-            p = _or_pairs(p, lo, hi, p0one, p0two, 0, p0s[t])
-            p = _or_pairs(p, lo, hi, p0one, p0two, p0e[t], n0)
+            p = gd_emit_or(p, p0w, p0s[t], lo, hi)
+            p = gd_emit_or(p, p0w + 2 * p0e[t], n0 - p0e[t], lo, hi)
             if rem >= 1:
                 lo = bl | g.wone[nw + 1]
                 hi = bh | g.wtwo[nw + 1]
-                p = _or_pairs(p, lo, hi, p1one, p1two, 0, p1s[t])
-                p = _or_pairs(p, lo, hi, p1one, p1two, p1e[t], n1)
+                p = gd_emit_or(p, p1w, p1s[t], lo, hi)
+                p = gd_emit_or(p, p1w + 2 * p1e[t], n1 - p1e[t], lo, hi)
             if rem >= 2:
                 p[0] = bl | g.wone[2]
                 p[1] = bh | g.wtwo[2]
@@ -564,50 +628,67 @@ cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogi
     include that); distinct slots are distinct ranks, so fills never repeat."""
     cdef int r0 = seq_rank(pos), r1 = seq_rank(pos + 1), r2 = seq_rank(pos + nslots - 1)
     cdef int n0 = g.optn[k][r0], n1 = g.optn[k][r1], n2 = g.optn[k][r2]
-    cdef int a, b, c, nw1, nw2, w = g.w
+    cdef int a, b, j, nw1, w = g.w
     cdef uint64_t lo1, hi1
     cdef uint64_t lt = tag_lo(t)
     cdef uint64_t ht = tag_hi(pos)
     cdef uint64_t* p
-    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1)) < 0:
+    cdef const uint64_t* last = g.optw[k][r2]
+    cdef const uint8_t* seg = g.optseg[k][r2]
+    cdef uint64_t Q[2 * (225 + SLACK)]       # tubes: slots 1 x 2 for the current base
+    cdef int nq = 0, base = -1, nwb
+    cdef uint64_t* q
+    if buf_reserve(g.out, <Py_ssize_t>n0 * n1 * (n2 if nslots == 3 else 1) + SLACK) < 0:
         return -1
     p = g.out.data + 2 * g.out.n
-    for a in range(n0):
-        for b in range(n1):
-            nw1 = g.optnw[k][r0][a] + g.optnw[k][r1][b]
-            if nw1 > w:
-                break
-            lo1 = g.optone[k][r0][a] | g.optone[k][r1][b] | lt
-            hi1 = g.opttwo[k][r0][a] | g.opttwo[k][r1][b] | ht
-            if nslots == 2:
-                p[0] = lo1 | g.wone[nw1]
-                p[1] = hi1 | g.wtwo[nw1]
-                p += 2
-                continue
-            for c in range(n2):
-                nw2 = nw1 + g.optnw[k][r2][c]
-                if nw2 > w:
-                    break
-                p[0] = lo1 | g.optone[k][r2][c] | g.wone[nw2]
-                p[1] = hi1 | g.opttwo[k][r2][c] | g.wtwo[nw2]
-                p += 2
+    if nslots == 3:
+        # tubes: for each wild count of the first slot's option (its "base";
+        # options come in ascending wild counts), the product of the last
+        # two slots with at most w - base wilds, wild cards included for
+        # base + theirs, built once and emitted per first-slot option
+        for a in range(n0):
+            nw1 = g.optnw[k][r0][a]
+            if nw1 != base:
+                base = nw1
+                q = Q
+                for b in range(n1):
+                    nwb = base + g.optnw[k][r1][b]
+                    if nwb > w:
+                        break
+                    for j in range(w - nwb + 1):
+                        q = gd_emit_or(q, last + 2 * seg[j], seg[j + 1] - seg[j],
+                                       g.optw[k][r1][2 * b] | g.wone[nwb + j],
+                                       g.optw[k][r1][2 * b + 1] | g.wtwo[nwb + j])
+                nq = (q - Q) >> 1
+            p = gd_emit_or(p, Q, nq, g.optw[k][r0][2 * a] | lt, g.optw[k][r0][2 * a + 1] | ht)
+        g.out.n = (p - g.out.data) >> 1
+        return 0
+    for a in range(n0):                 # plates: the last slot by wild-count segment
+        lo1 = g.optw[k][r0][2 * a] | lt
+        hi1 = g.optw[k][r0][2 * a + 1] | ht
+        nw1 = g.optnw[k][r0][a]
+        for j in range(w - nw1 + 1):
+            p = gd_emit_or(p, last + 2 * seg[j], seg[j + 1] - seg[j],
+                           lo1 | g.wone[nw1 + j], hi1 | g.wtwo[nw1 + j])
     g.out.n = (p - g.out.data) >> 1
     return 0
 
 
 cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     """Tubes (k=2, 3 slots) and plates (k=3, 2 slots)."""
-    cdef int pos, s, r, missing, npos = 15 - nslots
+    cdef int pos, s, r, d, missing, npos = 15 - nslots
+    cdef int deficit[14]
+    cdef uint32_t wins = 0
+    # windows whose missing cards the wilds can fill, as a mask (no branch)
+    for pos in range(14):
+        d = k - g.ncnt[seq_rank(pos)]
+        deficit[pos] = d if d > 0 else 0
     for pos in range(npos):
-        if pos <= g.minkey:
-            continue
-        missing = 0
-        for s in range(nslots):
-            r = seq_rank(pos + s)
-            if g.ncnt[r] < k:
-                missing += k - g.ncnt[r]
-        if missing > g.w:
-            continue
+        missing = deficit[pos] + deficit[pos + 1] + (deficit[pos + 2] if nslots == 3 else 0)
+        wins |= <uint32_t>((missing <= g.w) & (pos > g.minkey)) << pos
+    while wins:
+        pos = gd_ctz64(wins)
+        wins &= wins - 1
         for s in range(nslots):
             ensure_opts(g, k, seq_rank(pos + s))
         if seq_window(g, k, pos, nslots, t) < 0:
@@ -615,175 +696,209 @@ cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     return 0
 
 
+# SLOTS[m][i]: the i-th slot (0..4) not in the wild-slot set m; NSLOTS[m] of them
+cdef uint8_t SLOTS[32][5]
+cdef uint8_t NSLOTS[32]
+for _m in range(32):
+    NSLOTS[_m] = 0
+    for _a in range(5):
+        if not ((_m >> _a) & 1):
+            SLOTS[_m][NSLOTS[_m]] = _a
+            NSLOTS[_m] += 1
+
+
 cdef int gen_straights(GenImpl* g) noexcept nogil:
     """Straights, window by window (low position 0 = ace-low .. 9 = ten)."""
-    cdef int pos, need
+    cdef int pos, need, q, r, st, i, off
+    cdef uint64_t SP[14][8]        # natural faces at each position, interleaved (face, 0), 4 entries
+    cdef uint8_t SC[14]            # how many
+    cdef uint64_t LOWF[14]         # pattern mode: the lowest natural face at each position (or 0),
+    cdef uint64_t SECF[14]         # the second lowest (or 0),
+    cdef uint8_t LOWS[14]          # and the lowest one's suit bit
+    cdef uint32_t wins = 0
     for pos in range(10):
-        if pos <= g.minkey:
-            continue
+        wins |= <uint32_t>((pos > g.minkey) & (POP5[(~(g.natpos >> pos)) & 31] <= g.w)) << pos
+    if wins == 0:
+        return 0
+    if g.pattern:
+        for q in range(14):
+            r = seq_rank(q)
+            st = g.nat[r] & 15
+            LOWF[q] = (<uint64_t>(st & (-st))) << (4 * r)
+            st &= st - 1
+            SECF[q] = (<uint64_t>(st & (-st))) << (4 * r)
+            LOWS[q] = <uint8_t>(g.nat[r] & (-g.nat[r]) & 15)
+    else:
+        # every entry written (those past the count are ignored garbage):
+        # no data-dependent branch
+        for q in range(14):
+            r = seq_rank(q)
+            st = g.nat[r] & 15
+            off = SUB_OFF[st][1]
+            SC[q] = NIB_CNT[st]
+            for i in range(4):
+                SP[q][2 * i] = (<uint64_t>SUB_ONE[off + i]) << (4 * r)
+                SP[q][2 * i + 1] = 0
+    while wins:
+        pos = gd_ctz64(wins)
+        wins &= wins - 1
         need = (~(g.natpos >> pos)) & 31          # slots with no natural card
-        if POP5[need] > g.w:
-            continue
         if g.pattern:
-            if straight_patterns(g, pos, need) < 0:
+            if straight_patterns(g, pos, need, LOWF, SECF, LOWS) < 0:
                 return -1
-        elif straight_window(g, pos, need) < 0:
+        elif straight_window(g, pos, need, SP, SC) < 0:
             return -1
     return 0
 
 
-cdef int straight_window(GenImpl* g, int pos, int need) noexcept nogil:
+cdef int straight_window(GenImpl* g, int pos, int need, uint64_t[14][8] SP,
+                         const uint8_t* SC) noexcept nogil:
     """Every fill of one straight window, grouped by the set of slots the
     wilds fill (none first, then one wild by slot, then two; see WILD_SETS);
     within a group, every choice of natural faces for the other slots, slot 0
     outermost, suits in S, H, C, D order. Wild-free fills of one suit are
-    skipped (those are only straight flushes)."""
-    cdef uint64_t N[5][4]         # natural faces of each slot (one bit each)
-    cdef uint8_t S[5][4]          # their suit bits
-    cdef int c[5]
-    cdef int sl[5]                # the slots filled by naturals in this group
-    cdef int k, s, r, o, b, i, m, nw, v, ns
-    cdef uint64_t total = 0, t
+    skipped (those are only straight flushes).
+
+    Per group the product of the last two natural slots (Q2) and, with four
+    or five natural slots, of the last three (Q3) are built with the chunked
+    emitter (always four chunks, advancing only over real entries: no
+    data-dependent branch), then emitted whole for every choice in the slots
+    before them."""
+    cdef uint64_t Q2[2 * (16 + SLACK)]
+    cdef uint64_t Q3[2 * (64 + SLACK)]
+    cdef int i, m, nw, v, ns, n2, nq, s0, s1, s2, s3, s4, i0, i1, skip, b, o2, o3, o4
+    cdef int c0, c1, c2, c3, c4
+    cdef int key2 = -1, key3 = -1      # the slots Q2 (last two) and Q3 (the one before) were built for
+    cdef uint64_t x, lw, hw
     cdef uint64_t* p
+    cdef uint64_t* q
+    cdef const uint8_t* sl
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
-    for s in range(5):
-        r = seq_rank(pos + s)
-        o = g.nat[r] & 15
-        k = 0
-        while o:
-            b = o & (-o)
-            o &= o - 1
-            N[s][k] = (<uint64_t>b) << (4 * r)
-            S[s][k] = b
-            k += 1
-        c[s] = k
-    # room for every group (an upper bound)
-    for v in range(WILD_SETS_N[g.w][need]):
-        m = WILD_SETS[g.w][need][v]
-        t = 1
-        for s in range(5):
-            if not ((m >> s) & 1):
-                t *= c[s]
-        total += t
-    if buf_reserve(g.out, <Py_ssize_t>total) < 0:
-        return -1
-    p = g.out.data + 2 * g.out.n
     for v in range(WILD_SETS_N[g.w][need]):
         m = WILD_SETS[g.w][need][v]
         nw = POP5[m]
-        ns = 0
-        for s in range(5):
-            if not ((m >> s) & 1):
-                sl[ns] = s
-                ns += 1
-        if ns == 5:
-            p = _fill5(p, N, S, c, lt, ht)
-        elif ns == 4:
-            p = _fill4(p, N[sl[0]], N[sl[1]], N[sl[2]], N[sl[3]], c[sl[0]], c[sl[1]], c[sl[2]],
-                       c[sl[3]], lt | g.wone[1], ht | g.wtwo[1])
-        else:
-            p = _fill3(p, N[sl[0]], N[sl[1]], N[sl[2]], c[sl[0]], c[sl[1]], c[sl[2]],
-                       lt | g.wone[2], ht | g.wtwo[2])
-    g.out.n = (p - g.out.data) >> 1
+        sl = SLOTS[m]
+        ns = NSLOTS[m]
+        # at most two wilds: at least three natural slots
+        s2 = pos + sl[ns - 3]
+        s3 = pos + sl[ns - 2]
+        s4 = pos + sl[ns - 1]
+        c2 = SC[s2]
+        c3 = SC[s3]
+        c4 = SC[s4]
+        n2 = c3 * c4
+        nq = c2 * n2
+        c0 = SC[pos + sl[0]] if ns >= 4 else 1
+        c1 = SC[pos + 1] if ns == 5 else 1
+        if buf_reserve(g.out, <Py_ssize_t>nq * c0 * c1 + SLACK) < 0:
+            return -1
+        p = g.out.data + 2 * g.out.n
+        lw = lt | g.wone[nw]
+        hw = ht | g.wtwo[nw]
+        if s3 * 16 + s4 != key2:        # consecutive groups often share their last slots
+            key2 = s3 * 16 + s4
+            key3 = -1
+            q = Q2
+            for i in range(c3):
+                q = gd_emit_or(q, SP[s4], c4, SP[s3][2 * i], 0)
+        if ns == 3:
+            for i in range(c2):
+                p = gd_emit_or(p, Q2, n2, lw | SP[s2][2 * i], hw)
+            g.out.n = (p - g.out.data) >> 1
+            continue
+        if s2 != key3:
+            key3 = s2
+            q = Q3
+            for i in range(c2):
+                q = gd_emit_or(q, Q2, n2, SP[s2][2 * i], 0)
+        s0 = pos + sl[0]
+        if ns == 4:
+            for i0 in range(c0):
+                p = gd_emit_or(p, Q3, nq, lw | SP[s0][2 * i0], hw)
+            g.out.n = (p - g.out.data) >> 1
+            continue
+        # wild-free: skip the one-suit fill (a straight flush) where the
+        # first two slots share a suit that slots 2..4 all hold
+        s1 = pos + 1
+        o2 = g.nat[seq_rank(s2)] & 15
+        o3 = g.nat[seq_rank(s3)] & 15
+        o4 = g.nat[seq_rank(s4)] & 15
+        if (g.nat[seq_rank(s0)] & g.nat[seq_rank(s1)] & o2 & o3 & o4 & 15) == 0:
+            # no suit in all five slots (the usual case): nothing to skip
+            for i0 in range(c0):
+                for i1 in range(c1):
+                    p = gd_emit_or(p, Q3, nq, SP[s0][2 * i0] | SP[s1][2 * i1] | lw, hw)
+            g.out.n = (p - g.out.data) >> 1
+            continue
+        for i0 in range(c0):
+            for i1 in range(c1):
+                x = SP[s0][2 * i0] | SP[s1][2 * i1]
+                b = gd_ctz64(SP[s0][2 * i0]) & 3
+                skip = -1
+                if (gd_ctz64(SP[s1][2 * i1]) & 3) == b and (o2 & o3 & o4) >> b & 1:
+                    skip = ((NIB_CNT[o2 & ((1 << b) - 1)] * c3 + NIB_CNT[o3 & ((1 << b) - 1)]) * c4
+                            + NIB_CNT[o4 & ((1 << b) - 1)])
+                x |= lw
+                if skip < 0:
+                    p = gd_emit_or(p, Q3, nq, x, hw)
+                else:
+                    p = gd_emit_or(p, Q3, skip, x, hw)
+                    p = gd_emit_or(p, Q3 + 2 * (skip + 1), nq - skip - 1, x, hw)
+        g.out.n = (p - g.out.data) >> 1
     return 0
 
 
-cdef inline uint64_t* _fill5(uint64_t* p, uint64_t[5][4] N, uint8_t[5][4] S, int* c,
-                             uint64_t lt, uint64_t ht) noexcept nogil:
-    """Wild-free straights: one natural per slot, not all of one suit."""
-    cdef int i0, i1, i2, i3, i4, s1, s2, s3, s4
-    cdef uint64_t m1, m2, m3
-    for i0 in range(c[0]):
-        for i1 in range(c[1]):
-            m1 = N[0][i0] | N[1][i1] | lt
-            s1 = S[0][i0] | S[1][i1]
-            for i2 in range(c[2]):
-                m2 = m1 | N[2][i2]
-                s2 = s1 | S[2][i2]
-                for i3 in range(c[3]):
-                    m3 = m2 | N[3][i3]
-                    s3 = s2 | S[3][i3]
-                    for i4 in range(c[4]):
-                        s4 = s3 | S[4][i4]
-                        if (s4 & (s4 - 1)) == 0:
-                            continue
-                        p[0] = m3 | N[4][i4]
-                        p[1] = ht
-                        p += 2
-    return p
+# WSLOT_A[m], WSLOT_B[m]: the first and second slot of the wild-slot set m (5: none)
+cdef uint8_t WSLOT_A[32]
+cdef uint8_t WSLOT_B[32]
+for _m in range(32):
+    WSLOT_A[_m] = 5
+    WSLOT_B[_m] = 5
+    for _a in range(4, -1, -1):
+        if (_m >> _a) & 1:
+            WSLOT_B[_m] = WSLOT_A[_m]
+            WSLOT_A[_m] = _a
 
 
-cdef inline uint64_t* _fill4(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-                             const uint64_t* D, int na, int nb, int nc, int nd,
-                             uint64_t lt, uint64_t ht) noexcept nogil:
-    cdef int a, b, c, d
-    cdef uint64_t m1, m2
-    for a in range(na):
-        for b in range(nb):
-            m1 = A[a] | B[b] | lt
-            for c in range(nc):
-                m2 = m1 | C[c]
-                for d in range(nd):
-                    p[0] = m2 | D[d]
-                    p[1] = ht
-                    p += 2
-    return p
-
-
-cdef inline uint64_t* _fill3(uint64_t* p, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-                             int na, int nb, int nc, uint64_t lt, uint64_t ht) noexcept nogil:
-    cdef int a, b, c
-    cdef uint64_t m1
-    for a in range(na):
-        for b in range(nb):
-            m1 = A[a] | B[b] | lt
-            for c in range(nc):
-                p[0] = m1 | C[c]
-                p[1] = ht
-                p += 2
-    return p
-
-
-cdef int straight_patterns(GenImpl* g, int pos, int need) noexcept nogil:
+cdef int straight_patterns(GenImpl* g, int pos, int need, const uint64_t* LOWF,
+                           const uint64_t* SECF, const uint8_t* LOWS) noexcept nogil:
     """Pattern mode straights: one move per set of wild slots, in full-mode
     order (WILD_SETS). Representative: the first natural (lowest suit) in
     every other slot, except that a wild-free choice that is one suit takes
     the second option of the last slot that has one (the first non-flush
-    fill in full-mode order)."""
-    cdef int v, m, s, r, nw, last2, ss, o, b
-    cdef uint64_t one
+    fill in full-mode order). The window's lowest faces are XORed out of
+    the wild slots (distinct positions of a window are distinct ranks)."""
+    cdef uint64_t W[6]
+    cdef int v, m, s, nw, last2
+    cdef uint64_t one, allw = 0
     cdef uint64_t lt = tag_lo(T_STRAIGHT)
     cdef uint64_t ht = tag_hi(pos)
+    cdef uint64_t* p
+    for s in range(5):
+        W[s] = LOWF[pos + s]
+        allw |= W[s]
+    W[5] = 0
     if buf_reserve(g.out, 16) < 0:
         return -1
+    p = g.out.data + 2 * g.out.n
     for v in range(WILD_SETS_N[g.w][need]):
         m = WILD_SETS[g.w][need][v]          # slot s = bit s of m
         nw = POP5[m]
-        one = 0
-        ss = 0
-        last2 = -1
-        for s in range(5):
-            if (m >> s) & 1:
-                continue
-            r = seq_rank(pos + s)
-            o = g.nat[r] & 15
-            b = o & (-o)                          # lowest suit held
-            one |= (<uint64_t>b) << (4 * r)
-            ss |= b
-            if o != b:
-                last2 = s
-        if nw == 0 and (ss & (ss - 1)) == 0:
+        one = allw ^ W[WSLOT_A[m]] ^ W[WSLOT_B[m]]
+        if m == 0 and (LOWS[pos] & LOWS[pos + 1] & LOWS[pos + 2] & LOWS[pos + 3] & LOWS[pos + 4]):
+            # one suit: the last slot with a second suit takes it
+            last2 = -1
+            for s in range(5):
+                if SECF[pos + s]:
+                    last2 = s
             if last2 < 0:
                 continue
-            r = seq_rank(pos + last2)
-            o = g.nat[r] & 15
-            b = o & (-o)
-            o &= o - 1                            # second lowest suit held
-            one = (one & ~((<uint64_t>b) << (4 * r))) | ((<uint64_t>(o & (-o))) << (4 * r))
-        g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
-        g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | ht
-        g.out.n += 1
+            one ^= W[last2] ^ SECF[pos + last2]
+        p[0] = one | g.wone[nw] | lt
+        p[1] = g.wtwo[nw] | ht
+        p += 2
+    g.out.n = (p - g.out.data) >> 1
     return 0
 
 
@@ -810,7 +925,9 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
     cdef uint64_t one
     cdef uint64_t lt = tag_lo(T_STRAIGHT_FLUSH)
     cdef uint32_t wins[4]
-    cdef uint32_t any_run = 0
+    cdef uint32_t any_run = 0, suits
+    cdef uint64_t fs[6]
+    cdef uint64_t wf
     cdef uint32_t own = 0
     if g.bombsize and g.bombsize != 5:
         return 0
@@ -831,23 +948,28 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
         return 0
     if buf_reserve(g.out, 10 * 4 * 16) < 0:
         return -1
-    for pos in range(10):
-        if not ((any_run >> pos) & 1):
-            continue
+    while any_run:
+        pos = gd_ctz64(any_run)
+        any_run &= any_run - 1
         if bomb_value(T_STRAIGHT_FLUSH, pos, 5, g.L) <= g.bombmin:
             continue
-        for suit in range(4):
-            if not ((wins[suit] >> pos) & 1):
-                continue
+        suits = (((wins[0] >> pos) & 1) | (((wins[1] >> pos) & 1) << 1)
+                 | (((wins[2] >> pos) & 1) << 2) | (((wins[3] >> pos) & 1) << 3))
+        while suits:
+            suit = gd_ctz64(suits)
+            suits &= suits - 1
             present = (g.suitpos[suit] >> pos) & 31
             need = (~present) & 31
+            # the run's five faces; a wild slot's face is XORed out (table)
+            wf = 0
+            for s in range(5):
+                fs[s] = (<uint64_t>1) << (4 * seq_rank(pos + s) + suit)
+                wf |= fs[s]
+            fs[5] = 0
             for v in range(WILD_SETS_N[g.w][need]):
                 m = WILD_SETS[g.w][need][v]
                 nw = POP5[m]
-                one = 0
-                for s in range(5):
-                    if not ((m >> s) & 1):
-                        one |= (<uint64_t>1) << (4 * seq_rank(pos + s) + suit)
+                one = wf ^ fs[WSLOT_A[m]] ^ fs[WSLOT_B[m]]
                 g.out.data[2 * g.out.n] = one | g.wone[nw] | lt
                 g.out.data[2 * g.out.n + 1] = g.wtwo[nw] | tag_hi(pos)
                 g.out.n += 1
@@ -878,13 +1000,14 @@ cdef int run_gen(GenImpl* g) noexcept nogil:
         return -1
     if (ty >> T_STRAIGHT) & 1 and gen_straights(g) < 0:
         return -1
-    if (ty >> T_BOMB) & 1:
-        if gen_bombs(g, 4) < 0 or gen_bombs(g, 5) < 0:
+    # bombs: only the sizes the hand can make (tested here, not in a call)
+    if (ty >> T_BOMB) & 1 and g.maxbomb >= 4:
+        if gen_bombs(g, 4) < 0 or (g.maxbomb >= 5 and gen_bombs(g, 5) < 0):
             return -1
     if (ty >> T_STRAIGHT_FLUSH) & 1 and gen_straight_flushes(g) < 0:
         return -1
     if (ty >> T_BOMB) & 1:
-        for size in range(6, 11):
+        for size in range(6, min(g.maxbomb, 10) + 1):
             if gen_bombs(g, size) < 0:
                 return -1
     if (ty >> T_JOKER_BOMB) & 1 and gen_joker_bomb(g) < 0:
@@ -900,6 +1023,15 @@ cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
                        MoveBuf* out) noexcept nogil:
     """:func:`generate` with caller-provided scratch space (a loop over many
     hands allocates it once)."""
+    if gen_setup(g, one, two, level, last_lo, last_hi, flags, out) < 0:
+        return -1
+    return run_gen(g)
+
+
+cdef int gen_setup(GenImpl* g, uint64_t one, uint64_t two, int level,
+                   uint64_t last_lo, uint64_t last_hi, int flags, MoveBuf* out) noexcept nogil:
+    """Everything but run_gen: the hand's tables, the types and bounds that
+    answer ``last`` (and the pass, first, when following)."""
     cdef int lt, lk
     gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
     g.out = out
@@ -919,7 +1051,7 @@ cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
             g.minkey = key_strength(lt, lk, level)
         else:
             g.types = 0         # tribute/back: nothing beats them
-    return run_gen(g)
+    return 0
 
 
 cdef Gen* gen_new() noexcept nogil:
@@ -1664,18 +1796,72 @@ def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
 # Batch entry point
 # ---------------------------------------------------------------------------
 
-cdef object _owned_array(MoveBuf* buf, int level):
-    """A (n, 2) uint64 array viewing `buf`'s data, which moves into a
-    MoveList kept alive as the array's base (no copy)."""
-    cdef MoveList owner = MoveList.__new__(MoveList)
+# The batch output pool. A batch's words live in one large buffer (12 KB per
+# 27-card hand); fresh memory of that size comes from the kernel page by
+# page, and the first touch of each page was 1-4 us per hand on top of the
+# generator. So the buffer of a batch result goes back to this pool when
+# the last array using it is freed, and the next batch generates into it,
+# already mapped. Taken and given back with the GIL held (a dropped
+# result's owner is deallocated under the GIL); a buffer is in the pool
+# only when no array views it, so results are never invalidated, and
+# threads that run batches at the same time simply allocate their own.
+# One buffer of at most POOL_MAX_MOVES moves is kept (larger ones are freed).
+cdef MoveBuf _batch_pool            # data NULL: empty
+_batch_pool.data = NULL
+_batch_pool.n = 0
+_batch_pool.cap = 0
+cdef Py_ssize_t POOL_MAX_MOVES = 1 << 22      # 64 MB
+
+
+cdef MoveBuf _pool_take() noexcept:
+    global _batch_pool
+    cdef MoveBuf b = _batch_pool
+    _batch_pool.data = NULL
+    _batch_pool.n = 0
+    _batch_pool.cap = 0
+    b.n = 0
+    return b
+
+
+cdef void _pool_give(MoveBuf* b) noexcept:
+    global _batch_pool
+    if b.data != NULL and _batch_pool.data == NULL and b.cap <= POOL_MAX_MOVES:
+        _batch_pool = b[0]
+        _batch_pool.n = 0
+    else:
+        free(b.data)
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+
+
+cdef class _BatchWords:
+    """Owner of a batch's word buffer (the base of its ``words`` array);
+    gives the buffer back to the pool when freed."""
+    cdef MoveBuf buf
+
+    def __cinit__(self):
+        self.buf.data = NULL
+        self.buf.n = 0
+        self.buf.cap = 0
+
+    def __dealloc__(self):
+        _pool_give(&self.buf)
+
+
+cdef object _owned_array(MoveBuf* buf):
+    """A (n, 2) uint64 array viewing `buf`'s data, which moves into an
+    owner kept alive as the array's base (no copy)."""
+    cdef _BatchWords owner
     cdef cnp.npy_intp dims[2]
+    if buf.n == 0:
+        _pool_give(buf)
+        return np.empty((0, 2), dtype=np.uint64)
+    owner = _BatchWords.__new__(_BatchWords)
     owner.buf = buf[0]
-    owner._level = level
     buf.data = NULL
     buf.n = 0
     buf.cap = 0
-    if owner.buf.data == NULL:
-        return np.empty((0, 2), dtype=np.uint64)
     dims[0] = owner.buf.n
     dims[1] = 2
     arr = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64, owner.buf.data)
@@ -1713,37 +1899,52 @@ def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=Tru
     cdef MoveBuf buf
     cdef uint64_t one, two
     cdef int rc = 0, flags = _flags(pattern, wild_sf)
-    cdef cnp.ndarray offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef cnp.ndarray offsets = np.empty(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
     cdef bint has_last = last_.shape[0] > 0
-    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
-    if g == NULL:
-        raise MemoryError("generator scratch allocation failed")
-    buf.data = NULL
-    buf.n = 0
-    buf.cap = 0
+    cdef GenImpl* g = _take_gen()
+    buf = _pool_take()
+    off[0] = 0
     with nogil:
         rc = buf_reserve(&buf, n * (64 if pattern else 256) + 16)
         for i in range(n):
             if rc < 0:
                 break
-            one = 0
-            two = 0
-            for f in range(54):
-                if counts[54 * i + f] >= 1:
-                    one |= (<uint64_t>1) << f
-                if counts[54 * i + f] >= 2:
-                    two |= (<uint64_t>1) << f
+            _counts_to_masks(counts + 54 * i, &one, &two)
             if has_last:
                 rc = _generate_with(g, one, two, <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
             else:
                 rc = _generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
             off[i + 1] = buf.n
-    free(g)
+    _give_gen(g)
     if rc < 0:
         buf_free(&buf)
         raise MemoryError("move buffer allocation failed")
-    return offsets, _owned_array(&buf, 0)
+    return offsets, _owned_array(&buf)
+
+
+cdef inline uint64_t _bytes_nonzero(uint64_t x) noexcept nogil:
+    """Bit 0 of each byte: that byte of x is not zero (bits folded within bytes)."""
+    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F) | (x & <uint64_t>0x0F0F0F0F0F0F0F0F)
+    x = ((x >> 2) & <uint64_t>0x0303030303030303) | (x & <uint64_t>0x0303030303030303)
+    return ((x >> 1) | x) & <uint64_t>0x0101010101010101
+
+
+cdef inline void _counts_to_masks(const uint8_t* c, uint64_t* one, uint64_t* two) noexcept nogil:
+    """The (one, two) words of 54 counts (>= 1: in one, >= 2: in two), eight
+    counts per step: a per-byte test, the eight bits gathered by a multiply."""
+    cdef uint64_t o = 0, t = 0, x
+    cdef int i
+    for i in range(7):
+        if i < 6:
+            memcpy(&x, c + 8 * i, 8)
+        else:                           # faces 48..53
+            x = <uint64_t>c[48] | (<uint64_t>c[49] << 8) | (<uint64_t>c[50] << 16) | (
+                <uint64_t>c[51] << 24) | (<uint64_t>c[52] << 32) | (<uint64_t>c[53] << 40)
+        o |= ((_bytes_nonzero(x) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+        t |= ((_bytes_nonzero(x & <uint64_t>0xFEFEFEFEFEFEFEFE) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+    one[0] = o
+    two[0] = t
 
 
 def make_movelist(words, int level):
@@ -1989,3 +2190,85 @@ def contest_order(MoveList moves not None, Hand hand not None):
     if rc < 0:
         raise MemoryError()
     return out
+
+
+# ---------------------------------------------------------------------------
+# Profiling support (bench/movegen.py --phases, docs/profile.md)
+# ---------------------------------------------------------------------------
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk_id, timespec* tp)
+    enum: CLOCK_MONOTONIC
+
+
+cdef inline int64_t _now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1, last_=None):
+    """Seconds and moves of generation restricted to the types of the bit
+    mask ``types`` (bit t: type t; 0 = set-up only) over the hands given as
+    ``one``/``two`` uint64 words and ``levels`` (int64), ``reps`` times;
+    leading, or answering the rows of ``last`` (uint64 (n, 2)). Profiling
+    support only."""
+    one_ = _c_array(one_, np.uint64, 1, 0, "one")
+    two_ = _c_array(two_, np.uint64, 1, 0, "two")
+    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
+    cdef Py_ssize_t n = one_.shape[0], i
+    if last_ is None:
+        last_ = np.zeros((n, 2), dtype=np.uint64)
+    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    if two_.shape[0] != n or levels_.shape[0] != n or last_.shape[0] != n:
+        raise ValueError("one (one, two, level, last) per hand")
+    cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
+    cdef const uint64_t* one = <const uint64_t*>cnp.PyArray_DATA(one_)
+    cdef const uint64_t* two = <const uint64_t*>cnp.PyArray_DATA(two_)
+    cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
+    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
+    cdef MoveBuf buf
+    cdef int rep, rc = 0
+    cdef int64_t t0, spent = 0, total = 0
+    cdef uint64_t cs = 0
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if g == NULL or buf_reserve(&buf, 1 << 15) < 0:
+        free(g)
+        buf_free(&buf)
+        raise MemoryError()
+    with nogil:
+        for rep in range(reps):
+            for i in range(n):
+                if levels[i] < 0 or levels[i] > 12:
+                    rc = -2
+                    break
+                buf.n = 0
+                t0 = _now_ns()
+                rc = gen_setup(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1],
+                               F_PATTERN if pattern else 0, &buf)
+                g.types &= types
+                if rc == 0:
+                    rc = run_gen(g)
+                spent += _now_ns() - t0
+                if rc < 0:
+                    break
+                total += buf.n
+                if buf.n:
+                    cs ^= buf.data[2 * buf.n - 1]
+            if rc < 0:
+                break
+    free(g)
+    buf_free(&buf)
+    if rc == -2:
+        raise LevelError("level index must be 0..12")
+    if rc < 0:
+        raise MemoryError()
+    return spent / 1e9, total, cs

@@ -1,6 +1,11 @@
 /* Bit helpers shared by the native modules (cimported through _core.pxd). */
 #ifndef GUANDAN_BITS_H
 #define GUANDAN_BITS_H
+#include <stdint.h>
+#include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 static inline int gd_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
 static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
 /* The move word (see _core.pyx): lo = faces | type << 56, hi = faces twice | key << 56. */
@@ -12,5 +17,42 @@ static inline unsigned long long gd_mix_seed(unsigned long long a, unsigned long
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+/* The move emitter of the generator's inner loops: moves p[i] = src[i] | (lo, hi)
+   for i < n, 16 bytes each (src interleaved lo, hi); returns p + 2n.
+   It works in whole chunks of GD_EMIT_CHUNK moves, so it reads up to
+   GD_EMIT_CHUNK - 1 moves past the end of src (and always at least one
+   chunk, even for n = 0) and writes as far past p + 2n: callers keep
+   GD_EMIT_CHUNK moves of slack in both. Short lists (most of them) are then
+   one pass of straight-line code, with no data-dependent loop exit to
+   mispredict; the extra stores land in the slack or under later moves. */
+#define GD_EMIT_CHUNK 4
+static inline uint64_t* gd_emit_or(uint64_t* p, const uint64_t* src, ptrdiff_t n,
+                                   uint64_t lo, uint64_t hi) {
+    ptrdiff_t i = 0;
+#if defined(__SSE2__)
+    __m128i c = _mm_set_epi64x((long long)hi, (long long)lo);
+    do {
+        _mm_storeu_si128((__m128i*)(p + 2 * i),
+                         _mm_or_si128(_mm_loadu_si128((const __m128i*)(src + 2 * i)), c));
+        _mm_storeu_si128((__m128i*)(p + 2 * i + 2),
+                         _mm_or_si128(_mm_loadu_si128((const __m128i*)(src + 2 * i + 2)), c));
+        _mm_storeu_si128((__m128i*)(p + 2 * i + 4),
+                         _mm_or_si128(_mm_loadu_si128((const __m128i*)(src + 2 * i + 4)), c));
+        _mm_storeu_si128((__m128i*)(p + 2 * i + 6),
+                         _mm_or_si128(_mm_loadu_si128((const __m128i*)(src + 2 * i + 6)), c));
+        i += GD_EMIT_CHUNK;
+    } while (i < n);
+#else
+    do {
+        ptrdiff_t j;
+        for (j = 0; j < 2 * GD_EMIT_CHUNK; j += 2) {
+            p[2 * i + j] = src[2 * i + j] | lo;
+            p[2 * i + j + 1] = src[2 * i + j + 1] | hi;
+        }
+        i += GD_EMIT_CHUNK;
+    } while (i < n);
+#endif
+    return p + 2 * n;
 }
 #endif

@@ -540,6 +540,16 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
             beat (rows of zeros lead).
         mode: ``"full"`` or ``"pattern"``.
 
+    Output memory: the moves are written into one buffer that the result's
+    ``words`` array owns. When the batch is dropped (no array views that
+    buffer any more) the buffer goes back to a one-buffer pool and the next
+    call writes into it, memory already mapped, so a caller that consumes
+    each batch before asking for the next pays no page faults for its
+    output (about 12 KB per 27-card hand). A result that is kept is never
+    reused or changed; while it is alive the next call takes fresh memory.
+    Threads: the pool is taken and refilled under the GIL; calls running at
+    the same time use their own buffers.
+
     >>> b = legal_moves_batch([Hand("S3 S3"), Hand("HR")], "2")
     >>> b.counts.tolist(), b.types.tolist()
     ([2, 1], [1, 2, 1])
@@ -567,7 +577,14 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
     else:
         if isinstance(levels, bytes) or not hasattr(levels, "__iter__"):
             raise LevelError(f"levels must be one level or a sequence of levels, got {levels!r}")
-        lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
+        if (isinstance(levels, np.ndarray) and np.issubdtype(levels.dtype, np.integer)
+                and levels.ndim == 1):
+            # integer levels 2..14, checked as one array (no Python loop)
+            if levels.size and (levels.min() < 2 or levels.max() > 14):
+                _core.level_index(levels[(levels < 2) | (levels > 14)][0])   # raises its LevelError
+            lv = levels.astype(np.int64) - 2
+        else:
+            lv = np.array([_core.level_index(x) for x in levels], dtype=np.int64)
         if lv.shape != (n,):
             raise GuandanError(f"expected {n} levels, got {lv.shape[0]}")
     if mode not in ("full", "pattern"):
