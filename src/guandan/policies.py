@@ -45,7 +45,7 @@ from ._core import Hand
 from .errors import GuandanError
 
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
-           "policy_names", "parse_policy", "explain", "BUILTIN"]
+           "policy_names", "parse_policy", "explain", "observation_fields", "BUILTIN"]
 
 _NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
 _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
@@ -107,32 +107,59 @@ class NativePolicy:
             import numpy as np
             words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
             legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
-        i = _choose(self.code, observation, legal_moves, self.rules.native, self._rng.getrandbits(64))
+        i = _choose(self.code, observation, legal_moves, self.rules, self._rng.getrandbits(64))
         if not 0 <= i < len(legal_moves):
             raise GuandanError(f"policy {self.name} made no choice")
         return legal_moves[i]
 
 
-def _choose(code: int, obs: Dict[str, Any], moves: Any, native_rules: Any, rng_seed: int) -> int:
-    from .moves import Move
+def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
+    """The native view's fields of an observation (the one reader of
+    observations for native deciders: the native policies here and the
+    search's information set): own hand, counts, this round's plays by seat
+    as move words and their union ``played``, the trick, levels, finishing
+    order, the tribute of the round, ``rules.native``."""
+    from .moves import Move as _Move
     lv = _core.level_index(obs["level"])
+    plays = []
     played = Hand()
-    for _, triple in obs.get("history", ()):
-        m = Move.from_platform(triple, lv + 2)
+    for s, triple in obs.get("history", ()):
+        m = _Move.from_platform(triple, lv + 2, rules=rules)
         if not m.is_pass:
+            plays.append((int(s), *m.words))
             played = played + m.hand()
     top = obs.get("top")
     if top is not None:
-        t = Move.from_platform(top["move"], lv + 2)
-        top_lo, top_hi, top_seat = t.words[0], t.words[1], int(top["seat"])
+        t = _Move.from_platform(top["move"], lv + 2, rules=rules)
+        top_seat, (top_lo, top_hi) = int(top["seat"]), t.words
     else:
-        top_lo = top_hi = 0
-        top_seat = -1
+        top_seat, top_lo, top_hi = -1, 0, 0
+    trib = obs.get("tribute") or {}
+    payers = [int(p) for p in trib.get("payers", [])]
+    anti = bool(trib.get("anti", False))
+    paid, recv, returned = [-1] * len(payers), [-1] * len(payers), [-1] * len(payers)
+    if not anti:
+        for i, p in enumerate(payers):
+            for payer, receiver, card in trib.get("tribute", []):
+                if payer == p:
+                    paid[i], recv[i] = _core.face_index(card), int(receiver)
+            for receiver, payer, card in trib.get("back", []):
+                if payer == p:
+                    returned[i] = _core.face_index(card)
+    return dict(seat=int(obs["seat"]), hand=Hand(obs["hand"]), counts=list(obs["card_counts"]),
+                plays=plays, played=played, rlevel=lv,
+                levels=tuple(_core.level_index(x) for x in obs["team_levels"]),
+                top_seat=top_seat, top_lo=top_lo, top_hi=top_hi, passes=int(obs.get("passes", 0)),
+                fin=list(obs.get("finish_order", ())), rules=rules.native,
+                payers=payers, paid=paid, recv=recv, returned=returned, anti=anti)
+
+
+def _choose(code: int, obs: Dict[str, Any], moves: Any, rules: Any, rng_seed: int) -> int:
+    f = observation_fields(obs, rules)
     return _engine.choose_from_view(
-        code, moves, Hand(obs["hand"]), played, int(obs["seat"]), _PHASE_CODES[obs["phase"]], lv,
-        tuple(_core.level_index(x) for x in obs["team_levels"]), top_lo, top_hi, top_seat,
-        int(obs.get("passes", 0)), list(obs["card_counts"]), list(obs.get("finish_order", ())),
-        native_rules, rng_seed)
+        code, moves, f["hand"], f["played"], f["seat"], _PHASE_CODES[obs["phase"]], f["rlevel"],
+        f["levels"], f["top_lo"], f["top_hi"], f["top_seat"], f["passes"], f["counts"], f["fin"],
+        f["rules"], rng_seed)
 
 
 class RandomPolicy:

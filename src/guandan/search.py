@@ -49,6 +49,7 @@ from . import _core, _engine, _search
 from ._core import Hand
 from .errors import GuandanError
 from .moves import Move
+from .policies import observation_fields
 
 __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
            "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose",
@@ -363,40 +364,6 @@ def choose(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> 
 
 # -- the search as a policy over observations -------------------------------------
 
-def _fields_from_observation(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
-    from .moves import Move as _Move
-    lv = _core.level_index(obs["level"])
-    plays = []
-    for s, triple in obs.get("history", ()):
-        m = _Move.from_platform(triple, lv + 2, rules=rules)
-        if not m.is_pass:
-            plays.append((int(s), *m.words))
-    top = obs.get("top")
-    if top is not None:
-        t = _Move.from_platform(top["move"], lv + 2, rules=rules)
-        top_seat, (top_lo, top_hi) = int(top["seat"]), t.words
-    else:
-        top_seat, top_lo, top_hi = -1, 0, 0
-    trib = obs.get("tribute") or {}
-    payers = [int(p) for p in trib.get("payers", [])]
-    anti = bool(trib.get("anti", False))
-    paid, recv, returned = [-1] * len(payers), [-1] * len(payers), [-1] * len(payers)
-    if not anti:
-        for i, p in enumerate(payers):
-            for payer, receiver, card in trib.get("tribute", []):
-                if payer == p:
-                    paid[i], recv[i] = _core.face_index(card), int(receiver)
-            for receiver, payer, card in trib.get("back", []):
-                if payer == p:
-                    returned[i] = _core.face_index(card)
-    return dict(seat=int(obs["seat"]), hand=Hand(obs["hand"]), counts=list(obs["card_counts"]),
-                plays=plays, rlevel=lv,
-                levels=tuple(_core.level_index(x) for x in obs["team_levels"]),
-                top_seat=top_seat, top_lo=top_lo, top_hi=top_hi, passes=int(obs.get("passes", 0)),
-                fin=list(obs.get("finish_order", ())), rules=rules.native,
-                payers=payers, paid=paid, recv=recv, returned=returned, anti=anti)
-
-
 def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     """The native information set of an observation (play phase): what
     :class:`SearchPolicy` samples worlds from. The observation's history
@@ -406,7 +373,7 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     r = rules if rules is not None else Rules.default()
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
-    f = _fields_from_observation(obs, r)
+    f = observation_fields(obs, r)
     try:
         return _search.InfoSet.from_fields(
             f["seat"], f["hand"], f["counts"], f["plays"], f["rlevel"], f["levels"], f["top_seat"],
