@@ -25,6 +25,7 @@ ctypedef struct Ply:
     uint64_t* htk
     uint32_t* hstamp           # entry valid when equal to the node's stamp
     uint64_t hmask
+    int ready                  # moves holds this ply's list already (see only_pass)
 
 ctypedef struct Solver:
     TTE* tt

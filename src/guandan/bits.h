@@ -8,6 +8,12 @@
 #endif
 static inline int gd_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
 static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+/* A hint that *p will be read soon (the solver's table probes miss the cache). */
+#if defined(__GNUC__) || defined(__clang__)
+#define gd_prefetch(p) __builtin_prefetch((const void*)(p))
+#else
+#define gd_prefetch(p) ((void)(p))
+#endif
 /* The move word (see _core.pyx): lo = faces | type << 56, hi = faces twice | key << 56. */
 #define GD_FACE_MASK ((1ULL << 54) - 1)
 /* The deal seed of game b of a series seeded a (splitmix64): the simulator,
