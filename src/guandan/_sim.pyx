@@ -28,8 +28,9 @@ cnp.import_array()
 cdef extern from *:
     """
     #include <stdlib.h>
-    static inline unsigned long long* realloc_u64(unsigned long long* p, Py_ssize_t n) {
-        return (unsigned long long*)realloc(p, (size_t)n * sizeof(unsigned long long));
+    #include <stdint.h>
+    static inline uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) {
+        return (uint64_t*)realloc(p, (size_t)n * sizeof(uint64_t));
     }
     """
     uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) noexcept nogil

@@ -58,6 +58,9 @@ from guandan._engine cimport (
 
 from .errors import GuandanError
 
+cdef extern from "gdmem.h":
+    void* gd_table_alloc(size_t nbytes, void** raw) noexcept nogil
+
 cdef enum:
     MAXPLY = 768
     NO_LO = -4
@@ -624,8 +627,7 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     if tt_bits > 30:
         tt_bits = 30
     # entries in 64-byte-aligned buckets of four
-    S.tt_raw = calloc(((<size_t>1) << tt_bits) + 4, sizeof(TTE))
-    S.tt = <TTE*>((<size_t>S.tt_raw + 63) & ~(<size_t>63)) if S.tt_raw != NULL else NULL
+    S.tt = <TTE*>gd_table_alloc((((<size_t>1) << tt_bits) + 4) * sizeof(TTE), &S.tt_raw)
     S.mask = ((<uint64_t>1) << tt_bits) - 1
     S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
