@@ -23,19 +23,12 @@ cdef inline int _flags(bint pattern, bint wild_sf) noexcept nogil:
 # Benchmark support: the generator timed in a native loop
 # ---------------------------------------------------------------------------
 
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int clk_id, timespec* tp)
-    enum: CLOCK_MONOTONIC
+cdef extern from "gdtime.h" nogil:
+    long long gd_now_ns()
 
 
 cdef inline int64_t _now_ns() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
+    return <int64_t>gd_now_ns()
 
 
 cdef object _c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):

@@ -2196,19 +2196,12 @@ def contest_order(MoveList moves not None, Hand hand not None):
 # Profiling support (bench/movegen.py --phases, docs/profile.md)
 # ---------------------------------------------------------------------------
 
-cdef extern from "<time.h>" nogil:
-    ctypedef long time_t
-    cdef struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int clk_id, timespec* tp)
-    enum: CLOCK_MONOTONIC
+cdef extern from "gdtime.h" nogil:
+    long long gd_now_ns()
 
 
 cdef inline int64_t _now_ns() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return <int64_t>ts.tv_sec * 1000000000 + ts.tv_nsec
+    return <int64_t>gd_now_ns()
 
 
 @cython.boundscheck(False)

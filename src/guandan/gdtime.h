@@ -19,6 +19,11 @@ static double gd_now(void) {
 }
 #endif
 
+/* Monotonic nanoseconds (the benchmark loops). */
+static long long gd_now_ns(void) {
+    return (long long)(gd_now() * 1e9);
+}
+
 /* CPU seconds of the calling thread (a search's budget "of one core",
    independent of how loaded the host is). */
 #ifdef _WIN32
