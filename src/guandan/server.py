@@ -83,7 +83,7 @@ import ipaddress
 import random
 from collections import deque
 from http import HTTPStatus
-from typing import Any, Deque, Dict, Iterable, List, Optional
+from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 from urllib.parse import urlsplit
 
 from ._files import atomic_write
@@ -699,19 +699,33 @@ class TableServer:
         await self._broadcast({"type": "notify", "stage": stage, "result": result})
 
     # -- session ------------------------------------------------------------------------
+    # what a session plays (the arena's tables, guandan.tables.Table, change them):
+    # game i from game_factory(i) (None: a new game from rules and seed + i), to its
+    # end (until="game") or for one round (until="round": a duplicate deal, won by
+    # the banker's team)
+    game_factory: Optional[Callable[[int], Game]] = None
+    until = "game"
+
     async def _session(self) -> None:
         victory = [0, 0, 0, 0]
         draws = [0, 0, 0, 0]
         for gi in range(self.games):
             if self._aborted:
                 break
-            self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
-            while not self._aborted and not self.game.is_over:
+            if self.game_factory is not None:
+                self.game = self.game_factory(gi)
+            else:
+                self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
+            first = self.game.round_index
+            while not self._aborted and not self.game.is_over and (
+                    self.until == "game" or self.game.round_index == first):
                 self._round_rank = self.game.level
                 await self._round()
             if self._aborted:
                 break
             w = self.game.winner
+            if self.until == "round" and w is None and self.game.last_round_order:
+                w = self.game.last_round_order[0] & 1       # the banker's team wins the deal
             for s in range(4):
                 if w is None:
                     draws[s] += 1

@@ -309,40 +309,6 @@ class Table(TableServer):
             self._forfeit(seat.index, f"illegal move: {str(e)[:200]}")
             return -1
 
-    # -- session ------------------------------------------------------------------------
-    async def _session(self) -> None:
-        victory = [0, 0, 0, 0]
-        draws = [0, 0, 0, 0]
-        for gi in range(self.games):
-            if self._aborted:
-                break
-            if self.game_factory is not None:
-                self.game = self.game_factory(gi)
-            else:
-                self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
-            first = self.game.round_index
-            while not self._aborted and not self.game.is_over and (
-                    self.until == "game" or self.game.round_index == first):
-                self._round_rank = self.game.level
-                self._round_level = self.game._core.rlevel        # (older servers)
-                await self._round()
-            if self._aborted:
-                break
-            w = self.game.winner
-            if self.until == "round" and w is None and self.game.last_round_order:
-                w = self.game.last_round_order[0] & 1       # the banker's team wins the deal
-            for s in range(4):
-                if w is None:
-                    draws[s] += 1
-                elif (s & 1) == w:
-                    victory[s] += 1
-            self._save_record(gi)
-            await self._broadcast({"type": "notify", "stage": "gameOver", "curTimes": gi + 1,
-                                   "settingTimes": self.games})
-        if not self._aborted:
-            await self._broadcast({"type": "notify", "stage": "gameResult", "victoryNum": victory,
-                                   "draws": draws})
-
     async def serve_table(self) -> List[Dict[str, Any]]:
         """Play this table's session on the connections its :meth:`_handler`
         receives (from :meth:`run`'s listener or a :class:`MultiTableServer`)."""
