@@ -10,7 +10,7 @@ cimport numpy as cnp
 import numpy as np
 
 from guandan._core cimport Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with
-from guandan._core cimport F_PATTERN
+from guandan._core cimport F_PATTERN, c_array
 
 cnp.import_array()
 
@@ -31,18 +31,6 @@ cdef inline int64_t _now_ns() noexcept nogil:
     return <int64_t>gd_now_ns()
 
 
-cdef object _c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):
-    """``a`` when it is a C-contiguous ndarray of ``dtype`` with ``ndim``
-    dimensions (and ``cols`` columns when 2-D), else ValueError. (Raw data
-    pointers instead of typed memoryviews: the memoryview support code is
-    ~22,000 lines of C per module, most of its compile time.)"""
-    if (not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != ndim
-            or not a.flags.c_contiguous or (ndim == 2 and a.shape[1] != cols)):
-        shape = f"(n, {cols})" if ndim == 2 else "(n,)"
-        raise ValueError(f"{name} must be a C-contiguous {np.dtype(dtype).name} array of shape {shape}")
-    return a
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
@@ -50,9 +38,9 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
     game loop would. Only the generator calls are timed; every move word is
     then folded into a checksum (outside the timed region) so that no work
     can be skipped. Returns ``(moves generated, checksum, seconds)``."""
-    counts_ = _c_array(counts_, np.uint8, 2, 54, "counts")
-    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
-    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    counts_ = c_array(counts_, np.uint8, 2, 54, "counts")
+    levels_ = c_array(levels_, np.int64, 1, 0, "levels")
+    last_ = c_array(last_, np.uint64, 2, 2, "last")
     cdef Py_ssize_t n = counts_.shape[0], i, f, k
     if levels_.shape[0] != n or last_.shape[0] not in (0, n):
         raise ValueError("one level (and none or one play to beat) per hand")
@@ -115,7 +103,7 @@ def ideal_loop(nmoves_, int reps=1):
     each hand; every word is then folded into a checksum outside the timed
     region). The floor the generator is measured against. Returns
     ``(moves written, checksum, seconds)``."""
-    nmoves_ = _c_array(nmoves_, np.int64, 1, 0, "nmoves")
+    nmoves_ = c_array(nmoves_, np.int64, 1, 0, "nmoves")
     cdef Py_ssize_t n = nmoves_.shape[0], i, k, m, mx = 0
     cdef const int64_t* nm = <const int64_t*>cnp.PyArray_DATA(nmoves_)
     cdef int rep
@@ -152,7 +140,7 @@ def ideal_loop(nmoves_, int reps=1):
 @cython.wraparound(False)
 def move_counts(counts_, levels_, last_, bint pattern=False):
     """Moves generated per hand (int64 array), for :func:`ideal_loop`."""
-    counts_ = _c_array(counts_, np.uint8, 2, 54, "counts")
+    counts_ = c_array(counts_, np.uint8, 2, 54, "counts")
     cdef Py_ssize_t n = counts_.shape[0], i
     out = np.zeros(n, dtype=np.int64)
     for i in range(n):

@@ -97,3 +97,7 @@ cdef class MoveList:
     cdef int _level
     cdef object _move(self, Py_ssize_t i)
     cpdef tuple raw(self, object i)
+
+# an ndarray argument checked for dtype, dimensions, columns and C order
+# (ValueError otherwise): the batch entry points of _core and _bench
+cdef object c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name)

@@ -1869,7 +1869,7 @@ cdef object _owned_array(MoveBuf* buf):
     return arr
 
 
-cdef object _c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):
+cdef object c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name):
     """``a`` when it is a C-contiguous ndarray of ``dtype`` with ``ndim``
     dimensions (and ``cols`` columns when 2-D), else ValueError. (Raw data
     pointers instead of typed memoryviews: the memoryview support code is
@@ -1887,9 +1887,9 @@ def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=Tru
     """Native loop over many hands (validated by the caller: ``counts``
     uint8 (n, 54), ``levels`` int64 (n,), ``last`` uint64 (n or 0, 2)).
     Returns ``(offsets int64[n+1], moves uint64[m, 2])``; the GIL is released."""
-    counts_ = _c_array(counts_, np.uint8, 2, 54, "counts")
-    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
-    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    counts_ = c_array(counts_, np.uint8, 2, 54, "counts")
+    levels_ = c_array(levels_, np.int64, 1, 0, "levels")
+    last_ = c_array(last_, np.uint64, 2, 2, "last")
     cdef Py_ssize_t n = counts_.shape[0], i, f
     if levels_.shape[0] != n or last_.shape[0] not in (0, n):
         raise ValueError("one level (and none or one play to beat) per hand")
@@ -2212,13 +2212,13 @@ def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int re
     ``one``/``two`` uint64 words and ``levels`` (int64), ``reps`` times;
     leading, or answering the rows of ``last`` (uint64 (n, 2)). Profiling
     support only."""
-    one_ = _c_array(one_, np.uint64, 1, 0, "one")
-    two_ = _c_array(two_, np.uint64, 1, 0, "two")
-    levels_ = _c_array(levels_, np.int64, 1, 0, "levels")
+    one_ = c_array(one_, np.uint64, 1, 0, "one")
+    two_ = c_array(two_, np.uint64, 1, 0, "two")
+    levels_ = c_array(levels_, np.int64, 1, 0, "levels")
     cdef Py_ssize_t n = one_.shape[0], i
     if last_ is None:
         last_ = np.zeros((n, 2), dtype=np.uint64)
-    last_ = _c_array(last_, np.uint64, 2, 2, "last")
+    last_ = c_array(last_, np.uint64, 2, 2, "last")
     if two_.shape[0] != n or levels_.shape[0] != n or last_.shape[0] != n:
         raise ValueError("one (one, two, level, last) per hand")
     cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)

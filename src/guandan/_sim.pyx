@@ -35,6 +35,24 @@ cdef extern from *:
     """
     uint64_t* realloc_u64(uint64_t* p, Py_ssize_t n) noexcept nogil
 
+
+cdef inline int push3(uint64_t** buf, Py_ssize_t* n, Py_ssize_t* cap, uint64_t a, uint64_t b,
+                      uint64_t c) noexcept nogil:
+    """Append (a, b, c) to a growable buffer; -1 when out of memory (the
+    buffer is then left as it was, still owned by the caller)."""
+    cdef uint64_t* p
+    if n[0] + 3 > cap[0]:
+        p = realloc_u64(buf[0], cap[0] * 2 + 1024)
+        if p == NULL:
+            return -1
+        buf[0] = p
+        cap[0] = cap[0] * 2 + 1024
+    buf[0][n[0]] = a
+    buf[0][n[0] + 1] = b
+    buf[0][n[0] + 2] = c
+    n[0] += 3
+    return 0
+
 DEAL_FIELDS = ("game", "round", "level", "order", "banker_team", "delta", "tribute", "anti",
                "decisions", "bombs", "game_over", "winner")
 GAME_FIELDS = ("game", "rounds", "decisions", "bombs", "winner", "levels", "tributes",
@@ -274,27 +292,13 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                         rc = -1
                         break
                     if asking:
-                        if pend_n + 3 > pend_cap:
-                            pend_cap = pend_cap * 2 + 1024
-                            pend = <uint64_t*>realloc_u64(pend, pend_cap)
-                            if pend == NULL:
-                                rc = -1
-                                break
-                        pend[pend_n] = st.to_act
-                        pend[pend_n + 1] = b.data[2 * i]
-                        pend[pend_n + 2] = b.data[2 * i + 1]
-                        pend_n += 3
+                        if push3(&pend, &pend_n, &pend_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                            rc = -1
+                            break
                     if recording:
-                        if rec_n + 3 > rec_cap:
-                            rec_cap = rec_cap * 2 + 1024
-                            rec = <uint64_t*>realloc_u64(rec, rec_cap)
-                            if rec == NULL:
-                                rc = -1
-                                break
-                        rec[rec_n] = st.to_act
-                        rec[rec_n + 1] = b.data[2 * i]
-                        rec[rec_n + 2] = b.data[2 * i + 1]
-                        rec_n += 3
+                        if push3(&rec, &rec_n, &rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                            rc = -1
+                            break
                     if is_bomb_type(move_type(b.data[2 * i])):
                         bombs += 1
                     if check:
@@ -466,16 +470,9 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
                     rc = -1
                     break
                 if record:
-                    if rec_n + 3 > rec_cap:
-                        rec_cap = rec_cap * 2 + 1024
-                        rec = <uint64_t*>realloc_u64(rec, rec_cap)
-                        if rec == NULL:
-                            rc = -1
-                            break
-                    rec[rec_n] = st.to_act
-                    rec[rec_n + 1] = b.data[2 * i]
-                    rec[rec_n + 2] = b.data[2 * i + 1]
-                    rec_n += 3
+                    if push3(&rec, &rec_n, &rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                        rc = -1
+                        break
                 if is_bomb_type(move_type(b.data[2 * i])):
                     bombs += 1
                 st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
