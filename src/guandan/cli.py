@@ -203,10 +203,10 @@ def _cmd_web(args: argparse.Namespace) -> int:
     watch = [[b.strip() for b in w.split(",")] for w in args.watch or ()]
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     with _listening(args.host, str(args.port)):
-        print(f"web table: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
         serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
                   watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
-                  rules=Rules.named(args.rules), origins=origins)
+                  rules=Rules.named(args.rules), origins=origins,
+                  announce=lambda url: print(f"web table: {url}  (Ctrl-C stops)", flush=True))
     return 0
 
 

@@ -472,9 +472,14 @@ class WebApp:
         c.send({"type": "replay", "state": c.replay.view()})
 
 
-def serve_web(host: str = "127.0.0.1", port: int = 8765, **kwargs: Any) -> None:
-    """Run a :class:`WebApp` until interrupted (blocking)."""
-    asyncio.run(WebApp(host, port, **kwargs).run())
+def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[Callable[[str], None]] = None,
+              **kwargs: Any) -> None:
+    """Run a :class:`WebApp` until interrupted (blocking). ``announce(url)``
+    is called once the options are checked, before serving."""
+    app = WebApp(host, port, **kwargs)
+    if announce is not None:
+        announce(f"http://{host}:{port}/")
+    asyncio.run(app.run())
 
 
 async def run_with_tables(server: Any, app: WebApp) -> Any:
