@@ -680,7 +680,12 @@ cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_
     static_bounds(st, &lo, &hi)
     while lo < hi:
         # test "value >= t": each completed test proves a bound
-        t = lo + (hi - lo + 1) // 2
+        if hi < 0:
+            # the mirror image of the positive side's order: first whether
+            # team 1's partner is last (value -1), as there whether team 0's is
+            t = hi - (hi - lo + 1) // 2 + 1
+        else:
+            t = lo + (hi - lo + 1) // 2
         S.root_best = -1
         r = ab(S, st, t - 1, t, 0, cf)
         if S.aborted:
