@@ -10,6 +10,9 @@ cdef extern from "gdtime.h":
     double gd_now() noexcept nogil
     double gd_thread_cpu() noexcept nogil
 
+cdef enum:
+    MAXKIDS = 64
+
 ctypedef struct TTE:                # 16 bytes: four to a cache line
     uint64_t k1                # two independent keys of the position (64 + 32 bits)
     uint32_t k2
@@ -26,6 +29,8 @@ ctypedef struct Ply:
     uint32_t* hstamp           # entry valid when equal to the node's stamp
     uint64_t hmask
     int ready                  # moves holds this ply's list already (see only_pass)
+    uint64_t kid1[MAXKIDS]     # keys of the rank-free children searched at this node
+    uint64_t kid2[MAXKIDS]
 
 ctypedef struct Solver:
     TTE* tt

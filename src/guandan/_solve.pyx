@@ -33,6 +33,13 @@ can make one (hands only shrink, so never again), positions are keyed on
 rank counts (wilds and jokers apart) and the play to beat on its type, key
 and size, and of the moves that differ only in suits one is searched.
 
+Rank-free positions: once no hand can make a sequence (straight, straight
+flush, tube, plate) either, every combination left is compared by level
+order alone, so the value depends on the ranks only through their order:
+positions are keyed on the ranks in play squeezed together (the level rank
+keeping its place while a wild is held), and of two moves that reach the same
+squeezed position (two singles no other card lies between) one is searched.
+
 Forced passes (a follower with no card that beats) are played at once, not
 searched as nodes.
 
@@ -50,13 +57,17 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, T_PASS, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
+    key_strength, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
 )
 
 from .errors import GuandanError
+
+cdef extern from *:
+    int __builtin_clzll(unsigned long long) noexcept nogil
+    int __builtin_ctzll(unsigned long long) noexcept nogil
 
 cdef extern from "gdmem.h":
     void* gd_table_alloc(size_t nbytes, void** raw) noexcept nogil
@@ -215,6 +226,64 @@ cdef inline bint sf_free(const State* st) noexcept nogil:
     return True
 
 
+cdef inline bint hand_can_seq(uint64_t c) noexcept nogil:
+    """Whether a hand (``canon`` form) can make a straight, a tube or a plate
+    (natural order, A low or high, wilds filling gaps). Straight flushes are
+    straights, so a hand that cannot make any of these is also suit-free."""
+    cdef int w = <int>((c >> 52) & 3), n = w, i, j, need
+    cdef int cnt[14]
+    for i in range(13):
+        cnt[i + 1] = <int>((c >> (4 * i)) & 15)
+        n += cnt[i + 1]
+    if n < 5:
+        return False
+    cnt[0] = cnt[13]                    # the ace, low
+    for i in range(10):
+        need = 0
+        for j in range(i, i + 5):
+            need += cnt[j] == 0
+        if need <= w:
+            return True
+    if n < 6:
+        return False
+    for i in range(12):
+        need = 0
+        for j in range(i, i + 3):
+            if cnt[j] < 2:
+                need += 2 - cnt[j]
+        if need <= w:
+            return True
+    for i in range(13):
+        need = 0
+        for j in range(i, i + 2):
+            if cnt[j] < 3:
+                need += 3 - cnt[j]
+        if need <= w:
+            return True
+    return False
+
+
+cdef inline bint seq_free(const State* st) noexcept nogil:
+    """No hand can make a sequence (straight, straight flush, tube, plate):
+    ranks then matter only through their level order (see rank_keys)."""
+    cdef int s
+    for s in range(4):
+        if hand_can_seq(canon(st.one[s], st.two[s], st.rlevel)):
+            return False
+    return True
+
+
+cdef inline int position_mode(const State* st) noexcept nogil:
+    """0: suits and ranks matter; 1: suit-free (no straight flush can be made);
+    2: rank-free as well (no sequence can be made). Hands only shrink, so a
+    mode once reached holds for every later position of the round."""
+    if seq_free(st):
+        return 2
+    if sf_free(st):
+        return 1
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # Keys and the transposition table
 # ---------------------------------------------------------------------------
@@ -261,6 +330,98 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
         a = 1
     k1[0] = a
     k2[0] = b
+
+
+cdef uint64_t NIB13 = (<uint64_t>1 << 52) - 1
+
+
+cdef inline uint64_t level_ordered(uint64_t c, int level) noexcept nogil:
+    """The 13 rank nibbles of a ``canon`` word in level order (the level rank
+    lifted above A, into nibble 12)."""
+    cdef int L = 4 * level
+    cdef uint64_t low = c & ((<uint64_t>1 << L) - 1)
+    cdef uint64_t high = ((c & NIB13) >> (L + 4)) << L
+    return low | high | (((c >> L) & 15) << 48)
+
+
+cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    """Keys of a rank-free position (see seq_free): with no sequence possible
+    every combination is compared by level order alone, so two positions whose
+    hands match after an order-preserving renaming of the ranks in play (the
+    hands' ranks, the level rank while a wild is held, the rank of the play
+    to beat) have the same value. The hands are keyed on their rank counts
+    with the absent ranks squeezed out, the play to beat on its type, size and
+    squeezed key."""
+    cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
+    cdef uint64_t c[4]
+    cdef uint64_t v, w, x, present = 0, tk
+    cdef int s, t, k, j, slot, nsl = 0, tslot = -1
+    cdef int slots[13]
+    cdef bint wild = False
+    for s in range(4):
+        x = canon(st.one[s], st.two[s], st.rlevel)
+        c[s] = x
+        v = level_ordered(x, st.rlevel)
+        v = v | (v >> 1)
+        v = v | (v >> 2)
+        present |= v & <uint64_t>0x1111111111111
+        if (x >> 52) & 3:
+            present |= <uint64_t>1 << 48        # a wild plays as the level rank
+            wild = True
+    t = (st.top_lo >> TAG_SHIFT) & 15
+    k = (st.top_hi >> TAG_SHIFT) & 31
+    if t == T_SINGLE or t == T_PAIR or t == T_TRIPS or t == T_THREE_WITH_TWO or t == T_BOMB:
+        if k < 13:
+            tslot = 12 if k == st.rlevel else (k if k < st.rlevel else k - 1)
+            present |= <uint64_t>1 << (4 * tslot)
+    # the ranks in play, in level order
+    x = present
+    while x:
+        j = __builtin_ctzll(x)
+        slots[nsl] = j
+        nsl += 1
+        x &= x - 1
+    for s in range(4):
+        v = level_ordered(c[s], st.rlevel)
+        w = 0
+        for j in range(nsl):
+            w |= ((v >> slots[j]) & 15) << (4 * j)
+        w |= c[s] & (<uint64_t>63 << 52)        # wilds, small and big jokers
+        a = fmix(a ^ w)
+        b = fmix(b ^ (w * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
+    # the play to beat: a squeezed rank, a joker, or (sequences, joker bomb:
+    # nobody can make another of that type) no key
+    if tslot >= 0:
+        tk = 0
+        for j in range(nsl):
+            if slots[j] == 4 * tslot:
+                tk = j
+        tk += 1
+    elif (t == T_SINGLE or t == T_PAIR) and k >= 13:
+        tk = <uint64_t>(k + 8)
+    else:
+        tk = 0
+    x = (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
+    if wild:
+        # a wild played alone is a level card: the level rank (the highest
+        # rank in play, as one is held) must keep its place
+        x |= (<uint64_t>nsl) << 20
+    w = small_word(st) | (x << 34) | (<uint64_t>1 << 62)
+    a = fmix(a ^ w)
+    b = fmix(b ^ (w * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>7))
+    if a == 0 and b == 0:
+        a = 1
+    k1[0] = a
+    k2[0] = b
+
+
+cdef inline void mode_keys(const State* st, int mode, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    if mode == 2:
+        rank_keys(st, k1, k2)
+    elif mode == 1:
+        canon_keys(st, k1, k2)
+    else:
+        pos_keys(st, k1, k2)
 
 
 cdef inline void pos_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
@@ -321,6 +482,8 @@ cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, i
         t.lohi = <uint8_t>((lo + 4) | ((hi + 4) << 4))
         if 0 <= best < 65535:
             t.best = <uint16_t>(best + 1)
+        if size > t.size:
+            t.size = <uint8_t>size
         return
     # replace the entry with the smallest subtree (fewest cards), the first on ties
     t = &e[0]
@@ -482,7 +645,15 @@ cdef inline bint only_pass(Solver* S, State* st, Ply* P) noexcept nogil:
     return False
 
 
-cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) noexcept nogil:
+cdef inline bint seen_kid(Ply* P, uint64_t k1, uint64_t k2, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if P.kid1[i] == k1 and P.kid2[i] == k2:
+            return True
+    return False
+
+
+cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode) noexcept nogil:
     """Fail-soft alpha-beta (team-0 value). ``cf``: the position is suit-free
     (no straight flush can be made any more)."""
     cdef int seat = st.to_act
@@ -493,9 +664,12 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) n
     cdef TTE* e
     cdef Ply* P
     cdef State child
-    cdef bint ccf, ready
+    cdef bint ready, cf = mode > 0
+    cdef int cmode, nkids = 0
+    cdef int64_t n0
 
     S.nodes += 1
+    n0 = S.nodes
     # moves already generated by the parent's forced-pass test (only_pass)
     ready = False
     if ply < MAXPLY:
@@ -516,12 +690,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) n
         alpha = slo - 1
     if beta > shi + 1:
         beta = shi + 1
-    size = ncards(st.one[0], st.two[0]) + ncards(st.one[1], st.two[1]) + \
-        ncards(st.one[2], st.two[2]) + ncards(st.one[3], st.two[3])
-    if cf:
-        canon_keys(st, &k1, &k2)
-    else:
-        pos_keys(st, &k1, &k2)
+    mode_keys(st, mode, &k1, &k2)
     e = tt_probe(S, k1, <uint32_t>k2)
     if e != NULL:
         elo = tt_lo(e)
@@ -567,17 +736,26 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) n
         else:
             memcpy(&child, st, sizeof(State))
             st_apply(&child, lo, hi)
-            ccf = cf or sf_free(&child)
+            cmode = 2 if mode == 2 else position_mode(&child)
+            if cmode < mode:
+                cmode = mode
+            mode_keys(&child, cmode, &ck1, &ck2)
+            if cmode == 2:
+                # two moves that reach the same rank-free position (say two
+                # singles no other card lies between) have the same value:
+                # search the first
+                if seen_kid(P, ck1, ck2, nkids):
+                    continue
+                if nkids < MAXKIDS:
+                    P.kid1[nkids] = ck1
+                    P.kid2[nkids] = ck2
+                    nkids += 1
             # start loading the child's table bucket now: the forced-pass
             # test below (a move generation) runs while it arrives
-            if ccf:
-                canon_keys(&child, &ck1, &ck2)
-            else:
-                pos_keys(&child, &ck1, &ck2)
             gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
             while only_pass(S, &child, &S.plies[ply + 1]):
                 st_apply(&child, 0, 0)
-            v = ab(S, &child, a, b, ply + 1, ccf)
+            v = ab(S, &child, a, b, ply + 1, cmode)
             if S.aborted:
                 return 0
         if maxi:
@@ -611,7 +789,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, bint cf) n
         lo_new = slo
     if hi_new > shi:
         hi_new = shi
-    tt_store(S, k1, <uint32_t>k2, lo_new, hi_new, bi, size)
+    tt_store(S, k1, <uint32_t>k2, lo_new, hi_new, bi, 64 - __builtin_clzll(<uint64_t>(S.nodes - n0 + 1)))
     return best
 
 # ---------------------------------------------------------------------------
@@ -669,7 +847,7 @@ cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_
     cdef double t0 = gd_now()
     cdef int best_idx = -1
     cdef Ply* P
-    cdef bint cf = sf_free(st)
+    cdef int mode = position_mode(st)
     memset(out, 0, sizeof(SolveOut))
     if st.phase != PH_PLAY:
         return -1
@@ -687,7 +865,7 @@ cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_
         else:
             t = lo + (hi - lo + 1) // 2
         S.root_best = -1
-        r = ab(S, st, t - 1, t, 0, cf)
+        r = ab(S, st, t - 1, t, 0, mode)
         if S.aborted:
             break
         if r >= t:
@@ -805,3 +983,15 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     finally:
         buf_free(&root)
         solver_free(S)
+
+
+def _rank_free_key(bytes state):
+    """The rank-free key of a native state (see rank_keys), or None when a
+    sequence can still be made. For tests."""
+    cdef State st
+    cdef uint64_t k1, k2
+    _state_from_bytes(state, &st)
+    if position_mode(&st) != 2:
+        return None
+    rank_keys(&st, &k1, &k2)
+    return (k1, k2)

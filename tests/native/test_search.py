@@ -495,6 +495,73 @@ def test_solve_straight_flush_positions():
         assert search.solve(g).value == minimax(g), g.position
 
 
+def level_heavy_endgame(rng, max_cards):
+    """Hands drawn mostly from the cards whose rank is special: the level
+    cards, the wilds among them, the jokers."""
+    level = rng.choice(RANKS)
+    special = [c for c in DECK if c[1] == level or c in ("SB", "HR")]
+    rest = [c for c in DECK if c not in special]
+    rng.shuffle(special)
+    rng.shuffle(rest)
+    deck = special[:rng.randrange(2, 8)] + rest
+    sizes = [rng.randint(1, max_cards) for _ in range(4)]
+    deck = deck[:sum(sizes)]
+    rng.shuffle(deck)
+    hands, k = [], 0
+    for n in sizes:
+        hands.append(deck[k:k + n])
+        k += n
+    return Game.from_position(hands, level=level, to_act=rng.randrange(4))
+
+
+def test_solve_level_cards_and_wilds_against_brute_force():
+    """Where no sequence can be made the solver keys positions on the ranks
+    in play squeezed together; the level rank (a lone wild plays as a level
+    card) must keep its place. Against brute force."""
+    rng = random.Random(35)
+    for _ in range(120):
+        g = level_heavy_endgame(rng, 3)
+        assert search.solve(g).value == minimax(g), g.position
+
+
+def test_rank_free_keys_only_join_positions_of_equal_value():
+    """Every position of a brute-forced tree that has a rank-free key: the
+    positions sharing a key have one value."""
+    from guandan._solve import _rank_free_key
+    rng = random.Random(36)
+    joined = 0
+    for _ in range(40):
+        g = level_heavy_endgame(rng, 3)
+        groups = {}
+        memo = {}
+
+        def walk(game):
+            key = game.position
+            if key in memo:
+                return memo[key]
+            r0 = game.round_index
+            values = []
+            for move in list(game.legal_moves()):
+                game.play(move)
+                if game.round_index != r0 or game.is_over:
+                    values.append(round_value(game.last_round_order))
+                else:
+                    values.append(walk(game))
+                game.undo()
+            v = max(values) if game.to_act % 2 == 0 else min(values)
+            memo[key] = v
+            rk = _rank_free_key(game._core.state_bytes())
+            if rk is not None:
+                groups.setdefault(rk, set()).add((v, key))
+            return v
+
+        walk(g)
+        for members in groups.values():
+            assert len({v for v, _ in members}) == 1, sorted(members)
+            joined += len(members) - 1
+    assert joined > 100
+
+
 # -- the search player -----------------------------------------------------------
 
 def test_search_decisions_deterministic():
