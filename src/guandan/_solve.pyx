@@ -335,15 +335,6 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
 cdef uint64_t NIB13 = (<uint64_t>1 << 52) - 1
 
 
-cdef inline uint64_t level_ordered(uint64_t c, int level) noexcept nogil:
-    """The 13 rank nibbles of a ``canon`` word in level order (the level rank
-    lifted above A, into nibble 12)."""
-    cdef int L = 4 * level
-    cdef uint64_t low = c & ((<uint64_t>1 << L) - 1)
-    cdef uint64_t high = ((c & NIB13) >> (L + 4)) << L
-    return low | high | (((c >> L) & 15) << 48)
-
-
 cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
     """Keys of a rank-free position (see seq_free): with no sequence possible
     every combination is compared by level order alone, so two positions whose
@@ -354,55 +345,55 @@ cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept
     squeezed key."""
     cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
     cdef uint64_t c[4]
-    cdef uint64_t v, w, x, present = 0, tk
-    cdef int s, t, k, j, slot, nsl = 0, tslot = -1
-    cdef int slots[13]
-    cdef bint wild = False
+    cdef uint64_t v[4]
+    cdef uint64_t x, w, present = 0, absent, lowm, tk = 0, jokers = 0
+    cdef int s, t, k, top, p, tslot = -1, nsl, L = 4 * st.rlevel
     for s in range(4):
         x = canon(st.one[s], st.two[s], st.rlevel)
         c[s] = x
-        v = level_ordered(x, st.rlevel)
-        v = v | (v >> 1)
-        v = v | (v >> 2)
-        present |= v & <uint64_t>0x1111111111111
-        if (x >> 52) & 3:
-            present |= <uint64_t>1 << 48        # a wild plays as the level rank
-            wild = True
+        jokers |= x
+        # the rank nibbles in level order (the level rank lifted above A)
+        x = (x & ((<uint64_t>1 << L) - 1)) | (((x & NIB13) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
+        v[s] = x
+        present |= x
+    present = present | (present >> 1)
+    present = (present | (present >> 2)) & <uint64_t>0x1111111111111
+    if (jokers >> 52) & 3:
+        present |= <uint64_t>1 << 48            # a wild plays as the level rank
     t = (st.top_lo >> TAG_SHIFT) & 15
     k = (st.top_hi >> TAG_SHIFT) & 31
     if t == T_SINGLE or t == T_PAIR or t == T_TRIPS or t == T_THREE_WITH_TWO or t == T_BOMB:
         if k < 13:
             tslot = 12 if k == st.rlevel else (k if k < st.rlevel else k - 1)
             present |= <uint64_t>1 << (4 * tslot)
-    # the ranks in play, in level order
-    x = present
-    while x:
-        j = __builtin_ctzll(x)
-        slots[nsl] = j
-        nsl += 1
-        x &= x - 1
+            # the squeezed key: the ranks in play below it, plus one
+            tk = <uint64_t>pc64(present & ((<uint64_t>1 << (4 * tslot)) - 1)) + 1
+        elif t == T_SINGLE or t == T_PAIR:
+            tk = <uint64_t>(k + 8)              # a joker
+    # (sequences, joker bomb: nobody can make another of that type, no key)
+    nsl = pc64(present)
+    # squeeze out the absent ranks below the highest present one, a run of
+    # them at a time, from the top down
+    absent = ~present & <uint64_t>0x1111111111111
+    if present:
+        absent &= (<uint64_t>1 << (63 - __builtin_clzll(present))) - 1
+    else:
+        absent = 0
+    while absent:
+        top = 63 - __builtin_clzll(absent)
+        p = top
+        while p >= 4 and (absent >> (p - 4)) & 1:
+            p -= 4
+        lowm = (<uint64_t>1 << p) - 1
+        for s in range(4):
+            v[s] = (v[s] & lowm) | ((v[s] >> (top + 4 - p)) & ~lowm)
+        absent &= lowm
     for s in range(4):
-        v = level_ordered(c[s], st.rlevel)
-        w = 0
-        for j in range(nsl):
-            w |= ((v >> slots[j]) & 15) << (4 * j)
-        w |= c[s] & (<uint64_t>63 << 52)        # wilds, small and big jokers
+        w = v[s] | (c[s] & (<uint64_t>63 << 52))   # wilds, small and big jokers
         a = fmix(a ^ w)
         b = fmix(b ^ (w * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
-    # the play to beat: a squeezed rank, a joker, or (sequences, joker bomb:
-    # nobody can make another of that type) no key
-    if tslot >= 0:
-        tk = 0
-        for j in range(nsl):
-            if slots[j] == 4 * tslot:
-                tk = j
-        tk += 1
-    elif (t == T_SINGLE or t == T_PAIR) and k >= 13:
-        tk = <uint64_t>(k + 8)
-    else:
-        tk = 0
     x = (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
-    if wild:
+    if (jokers >> 52) & 3:
         # a wild played alone is a level card: the level rank (the highest
         # rank in play, as one is held) must keep its place
         x |= (<uint64_t>nsl) << 20
@@ -653,7 +644,8 @@ cdef inline bint seen_kid(Ply* P, uint64_t k1, uint64_t k2, int n) noexcept nogi
     return False
 
 
-cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode) noexcept nogil:
+cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
+            uint64_t pk1, uint64_t pk2) noexcept nogil:
     """Fail-soft alpha-beta (team-0 value). ``cf``: the position is suit-free
     (no straight flush can be made any more)."""
     cdef int seat = st.to_act
@@ -690,7 +682,11 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode) 
         alpha = slo - 1
     if beta > shi + 1:
         beta = shi + 1
-    mode_keys(st, mode, &k1, &k2)
+    if pk1 != 0 or pk2 != 0:
+        k1 = pk1                        # computed by the parent
+        k2 = pk2
+    else:
+        mode_keys(st, mode, &k1, &k2)
     e = tt_probe(S, k1, <uint32_t>k2)
     if e != NULL:
         elo = tt_lo(e)
@@ -753,9 +749,13 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode) 
             # start loading the child's table bucket now: the forced-pass
             # test below (a move generation) runs while it arrives
             gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
-            while only_pass(S, &child, &S.plies[ply + 1]):
+            if only_pass(S, &child, &S.plies[ply + 1]):
                 st_apply(&child, 0, 0)
-            v = ab(S, &child, a, b, ply + 1, cmode)
+                while only_pass(S, &child, &S.plies[ply + 1]):
+                    st_apply(&child, 0, 0)
+                ck1 = 0
+                ck2 = 0
+            v = ab(S, &child, a, b, ply + 1, cmode, ck1, ck2)
             if S.aborted:
                 return 0
         if maxi:
@@ -865,7 +865,7 @@ cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_
         else:
             t = lo + (hi - lo + 1) // 2
         S.root_best = -1
-        r = ab(S, st, t - 1, t, 0, mode)
+        r = ab(S, st, t - 1, t, 0, mode, 0, 0)
         if S.aborted:
             break
         if r >= t:
