@@ -2,7 +2,7 @@
 
     python bench/search.py [--quick] [--spec search:ms=200] [--deals 100] [--vs expert]
                            [--sizes 2,3,4,5,6,7] [--real 6,8,10] [--solve-n 40]
-                           [--concurrency 1] [--skip-duplicate]
+                           [--concurrency 1] [--skip-duplicate] [--stress 200]
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
@@ -13,7 +13,8 @@
    (random level and leader), CPU time and nodes (median, 90th percentile,
    max; a cap of 6M nodes) and how many are exact within 1 s of CPU. Plus real
    endgames: greedy first-round games stopped when at most k cards are left
-   in every hand (--real).
+   in every hand (--real). --stress N adds a second, larger sample of the
+   stress case (N random deals of 6 cards to each seat, seed 7).
 3. The search against each --vs opponent in the arena (`guandan.arena`):
    duplicate deals - each deal twice, same cards, the teams' seats swapped -
    from seeded starts (random levels, tribute from a seeded previous order),
@@ -27,17 +28,23 @@ this process (the host is shared, so wall time is noisier); the search's
 ``ms`` budget is wall time, so a loaded host gives it fewer rollouts.
 """
 
-import argparse
-import json
-import math
-import random
-import statistics
-import time
+import os
 
-import numpy as np
+# numpy's BLAS threads would otherwise spin on the other core and count as
+# this process's CPU time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from guandan import Game, search
-from guandan.arena import arena
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from guandan import Game, search  # noqa: E402
+from guandan.arena import arena  # noqa: E402
 
 DECK = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
 
@@ -113,15 +120,18 @@ def solve_stats(games, limit=1.0, node_cap=6_000_000):
     q = lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))]
     return {"n": len(games), "exact_within_limit": exact, "limit_s": limit, "node_cap": node_cap,
             "cpu_ms_median": round(q(cpu, 0.5) * 1e3, 2), "cpu_ms_p90": round(q(cpu, 0.9) * 1e3, 2),
+            "cpu_ms_p99": round(q(cpu, 0.99) * 1e3, 2),
             "cpu_ms_max": round(cpu[-1] * 1e3, 2), "nodes_median": q(nodes, 0.5),
             "nodes_max": nodes[-1],
             "ns_per_node": round(sum(cpu) / max(1, sum(nodes)) * 1e9)}
 
 
-def bench_solve(sizes, n, real=(6, 8, 10)):
+def bench_solve(sizes, n, real=(6, 8, 10), stress=0):
     out = {}
     for k in sizes:
         out[f"random_{k}_per_hand"] = solve_stats(random_positions(k, n, 100 + k))
+    if stress:
+        out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, 7))
     for k in real:
         out[f"real_endgames_at_most_{k}_per_hand"] = solve_stats(real_endgames(n, 5, k))
     return out
@@ -154,6 +164,8 @@ def main(argv=None):
     ap.add_argument("--real", default="6,8,10", help="real endgames: at most this many cards per hand")
     ap.add_argument("--solve-n", type=int, default=40)
     ap.add_argument("--skip-duplicate", action="store_true")
+    ap.add_argument("--stress", type=int, default=0,
+                    help="also solve this many random deals of 6 cards per hand (seed 7)")
     args = ap.parse_args(argv)
     if args.quick:
         args.deals, args.spec, args.solve_n, args.sizes, args.real = 4, "search:rollouts=30", 4, "2,3,4", "6"
@@ -163,9 +175,10 @@ def main(argv=None):
         print(f"rollouts ({pol}, one core, {r['cards_left']} cards left): {r[pol + '_per_s_position']:,}/s "
               f"from the position, {r[pol + '_per_s_sampled_worlds']:,}/s from sampled worlds")
     res["solve"] = bench_solve([int(x) for x in args.sizes.split(",")], args.solve_n,
-                               [int(x) for x in args.real.split(",")])
+                               [int(x) for x in args.real.split(",")], args.stress)
     for name, s in res["solve"].items():
-        print(f"solve {name}: median {s['cpu_ms_median']} ms, p90 {s['cpu_ms_p90']} ms, max "
+        print(f"solve {name}: median {s['cpu_ms_median']} ms, p90 {s['cpu_ms_p90']} ms, "
+              f"p99 {s['cpu_ms_p99']} ms, max "
               f"{s['cpu_ms_max']} ms, {s['exact_within_limit']}/{s['n']} exact within {s['limit_s']} s CPU, "
               f"nodes median {s['nodes_median']:,} max {s['nodes_max']:,}, {s['ns_per_node']} ns/node")
     if not args.skip_duplicate:
