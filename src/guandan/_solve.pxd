@@ -18,7 +18,7 @@ ctypedef struct TTE:                # 16 bytes: four to a cache line
     uint32_t k2
     uint16_t best              # index + 1 of the best move found (0: none)
     uint8_t lohi               # proven bounds: (lo + 4) | (hi + 4) << 4
-    uint8_t size               # cards in hands (replacement priority)
+    uint8_t size               # bit length of the nodes its subtree cost (replacement priority)
 
 ctypedef struct Ply:
     MoveBuf moves

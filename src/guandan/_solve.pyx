@@ -22,7 +22,7 @@ bounds ``lo <= value <= hi``. Static bounds: once the banker is known the
 value's sign is fixed and its size is at most 4 - (players out).
 
 Transposition table: four 16-byte entries to a cache line, the entry with
-the fewest cards replaced; keyed on the position - the four hands, the seat
+the cheapest subtree (fewest nodes) replaced; keyed on the position - the four hands, the seat
 to act, the play to beat, its seat, the passes since it, the finishing order
 so far, the round level and the wild straight flush rule - by two
 independent hashes (96 bits, so a false match is astronomically unlikely);
@@ -476,7 +476,7 @@ cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, i
         if size > t.size:
             t.size = <uint8_t>size
         return
-    # replace the entry with the smallest subtree (fewest cards), the first on ties
+    # replace the entry whose subtree cost the fewest nodes, the first on ties
     t = &e[0]
     for i in range(1, 4):
         if e[i].size < t.size:
