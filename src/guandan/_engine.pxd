@@ -28,6 +28,8 @@ ctypedef struct State:
     uint64_t two[4]
     uint64_t end_one[4]        # hands when the last round ended
     uint64_t end_two[4]
+    uint64_t pby_one[4]        # cards each seat played this round (valid with pby_known)
+    uint64_t pby_two[4]
     uint64_t deal_rng[4]       # xoshiro256** for deals and the first leader
     uint64_t top_lo, top_hi    # the play to beat (0: leading)
     int8_t level[2]            # team levels, rank index 0..12
@@ -55,6 +57,7 @@ ctypedef struct State:
     int16_t round_index
     RuleSet rules
     int32_t decisions          # actions taken this game
+    int8_t pby_known           # pby_* cover the whole round (0: started from a position)
 
 # -- native policies --------------------------------------------------------
 # A native policy sees only what its seat may know (a View built from the
@@ -75,6 +78,17 @@ ctypedef struct View:
     int8_t nfin
     int8_t fin[4]              # finishing order so far
     RuleSet rules              # the rules of the game (public)
+    # this round's tribute and who played what (public in the play phase);
+    # only when tribute_known (a state that saw the whole round)
+    int8_t tribute_known
+    int8_t npay
+    int8_t payer[2]
+    int8_t paid[2]
+    int8_t recv[2]
+    int8_t returned[2]
+    int8_t anti
+    uint64_t pby_one[4]
+    uint64_t pby_two[4]
 
 ctypedef Py_ssize_t (*policy_fn)(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 

@@ -159,6 +159,10 @@ cdef void st_start_round(State* st) noexcept nogil:
     st_reset_trick(st)
     st.nfin = 0
     for i in range(4):
+        st.pby_one[i] = 0
+        st.pby_two[i] = 0
+    st.pby_known = 1
+    for i in range(4):
         st.fin[i] = -1
     st.npay = 0
     st.anti = 0
@@ -489,6 +493,10 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
         st.passes += 1
     else:
         remove_cards(st, seat, lo & FACE_MASK, hi & FACE_MASK)
+        st.pby_two[seat] |= (st.pby_one[seat] & lo) | hi
+        st.pby_one[seat] |= lo
+        st.pby_one[seat] &= FACE_MASK
+        st.pby_two[seat] &= FACE_MASK
         st.top_lo = lo
         st.top_hi = hi
         st.top_seat = seat
@@ -652,6 +660,17 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
         v.fin[s] = st.fin[s]
     v.nfin = st.nfin
     v.rules = st.rules
+    v.tribute_known = st.pby_known != 0 and st.phase == PH_PLAY
+    v.npay = st.npay if v.tribute_known else 0
+    v.anti = st.anti
+    for s in range(2):
+        v.payer[s] = st.payer[s]
+        v.paid[s] = st.paid[s]
+        v.recv[s] = st.recv[s]
+        v.returned[s] = st.returned[s]
+    for s in range(4):
+        v.pby_one[s] = st.pby_one[s]
+        v.pby_two[s] = st.pby_two[s]
     if st.phase == PH_OVER:          # nothing is in play once the game is over
         v.pone = 0
         v.ptwo = 0
@@ -746,6 +765,19 @@ cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, 
         v.fin[s] = fin[s] if s < len(fin) else -1
     v.nfin = len(fin)
     v.rules = rules.r
+    # an observation carries no record of who played what: no tribute
+    # constraints for the sampler
+    v.tribute_known = 0
+    v.npay = 0
+    v.anti = 0
+    for s in range(2):
+        v.payer[s] = -1
+        v.paid[s] = -1
+        v.recv[s] = -1
+        v.returned[s] = -1
+    for s in range(4):
+        v.pby_one[s] = 0
+        v.pby_two[s] = 0
     return 0
 
 

@@ -9,6 +9,8 @@ from ._core import Hand
 
 class InfoSet:
     @staticmethod
+    def from_view(state: bytes, seat: int) -> "InfoSet": ...
+    @staticmethod
     def from_state(state: bytes, seat: int, plays: Sequence[Tuple[int, int, int]] = ...,
                    use_tribute: bool = ...) -> "InfoSet": ...
     @staticmethod

@@ -54,7 +54,7 @@ from guandan._core cimport (
 from guandan._engine cimport (
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
-    policy_register,
+    policy_register, view_of,
 )
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
@@ -427,6 +427,14 @@ cdef void base_from_view(State* st, const View* v) noexcept nogil:
         st.paid[s] = -1
         st.recv[s] = -1
         st.returned[s] = -1
+    if v.tribute_known:
+        st.npay = v.npay
+        st.anti = v.anti
+        for s in range(2):
+            st.payer[s] = v.payer[s]
+            st.paid[s] = v.paid[s]
+            st.recv[s] = v.recv[s]
+            st.returned[s] = v.returned[s]
     st.winner = -1
     st.rules = v.rules
     st.leader = v.seat if v.top_seat < 0 else v.top_seat
@@ -434,10 +442,14 @@ cdef void base_from_view(State* st, const View* v) noexcept nogil:
 
 
 cdef int info_from_view(Info* IS, const View* v) noexcept nogil:
-    """The information set of a native policy's View, on the View's rules (no
-    tribute knowledge: the View does not carry it)."""
+    """The information set of a native policy's View, on the View's rules,
+    with this round's tribute and return constraints when the View carries
+    them (a state that saw the whole round; not a View built from an
+    observation's fields)."""
     cdef State st
     base_from_view(&st, v)
+    if v.tribute_known:
+        return info_init(IS, &st, v.seat, v.counts, v.pone, v.ptwo, v.pby_one, v.pby_two, True)
     return info_init(IS, &st, v.seat, v.counts, v.pone, v.ptwo, NULL, NULL, False)
 
 # ---------------------------------------------------------------------------
@@ -902,6 +914,30 @@ cdef class InfoSet:
         if rc != 0:
             info_free(&self.info)
             raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
+
+    @staticmethod
+    def from_view(bytes state, int seat):
+        """What a native policy deciding for ``seat`` in a native state knows:
+        built from the seat's ``View`` (as the search player in ``simulate``
+        and ``VecGame`` builds it), this round's tribute and return included
+        when the state saw the whole round."""
+        cdef State st
+        cdef View v
+        cdef InfoSet s = InfoSet.__new__(InfoSet)
+        cdef int k, rc
+        _load(state, &st)
+        if st.phase != PH_PLAY:
+            raise GuandanError("worlds are sampled in the play phase")
+        if not 0 <= seat <= 3:
+            raise GuandanError(f"seat must be 0..3, got {seat}")
+        view_of(&st, seat, &v)
+        for k in range(4):
+            s.counts[k] = v.counts[k]
+        rc = info_from_view(&s.info, &v)
+        if rc != 0:
+            info_free(&s.info)
+            raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
+        return s
 
     @staticmethod
     def from_state(bytes state, int seat, plays=(), bint use_tribute=True):

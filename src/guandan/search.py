@@ -443,7 +443,8 @@ def native_search_code(spec: str) -> int:
     search with that configuration in a free native slot (codes 4..7) the
     first time. Native callers (:func:`guandan.simulate`) decide from the
     policy View - own hand, counts, cards played, trick, levels, the game's
-    rules - without this round's tribute (the View does not carry it). A
+    rules, this round's tribute and who played what (recorded by the native
+    state for a round it saw whole). A
     ``seed`` option is ignored there: the simulator's policy stream seeds
     every decision."""
     from .policies import parse_policy

@@ -162,6 +162,27 @@ def test_sample_worlds_consistent_with_tribute():
     assert seen >= 10
 
 
+def test_native_view_carries_the_tribute():
+    """The search player inside simulate / VecGame builds its information set
+    from the native View: with this round's tribute and who played what, it
+    is the same as Game.sample_worlds' (same samples for the same seed)."""
+    from guandan._search import InfoSet
+    differ = 0
+    for g in games_in_play(25, seed=2, min_round=1):
+        st = g._core.state_bytes()
+        anti, payers, facts = tribute_facts(g)
+        for seat in range(4):
+            a = InfoSet.from_view(st, seat).sample_hands(12, seed=seat + 3)
+            b = g._info(seat).sample_hands(12, seed=seat + 3)
+            assert np.array_equal(a, b), (g.position, seat)
+            c = InfoSet.from_state(st, seat, use_tribute=False).sample_hands(12, seed=seat + 3)
+            differ += payers != [] and not np.array_equal(a, c)
+    assert differ > 0                   # the tribute constraints do take effect
+    # a state started from a position has no record of the round: no constraints
+    g = Game.from_position(["S2 S3", "H4", "C5 C6", "D7"], level="2", to_act=0)
+    assert InfoSet.from_view(g._core.state_bytes(), 1).sample_hands(3, seed=1).shape[0] == 3
+
+
 def test_truth_is_always_a_consistent_world():
     """The real hands always meet the constraints (the sampler never rules
     out the truth): every face's true split has a positive weight."""
