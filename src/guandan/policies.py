@@ -124,13 +124,13 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
     plays = []
     played = Hand()
     for s, triple in obs.get("history", ()):
-        m = _Move.from_platform(triple, lv + 2, rules=rules)
+        m = _Move.from_platform(triple, obs["level"], rules=rules)
         if not m.is_pass:
             plays.append((int(s), *m.words))
             played = played + m.hand()
     top = obs.get("top")
     if top is not None:
-        t = _Move.from_platform(top["move"], lv + 2, rules=rules)
+        t = _Move.from_platform(top["move"], obs["level"], rules=rules)
         top_seat, (top_lo, top_hi) = int(top["seat"]), t.words
     else:
         top_seat, top_lo, top_hi = -1, 0, 0
