@@ -101,6 +101,7 @@ cdef enum:
 cdef enum:
     OBS_DIM = 227              # observation tensor (layout in guandan.vec)
 
+cdef bint st_valid(const State* st) noexcept nogil
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil
 cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
                           uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,

@@ -628,6 +628,56 @@ cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint
     return POLICY_TABLE[code](v, moves, rng)
 
 
+cdef inline bint _in(int x, int lo, int hi) noexcept nogil:
+    return lo <= x <= hi
+
+
+cdef bint st_valid(const State* st) noexcept nogil:
+    """Whether every field of a state is in the range native code indexes or
+    shifts by (the one check of state bytes handed in from outside:
+    ``GameCore.load_state_bytes``, the sampler's and the solver's loaders)."""
+    cdef int s
+    cdef uint64_t h1 = 0, h2 = 0, x
+    for s in range(4):
+        if (st.one[s] | st.two[s] | st.end_one[s] | st.end_two[s] | st.pby_one[s] | st.pby_two[s]) & ~FACE_MASK:
+            return False
+        if (st.two[s] & ~st.one[s]) or (st.end_two[s] & ~st.end_one[s]) or (st.pby_two[s] & ~st.pby_one[s]):
+            return False
+        # at most two copies of a card in all hands
+        x = st.one[s]
+        if h2 & x:
+            return False
+        h2 |= h1 & x
+        h1 |= x
+        x = st.two[s]
+        if h2 & x:
+            return False
+        h2 |= h1 & x
+        h1 |= x
+    if not (_in(st.level[0], 0, 12) and _in(st.level[1], 0, 12) and _in(st.rlevel, 0, 12)
+            and _in(st.owner, -1, 1) and _in(st.phase, 0, 3) and _in(st.to_act, 0, 3)
+            and _in(st.top_seat, -1, 3) and _in(st.passes, 0, 3) and _in(st.nfin, 0, 4)
+            and _in(st.winner, -1, 1) and _in(st.npay, 0, 2) and _in(st.leader, -1, 3)
+            and _in(st.first_leader, -1, 3) and _in(st.last_delta, 0, 3) and st.afail[0] >= 0
+            and st.afail[1] >= 0 and st.round_index >= 0 and st.rules.a_fail_limit >= 0
+            and st.rules.max_rounds >= 0):
+        return False
+    for s in range(4):
+        if not (_in(st.fin[s], 0, 3) if s < st.nfin else st.fin[s] == -1):
+            return False
+        if not _in(st.last_order[s], -1, 3):
+            return False
+    for s in range(2):
+        if not (_in(st.payer[s], -1, 3) and _in(st.recv[s], -1, 3) and _in(st.paid[s], -1, 53)
+                and _in(st.returned[s], -1, 53)):
+            return False
+    if (st.top_seat >= 0) != (st.top_lo != 0):
+        return False
+    if st.top_lo != 0 and not words_shape_ok(st.top_lo, st.top_hi, st.rlevel):
+        return False
+    return True
+
+
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""
@@ -926,9 +976,13 @@ cdef class GameCore:
         return (<char*>&self.st)[:sizeof(State)]
 
     def load_state_bytes(self, bytes data):
+        cdef State st
         if len(data) != sizeof(State):
             raise GuandanError("state bytes of the wrong size")
-        memcpy(&self.st, <char*>data, sizeof(State))
+        memcpy(&st, <char*>data, sizeof(State))
+        if not st_valid(&st):
+            raise GuandanError("state bytes out of range")
+        memcpy(&self.st, &st, sizeof(State))
 
     # -- actions ----------------------------------------------------------------
     def legal(self):

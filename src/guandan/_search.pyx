@@ -52,6 +52,7 @@ from guandan._core cimport (
     bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
 )
 from guandan._engine cimport (
+    st_valid,
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
     policy_register, view_of,
@@ -846,6 +847,8 @@ cdef State* _load(bytes data, State* st) except NULL:
     if len(data) != sizeof(State):
         raise GuandanError("state bytes of the wrong size")
     memcpy(st, <char*>data, sizeof(State))
+    if not st_valid(st):
+        raise GuandanError("state bytes out of range")
     return st
 
 

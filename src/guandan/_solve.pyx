@@ -60,6 +60,7 @@ from guandan._core cimport (
     key_strength, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
+    st_valid,
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
 )
 
@@ -904,6 +905,8 @@ cdef State* _state_from_bytes(bytes data, State* st) except NULL:
     if len(data) != sizeof(State):
         raise GuandanError("state bytes of the wrong size")
     memcpy(st, <char*>data, sizeof(State))
+    if not st_valid(st):
+        raise GuandanError("state bytes out of range")
     return st
 
 

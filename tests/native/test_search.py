@@ -759,3 +759,35 @@ def test_nothing_hidden_is_used():
         assert e1.to_dict()["candidates"] == e2.to_dict()["candidates"]
         assert g1.rollouts("random", 30, 5, seat=seat).orders.tolist() == \
             g2.rollouts("random", 30, 5, seat=seat).orders.tolist()
+
+
+def test_state_bytes_from_outside_are_range_checked():
+    """Every loader of native state bytes (the solver, the sampler, the game
+    core) checks the fields native code indexes or shifts by: bytes out of
+    range raise GuandanError, and random corruptions never crash."""
+    from guandan import _search, _solve
+    g = Game(seed=3)
+    for _ in range(30):
+        g.play_policy("greedy")
+    st = g._core.state_bytes()
+    loaders = [lambda b: _solve.solve(b, 500), lambda b: _solve._rank_free_key(b),
+               lambda b: _search.InfoSet.from_state(b, 0), lambda b: _search.InfoSet.from_view(b, 1),
+               lambda b: Game()._core.load_state_bytes(b)]
+    for load in loaders:
+        with pytest.raises(GuandanError):
+            load(b"\xff" * len(st))
+        with pytest.raises(GuandanError):
+            load(st[:-1])
+        load(st)
+    rng = random.Random(5)
+    refused = 0
+    for _ in range(300):
+        b = bytearray(st)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        for load in loaders:
+            try:
+                load(bytes(b))
+            except GuandanError:
+                refused += 1
+    assert refused > 0
