@@ -23,6 +23,25 @@ cdef class NativeRules:
     cdef RuleSet r
     cdef readonly object rules     # the guandan.Rules it was built from
 
+ctypedef struct Tribute:
+    int8_t npay                # number of payers this round (0..2)
+    int8_t payer[2]
+    int8_t paid[2]             # face paid by payer i (-1: not yet)
+    int8_t recv[2]             # receiver of payer i's tribute (-1: not decided)
+    int8_t returned[2]         # face returned to payer i (-1: not yet)
+    int8_t anti                # the paying side refused tribute this round
+
+cdef inline void tribute_none(Tribute* t) noexcept nogil:
+    """No tribute (yet): no payers, nothing paid, received or returned."""
+    cdef int i
+    t.npay = 0
+    t.anti = 0
+    for i in range(2):
+        t.payer[i] = -1
+        t.paid[i] = -1
+        t.recv[i] = -1
+        t.returned[i] = -1
+
 ctypedef struct State:
     uint64_t one[4]            # hands (bitboard words)
     uint64_t two[4]
@@ -46,12 +65,7 @@ ctypedef struct State:
     int8_t last_won_a          # the last round won the game by the A rule
     int8_t afail[2]            # failed rounds at own A
     int8_t winner              # -1: none / not over, 0/1: team
-    int8_t npay                # tribute: number of payers this round (0..2)
-    int8_t payer[2]
-    int8_t paid[2]             # face paid by payer i (-1: not yet)
-    int8_t recv[2]             # receiver of payer i's tribute (-1: not decided)
-    int8_t returned[2]         # face returned to payer i (-1: not yet)
-    int8_t anti                # the paying side refused tribute this round
+    Tribute tr                 # this round's tribute
     int8_t leader              # leads once tribute and return are done
     int8_t first_leader        # who led this round's first trick
     int16_t round_index
@@ -81,12 +95,7 @@ ctypedef struct View:
     # this round's tribute and who played what (public in the play phase);
     # only when tribute_known (a state that saw the whole round)
     int8_t tribute_known
-    int8_t npay
-    int8_t payer[2]
-    int8_t paid[2]
-    int8_t recv[2]
-    int8_t returned[2]
-    int8_t anti
+    Tribute tr
     uint64_t pby_one[4]
     uint64_t pby_two[4]
 

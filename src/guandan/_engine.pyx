@@ -164,13 +164,7 @@ cdef void st_start_round(State* st) noexcept nogil:
     st.pby_known = 1
     for i in range(4):
         st.fin[i] = -1
-    st.npay = 0
-    st.anti = 0
-    for i in range(2):
-        st.payer[i] = -1
-        st.paid[i] = -1
-        st.recv[i] = -1
-        st.returned[i] = -1
+    tribute_none(&st.tr)
     if st.last_order[0] < 0:
         # first round: the opening leader is drawn at random
         st.leader = <int8_t>rng_below(st.deal_rng, 4)
@@ -180,24 +174,24 @@ cdef void st_start_round(State* st) noexcept nogil:
         return
     banker = st.last_order[0]
     if (st.last_order[1] & 1) == (banker & 1):
-        st.npay = 2                                # double-down: both losers pay
-        st.payer[0] = st.last_order[2]
-        st.payer[1] = st.last_order[3]
+        st.tr.npay = 2                                # double-down: both losers pay
+        st.tr.payer[0] = st.last_order[2]
+        st.tr.payer[1] = st.last_order[3]
     else:
-        st.npay = 1
-        st.payer[0] = st.last_order[3]
-    for i in range(st.npay):
-        hr += face_count(st.one[st.payer[i]], st.two[st.payer[i]], HR_FACE)
+        st.tr.npay = 1
+        st.tr.payer[0] = st.last_order[3]
+    for i in range(st.tr.npay):
+        hr += face_count(st.one[st.tr.payer[i]], st.two[st.tr.payer[i]], HR_FACE)
     if hr == 2:
         # anti-tribute: the paying side holds both big jokers
-        st.anti = 1
+        st.tr.anti = 1
         st.leader = banker
         st.first_leader = banker
         st.phase = PH_PLAY
         st.to_act = banker
         return
     st.phase = PH_TRIBUTE
-    st.to_act = st.payer[0]
+    st.to_act = st.tr.payer[0]
 
 
 cdef void st_new_game(State* st, uint64_t seed, const RuleSet* rules) noexcept nogil:
@@ -365,32 +359,32 @@ cdef int back_choices(State* st, int seat, MoveBuf* out) noexcept nogil:
 cdef void resolve_tribute(State* st) noexcept nogil:
     """All tributes paid: decide who receives which, hand the cards over."""
     cdef int banker = st.last_order[0], follower = st.last_order[1], s0, s1, i
-    if st.npay == 1:
-        st.recv[0] = banker
-        st.leader = st.payer[0]
+    if st.tr.npay == 1:
+        st.tr.recv[0] = banker
+        st.leader = st.tr.payer[0]
     else:
-        s0 = face_strength(st.paid[0], st.rlevel)
-        s1 = face_strength(st.paid[1], st.rlevel)
+        s0 = face_strength(st.tr.paid[0], st.rlevel)
+        s1 = face_strength(st.tr.paid[1], st.rlevel)
         if s0 > s1:
-            st.recv[0] = banker
-            st.recv[1] = follower
-            st.leader = st.payer[0]
+            st.tr.recv[0] = banker
+            st.tr.recv[1] = follower
+            st.leader = st.tr.payer[0]
         elif s1 > s0:
-            st.recv[1] = banker
-            st.recv[0] = follower
-            st.leader = st.payer[1]
+            st.tr.recv[1] = banker
+            st.tr.recv[0] = follower
+            st.leader = st.tr.payer[1]
         else:
             # equal tributes: 贡左还右 - each payer gives to the opponent on
             # their left (上家), receivers return to their right (下家)
-            st.recv[0] = (st.payer[0] + 3) & 3
-            st.recv[1] = (st.payer[1] + 3) & 3
+            st.tr.recv[0] = (st.tr.payer[0] + 3) & 3
+            st.tr.recv[1] = (st.tr.payer[1] + 3) & 3
             if st.rules.equal_lead_banker_left:
                 st.leader = (banker + 3) & 3
             else:
-                st.leader = st.payer[0] if st.recv[0] == banker else st.payer[1]
-    for i in range(st.npay):
-        remove_face(st, st.payer[i], st.paid[i])
-        add_face(st, st.recv[i], st.paid[i])
+                st.leader = st.tr.payer[0] if st.tr.recv[0] == banker else st.tr.payer[1]
+    for i in range(st.tr.npay):
+        remove_face(st, st.tr.payer[i], st.tr.paid[i])
+        add_face(st, st.tr.recv[i], st.tr.paid[i])
     st.first_leader = st.leader
     st.phase = PH_BACK
     # the banker returns first
@@ -462,27 +456,27 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
     if st.phase == PH_TRIBUTE:
         # the card stays in the payer's hand until every tribute is chosen
         f = gd_ctz64(lo & FACE_MASK)
-        for i in range(st.npay):
-            if st.payer[i] == seat and st.paid[i] < 0:
-                st.paid[i] = f
+        for i in range(st.tr.npay):
+            if st.tr.payer[i] == seat and st.tr.paid[i] < 0:
+                st.tr.paid[i] = f
                 break
-        for i in range(st.npay):
-            if st.paid[i] < 0:
-                st.to_act = st.payer[i]
+        for i in range(st.tr.npay):
+            if st.tr.paid[i] < 0:
+                st.to_act = st.tr.payer[i]
                 return 0
         resolve_tribute(st)
         return 0
     if st.phase == PH_BACK:
         f = gd_ctz64(lo & FACE_MASK)
-        for i in range(st.npay):
-            if st.recv[i] == seat and st.returned[i] < 0:
+        for i in range(st.tr.npay):
+            if st.tr.recv[i] == seat and st.tr.returned[i] < 0:
                 remove_face(st, seat, f)
-                add_face(st, st.payer[i], f)
-                st.returned[i] = f
+                add_face(st, st.tr.payer[i], f)
+                st.tr.returned[i] = f
                 break
-        for i in range(st.npay):
-            if st.returned[i] < 0:
-                st.to_act = st.recv[i]
+        for i in range(st.tr.npay):
+            if st.tr.returned[i] < 0:
+                st.to_act = st.tr.recv[i]
                 return 0
         st.phase = PH_PLAY
         st.to_act = st.leader
@@ -657,7 +651,7 @@ cdef bint st_valid(const State* st) noexcept nogil:
     if not (_in(st.level[0], 0, 12) and _in(st.level[1], 0, 12) and _in(st.rlevel, 0, 12)
             and _in(st.owner, -1, 1) and _in(st.phase, 0, 3) and _in(st.to_act, 0, 3)
             and _in(st.top_seat, -1, 3) and _in(st.passes, 0, 3) and _in(st.nfin, 0, 4)
-            and _in(st.winner, -1, 1) and _in(st.npay, 0, 2) and _in(st.leader, -1, 3)
+            and _in(st.winner, -1, 1) and _in(st.tr.npay, 0, 2) and _in(st.leader, -1, 3)
             and _in(st.first_leader, -1, 3) and _in(st.last_delta, 0, 3) and st.afail[0] >= 0
             and st.afail[1] >= 0 and st.round_index >= 0 and st.rules.a_fail_limit >= 0
             and st.rules.max_rounds >= 0):
@@ -668,8 +662,8 @@ cdef bint st_valid(const State* st) noexcept nogil:
         if not _in(st.last_order[s], -1, 3):
             return False
     for s in range(2):
-        if not (_in(st.payer[s], -1, 3) and _in(st.recv[s], -1, 3) and _in(st.paid[s], -1, 53)
-                and _in(st.returned[s], -1, 53)):
+        if not (_in(st.tr.payer[s], -1, 3) and _in(st.tr.recv[s], -1, 3) and _in(st.tr.paid[s], -1, 53)
+                and _in(st.tr.returned[s], -1, 53)):
             return False
     if (st.top_seat >= 0) != (st.top_lo != 0):
         return False
@@ -711,13 +705,10 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     v.nfin = st.nfin
     v.rules = st.rules
     v.tribute_known = st.pby_known != 0 and st.phase == PH_PLAY
-    v.npay = st.npay if v.tribute_known else 0
-    v.anti = st.anti
-    for s in range(2):
-        v.payer[s] = st.payer[s]
-        v.paid[s] = st.paid[s]
-        v.recv[s] = st.recv[s]
-        v.returned[s] = st.returned[s]
+    if v.tribute_known:
+        v.tr = st.tr
+    else:
+        tribute_none(&v.tr)
     for s in range(4):
         v.pby_one[s] = st.pby_one[s]
         v.pby_two[s] = st.pby_two[s]
@@ -818,13 +809,7 @@ cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, 
     # an observation carries no record of who played what: no tribute
     # constraints for the sampler
     v.tribute_known = 0
-    v.npay = 0
-    v.anti = 0
-    for s in range(2):
-        v.payer[s] = -1
-        v.paid[s] = -1
-        v.recv[s] = -1
-        v.returned[s] = -1
+    tribute_none(&v.tr)
     for s in range(4):
         v.pby_one[s] = 0
         v.pby_two[s] = 0
@@ -1145,11 +1130,7 @@ cdef class GameCore:
         self.st.phase = PH_PLAY
         self.st.leader = to_act if top_seat < 0 else top_seat
         self.st.first_leader = self.st.leader
-        for i in range(2):
-            self.st.payer[i] = -1
-            self.st.paid[i] = -1
-            self.st.recv[i] = -1
-            self.st.returned[i] = -1
+        tribute_none(&self.st.tr)
         self.nstack = 0
 
     def start_round(self, uint64_t seed, levels, int owner, last_order,
@@ -1236,10 +1217,10 @@ cdef class GameCore:
     @property
     def tribute(self):
         """(npay, payers, paid faces, receivers, returned faces, anti)."""
-        n = self.st.npay
-        return (n, [self.st.payer[i] for i in range(n)], [self.st.paid[i] for i in range(n)],
-                [self.st.recv[i] for i in range(n)], [self.st.returned[i] for i in range(n)],
-                bool(self.st.anti))
+        n = self.st.tr.npay
+        return (n, [self.st.tr.payer[i] for i in range(n)], [self.st.tr.paid[i] for i in range(n)],
+                [self.st.tr.recv[i] for i in range(n)], [self.st.tr.returned[i] for i in range(n)],
+                bool(self.st.tr.anti))
 
     def observation_tensor(self, int seat):
         """The OBS_DIM float32 observation of ``seat`` (obs_fill)."""

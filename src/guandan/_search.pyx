@@ -52,6 +52,7 @@ from guandan._core cimport (
     bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
 )
 from guandan._engine cimport (
+    tribute_none,
     st_valid,
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
@@ -198,18 +199,18 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
         for f in range(54):
             lb[k][f] = 0
             ub[k][f] = 2
-    if use_tribute and base.npay > 0:
-        if base.npay > 2:
+    if use_tribute and base.tr.npay > 0:
+        if base.tr.npay > 2:
             return -1
-        for i in range(base.npay):
-            if base.payer[i] < 0 or base.payer[i] > 3:
+        for i in range(base.tr.npay):
+            if base.tr.payer[i] < 0 or base.tr.payer[i] > 3:
                 return -1
-        if not base.anti:
-            for i in range(base.npay):
-                p = base.payer[i]
-                r = base.recv[i]
-                t = base.paid[i]
-                b = base.returned[i]
+        if not base.tr.anti:
+            for i in range(base.tr.npay):
+                p = base.tr.payer[i]
+                r = base.tr.recv[i]
+                t = base.tr.paid[i]
+                b = base.tr.returned[i]
                 if r < 0 or r > 3 or t < 0 or t > 53 or b < 0 or b > 53:
                     return -1                       # tribute or return not done yet
                 off0[p][t] += 1                     # the payer gave t
@@ -224,12 +225,12 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                 lb[k][f] = <int8_t>imax(0, imax(-off0[s][f], -off1[s][f]))
                 ub[k][f] = <int8_t>imin(2, imin(2 - off0[s][f], 2 - off1[s][f]))
         wild = 4 * base.rlevel + 1
-        if not base.anti:
-            for i in range(base.npay):
-                p = base.payer[i]
-                r = base.recv[i]
-                t = base.paid[i]
-                b = base.returned[i]
+        if not base.tr.anti:
+            for i in range(base.tr.npay):
+                p = base.tr.payer[i]
+                r = base.tr.recv[i]
+                t = base.tr.paid[i]
+                b = base.tr.returned[i]
                 kp = -1
                 kr = -1
                 for k in range(3):
@@ -255,8 +256,8 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
         else:
             jlo = 2
             jhi = 2                                 # anti-tribute: the payers held both
-        for i in range(base.npay):
-            p = base.payer[i]
+        for i in range(base.tr.npay):
+            p = base.tr.payer[i]
             jmask |= 1 << p
             joff += off0[p][HR]
             if p == seat:
@@ -423,19 +424,7 @@ cdef void base_from_view(State* st, const View* v) noexcept nogil:
     for s in range(4):
         st.fin[s] = v.fin[s] if s < v.nfin else -1
         st.last_order[s] = -1
-    for s in range(2):
-        st.payer[s] = -1
-        st.paid[s] = -1
-        st.recv[s] = -1
-        st.returned[s] = -1
-    if v.tribute_known:
-        st.npay = v.npay
-        st.anti = v.anti
-        for s in range(2):
-            st.payer[s] = v.payer[s]
-            st.paid[s] = v.paid[s]
-            st.recv[s] = v.recv[s]
-            st.returned[s] = v.returned[s]
+    st.tr = v.tr                        # (no tribute unless v.tribute_known)
     st.winner = -1
     st.rules = v.rules
     st.leader = v.seat if v.top_seat < 0 else v.top_seat
@@ -1024,15 +1013,15 @@ cdef class InfoSet:
         st.winner = -1
         st.leader = seat if top_seat < 0 else top_seat
         st.first_leader = st.leader
-        st.npay = len(payers)
-        st.anti = anti
+        st.tr.npay = len(payers)
+        st.tr.anti = anti
         for k in range(2):
-            st.payer[k] = payers[k] if k < len(payers) else -1
-            st.paid[k] = paid[k] if k < len(paid) else -1
-            st.recv[k] = recv[k] if k < len(recv) else -1
-            st.returned[k] = returned[k] if k < len(returned) else -1
-            if k < len(payers) and not (0 <= st.payer[k] <= 3 and -1 <= st.paid[k] <= 53
-                                        and -1 <= st.recv[k] <= 3 and -1 <= st.returned[k] <= 53):
+            st.tr.payer[k] = payers[k] if k < len(payers) else -1
+            st.tr.paid[k] = paid[k] if k < len(paid) else -1
+            st.tr.recv[k] = recv[k] if k < len(recv) else -1
+            st.tr.returned[k] = returned[k] if k < len(returned) else -1
+            if k < len(payers) and not (0 <= st.tr.payer[k] <= 3 and -1 <= st.tr.paid[k] <= 53
+                                        and -1 <= st.tr.recv[k] <= 3 and -1 <= st.tr.returned[k] <= 53):
                 raise GuandanError("InfoSet.from_fields: tribute values out of range")
         s._init(&st, seat, cs, pone, ptwo, plays, True)
         return s
@@ -1252,9 +1241,5 @@ def position_state(bytes base, hands, uint64_t seed):
     st.phase = PH_PLAY
     st.leader = src.to_act if src.top_seat < 0 else src.top_seat
     st.first_leader = st.leader
-    for i in range(2):
-        st.payer[i] = -1
-        st.paid[i] = -1
-        st.recv[i] = -1
-        st.returned[i] = -1
+    tribute_none(&st.tr)
     return (<char*>&st)[:sizeof(State)]

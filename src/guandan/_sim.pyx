@@ -268,12 +268,12 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                 lvl = st.rlevel
                 dec = 0
                 bombs = 0
-                if st.npay and not st.anti:
+                if st.tr.npay and not st.tr.anti:
                     gtrib += 1
-                if st.anti:
+                if st.tr.anti:
                     ganti += 1
-                k = st.npay if not st.anti else 0
-                t = st.anti
+                k = st.tr.npay if not st.tr.anti else 0
+                t = st.tr.anti
                 while st.round_index == r0 and st.phase != PH_OVER:
                     b.n = 0
                     if st_legal(&st, g, &b) < 0 or b.n == 0:
@@ -454,8 +454,8 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
             else:
                 st_new_game(&st, seeds[row], &rules.r)
             st_seed(prng, policy_seeds[row])
-            v_trib[row] = st.npay if not st.anti else 0
-            v_anti[row] = st.anti
+            v_trib[row] = st.tr.npay if not st.tr.anti else 0
+            v_anti[row] = st.tr.anti
             r0 = st.round_index
             dec = 0
             bombs = 0
