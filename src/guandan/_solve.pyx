@@ -227,11 +227,26 @@ cdef inline bint sf_free(const State* st) noexcept nogil:
     return True
 
 
+cdef inline bint run_fillable(const int* cnt, int w, int width, int copies) noexcept nogil:
+    """Whether some ``width`` consecutive ranks (natural order, ``cnt[0]`` the
+    ace low, ``cnt[13]`` high) hold ``copies`` cards each, ``w`` wilds filling
+    the gaps."""
+    cdef int i, j, need
+    for i in range(14 - width + 1):
+        need = 0
+        for j in range(i, i + width):
+            if cnt[j] < copies:
+                need += copies - cnt[j]
+        if need <= w:
+            return True
+    return False
+
+
 cdef inline bint hand_can_seq(uint64_t c) noexcept nogil:
     """Whether a hand (``canon`` form) can make a straight, a tube or a plate
     (natural order, A low or high, wilds filling gaps). Straight flushes are
     straights, so a hand that cannot make any of these is also suit-free."""
-    cdef int w = <int>((c >> 52) & 3), n = w, i, j, need
+    cdef int w = <int>((c >> 52) & 3), n = w, i
     cdef int cnt[14]
     for i in range(13):
         cnt[i + 1] = <int>((c >> (4 * i)) & 15)
@@ -239,29 +254,9 @@ cdef inline bint hand_can_seq(uint64_t c) noexcept nogil:
     if n < 5:
         return False
     cnt[0] = cnt[13]                    # the ace, low
-    for i in range(10):
-        need = 0
-        for j in range(i, i + 5):
-            need += cnt[j] == 0
-        if need <= w:
-            return True
-    if n < 6:
-        return False
-    for i in range(12):
-        need = 0
-        for j in range(i, i + 3):
-            if cnt[j] < 2:
-                need += 2 - cnt[j]
-        if need <= w:
-            return True
-    for i in range(13):
-        need = 0
-        for j in range(i, i + 2):
-            if cnt[j] < 3:
-                need += 3 - cnt[j]
-        if need <= w:
-            return True
-    return False
+    if run_fillable(cnt, w, 5, 1):      # straight
+        return True
+    return n >= 6 and (run_fillable(cnt, w, 3, 2) or run_fillable(cnt, w, 2, 3))   # tube, plate
 
 
 cdef inline bint seq_free(const State* st) noexcept nogil:
