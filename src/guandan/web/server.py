@@ -28,6 +28,7 @@ from ..feed import Spectators
 from ..records import read_record_file, validate_record
 from ..rules import Rules
 from ..server import origin_allowed
+from .page import INDEX_HTML
 from .messages import MAX_FRAME, WebMessageError, parse_message
 from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint
 from .views import move_view, table_view
@@ -36,8 +37,8 @@ __all__ = ["WebApp", "serve_web", "run_with_tables"]
 
 log = logging.getLogger("guandan.web")
 
-_STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
-           "/index.html": ("index.html", "text/html; charset=utf-8"),
+_STATIC = {"/": (None, "text/html; charset=utf-8"),
+           "/index.html": (None, "text/html; charset=utf-8"),
            "/app.js": ("app.js", "text/javascript; charset=utf-8"),
            "/style.css": ("style.css", "text/css; charset=utf-8")}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}(/[A-Za-z0-9_.-]{1,100}){0,3}$")
@@ -46,7 +47,10 @@ _MAX_UPLOADS = 20
 _QUEUE = 512                       # messages waiting for one page: then it is dropped
 
 
-def _static(name: str) -> bytes:
+def _static(name: Optional[str]) -> bytes:
+    """A file of the page (None: the HTML document itself, ``page.INDEX_HTML``)."""
+    if name is None:
+        return INDEX_HTML.encode("utf-8")
     return resources.files("guandan.web").joinpath("static", name).read_bytes()
 
 

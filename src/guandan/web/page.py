@@ -1,4 +1,11 @@
-<!doctype html>
+"""The web table's page: the HTML document served at ``/`` (its script and
+style sheet are package data in ``static/``). Kept as a module rather than a
+file under the package so that every ``*.html`` there is a build output
+(``cython -a`` annotations)."""
+
+__all__ = ["INDEX_HTML"]
+
+INDEX_HTML = """<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -82,3 +89,4 @@
 <script src="app.js"></script>
 </body>
 </html>
+"""
