@@ -27,10 +27,6 @@ cdef extern from "gdtime.h" nogil:
     long long gd_now_ns()
 
 
-cdef inline int64_t _now_ns() noexcept nogil:
-    return <int64_t>gd_now_ns()
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
@@ -73,12 +69,12 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
         for rep in range(reps):
             for i in range(n):
                 buf.n = 0
-                t0 = _now_ns()
+                t0 = <int64_t>gd_now_ns()
                 if has_last:
                     rc = generate_with(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
                 else:
                     rc = generate_with(g, one[i], two[i], <int>levels[i], 0, 0, flags, &buf)
-                spent += _now_ns() - t0
+                spent += <int64_t>gd_now_ns() - t0
                 if rc < 0:
                     break
                 total += buf.n
@@ -122,13 +118,13 @@ def ideal_loop(nmoves_, int reps=1):
             for i in range(n):
                 m = <Py_ssize_t>nm[i]
                 base = <uint64_t>(i + 1) << 56
-                t0 = _now_ns()
+                t0 = <int64_t>gd_now_ns()
                 p = data
                 for k in range(m):
                     p[0] = base | <uint64_t>k
                     p[1] = base
                     p += 2
-                spent += _now_ns() - t0
+                spent += <int64_t>gd_now_ns() - t0
                 total += m
                 for k in range(2 * m):
                     cs = (cs ^ data[k]) * <uint64_t>0x100000001B3

@@ -2200,10 +2200,6 @@ cdef extern from "gdtime.h" nogil:
     long long gd_now_ns()
 
 
-cdef inline int64_t _now_ns() noexcept nogil:
-    return <int64_t>gd_now_ns()
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1, last_=None):
@@ -2244,13 +2240,13 @@ def _phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int re
                     rc = -2
                     break
                 buf.n = 0
-                t0 = _now_ns()
+                t0 = <int64_t>gd_now_ns()
                 rc = gen_setup(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1],
                                F_PATTERN if pattern else 0, &buf)
                 g.types &= types
                 if rc == 0:
                     rc = run_gen(g)
-                spent += _now_ns() - t0
+                spent += <int64_t>gd_now_ns() - t0
                 if rc < 0:
                     break
                 total += buf.n

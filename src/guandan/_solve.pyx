@@ -293,6 +293,19 @@ cdef inline uint64_t fmix(uint64_t z) noexcept nogil:
     return z
 
 
+cdef inline void mix_in(uint64_t* a, uint64_t* b, uint64_t x, uint64_t mul, uint64_t salt) noexcept nogil:
+    """Fold one word into the two independent hashes of a key."""
+    a[0] = fmix(a[0] ^ x)
+    b[0] = fmix(b[0] ^ (x * mul + salt))
+
+
+cdef inline void keys_out(uint64_t a, uint64_t b, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    if a == 0 and b == 0:
+        a = 1                      # (0, 0) marks an empty entry
+    k1[0] = a
+    k2[0] = b
+
+
 cdef inline uint64_t small_word(const State* st) noexcept nogil:
     cdef uint64_t w = <uint64_t>st.to_act
     cdef int i
@@ -315,17 +328,12 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
     cdef int s
     for s in range(4):
         c = canon(st.one[s], st.two[s], st.rlevel)
-        a = fmix(a ^ c)
-        b = fmix(b ^ (c * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
+        mix_in(&a, &b, c, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
     c = ((st.top_lo >> TAG_SHIFT) & 15) | (((st.top_hi >> TAG_SHIFT) & 31) << 4)
     c |= (<uint64_t>ncards(st.top_lo, st.top_hi)) << 9
     w = small_word(st) | (c << 34) | (<uint64_t>1 << 63)
-    a = fmix(a ^ w)
-    b = fmix(b ^ (w * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>1))
-    if a == 0 and b == 0:
-        a = 1
-    k1[0] = a
-    k2[0] = b
+    mix_in(&a, &b, w, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>1)
+    keys_out(a, b, k1, k2)
 
 
 cdef uint64_t NIB13 = (<uint64_t>1 << 52) - 1
@@ -386,20 +394,15 @@ cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept
         absent &= lowm
     for s in range(4):
         w = v[s] | (c[s] & (<uint64_t>63 << 52))   # wilds, small and big jokers
-        a = fmix(a ^ w)
-        b = fmix(b ^ (w * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
+        mix_in(&a, &b, w, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
     x = (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
     if (jokers >> 52) & 3:
         # a wild played alone is a level card: the level rank (the highest
         # rank in play, as one is held) must keep its place
         x |= (<uint64_t>nsl) << 20
     w = small_word(st) | (x << 34) | (<uint64_t>1 << 62)
-    a = fmix(a ^ w)
-    b = fmix(b ^ (w * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>7))
-    if a == 0 and b == 0:
-        a = 1
-    k1[0] = a
-    k2[0] = b
+    mix_in(&a, &b, w, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>7)
+    keys_out(a, b, k1, k2)
 
 
 cdef inline void mode_keys(const State* st, int mode, uint64_t* k1, uint64_t* k2) noexcept nogil:
@@ -416,21 +419,13 @@ cdef inline void pos_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept 
     cdef uint64_t w
     cdef int s
     for s in range(4):
-        a = fmix(a ^ st.one[s])
-        b = fmix(b ^ (st.one[s] * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>s))
-        a = fmix(a ^ st.two[s])
-        b = fmix(b ^ (st.two[s] * <uint64_t>0xD6E8FEB86659FD93 + <uint64_t>s))
-    a = fmix(a ^ st.top_lo)
-    b = fmix(b ^ (st.top_lo * <uint64_t>0x9E3779B97F4A7C15))
-    a = fmix(a ^ st.top_hi)
-    b = fmix(b ^ (st.top_hi * <uint64_t>0xD6E8FEB86659FD93))
+        mix_in(&a, &b, st.one[s], <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
+        mix_in(&a, &b, st.two[s], <uint64_t>0xD6E8FEB86659FD93, <uint64_t>s)
+    mix_in(&a, &b, st.top_lo, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>0)
+    mix_in(&a, &b, st.top_hi, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>0)
     w = small_word(st)
-    a = fmix(a ^ w)
-    b = fmix(b ^ (w * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>1))
-    if a == 0 and b == 0:
-        a = 1                      # (0, 0) marks an empty entry
-    k1[0] = a
-    k2[0] = b
+    mix_in(&a, &b, w, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>1)
+    keys_out(a, b, k1, k2)
 
 
 cdef inline int tt_lo(const TTE* e) noexcept nogil:
