@@ -1611,3 +1611,77 @@ def test_web_messages(msgs, seed, data):
     bugs = [m for m in out if m["type"] == "error" and m.get("kind") == "internal"]
     assert not bugs, bugs
     ACCEPTED["web message"] += sum(1 for m in out if m["type"] != "error")
+
+
+# -- the search tools (sample_worlds, rollouts, solve, search) and native state bytes
+
+@fuzz_settings(0.5)
+@given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 10, 60, 150]), data=st.data(),
+       args=one_hostile(
+           dict(seat=st.integers(0, 3), n=st.integers(0, 5), wseed=st.integers(0, 2 ** 64 - 1),
+                policy=st.sampled_from(["greedy", "expert", "random"]), nodes=st.integers(1, 3000),
+                tt=st.one_of(st.none(), st.integers(4, 16)), spec=st.sampled_from(
+                    ["search:rollouts=8", "search:rollouts=8,solve=0", "search:rollouts=4,k=2"])),
+           dict(seat=seat_values, n=st.one_of(any_int, scalar_junk), wseed=st.one_of(any_int, scalar_junk),
+                policy=st.one_of(st.text(max_size=20), scalar_junk, st.sampled_from(["search", "greedy:x"])),
+                nodes=st.one_of(any_int, scalar_junk), tt=st.one_of(any_int, scalar_junk),
+                spec=st.one_of(st.text(max_size=30), st.sampled_from(
+                    ["search:rollouts=-1", "search:ms=0", "search:k=0", "search:tt=99", "search:margin=nan",
+                     "search:rollout=search", "search:nodes=1e99"])))))
+def test_search_tools(seed, steps, data, args):
+    """World sampling, rollouts, the solver and the search player from real
+    positions (tribute rounds among them) with hostile arguments."""
+    from guandan import search
+    g = Game(seed=seed)
+    for _ in range(steps):
+        if g.is_over:
+            break
+        g.play_policy("greedy")
+    before = g.position
+    ok, worlds = attempt("Game.sample_worlds(seat, n, seed)", g.sample_worlds, args["seat"], args["n"],
+                         args["wseed"])
+    if ok:
+        for w in worlds:
+            assert w.card_counts == g.card_counts and w.hands[args["seat"]] == g.hands[args["seat"]]
+    attempt("Game.rollouts(policy, n, seed)", g.rollouts, args["policy"], args["n"], args["wseed"])
+    attempt("search.solve(game, max_nodes, tt_bits)", search.solve, g, args["nodes"], None,
+            tt_bits=args["tt"])
+    if g.phase == "play" and sum(g.card_counts) <= 40:
+        ok, res = attempt("search.choose(game, SearchConfig.from_spec(spec))",
+                          lambda: search.choose(g, search.SearchConfig.from_spec(args["spec"])))
+        if ok:
+            assert res in list(g.legal_moves())
+    assert g.position == before
+
+
+@fuzz_settings(0.5)
+@given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 20, 120]), data=st.data())
+def test_native_state_bytes(seed, steps, data):
+    """The loaders of native state bytes (private, the boundary of native
+    code) refuse corrupted fields with GuandanError and never crash."""
+    from guandan import _search, _solve
+    g = Game(seed=seed)
+    for _ in range(steps):
+        if g.is_over:
+            break
+        g.play_policy("greedy")
+    st_bytes = bytearray(g._core.state_bytes())
+    for _ in range(data.draw(st.integers(0, 6), label="mutations")):
+        i = data.draw(st.integers(0, len(st_bytes) - 1), label="offset")
+        st_bytes[i] = data.draw(st.integers(0, 255), label="byte")
+    if data.draw(st.booleans(), label="truncate"):
+        st_bytes = st_bytes[:data.draw(st.integers(0, len(st_bytes)), label="length")]
+    b = bytes(st_bytes)
+    seat = data.draw(st.integers(0, 3), label="seat")
+    attempt("_solve.solve(state bytes)", _solve.solve, b, 300)
+    attempt("_solve._rank_free_key(state bytes)", _solve._rank_free_key, b)
+    ok, info = attempt("InfoSet.from_state(state bytes)", _search.InfoSet.from_state, b, seat)
+    if ok:
+        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+    ok, info = attempt("InfoSet.from_view(state bytes)", _search.InfoSet.from_view, b, seat)
+    if ok:
+        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+    core = Game()._core
+    ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
+    if ok:
+        attempt("GameCore.legal after load", core.legal)
