@@ -1615,14 +1615,18 @@ def test_web_messages(msgs, seed, data):
 
 # -- the search tools (sample_worlds, rollouts, solve, search) and native state bytes
 
-@fuzz_settings(0.5)
+@fuzz_settings(0.3)
 @given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 10, 60, 150]), data=st.data(),
        args=one_hostile(
            dict(seat=st.integers(0, 3), n=st.integers(0, 5), wseed=st.integers(0, 2 ** 64 - 1),
                 policy=st.sampled_from(["greedy", "expert", "random"]), nodes=st.integers(1, 3000),
                 tt=st.one_of(st.none(), st.integers(4, 16)), spec=st.sampled_from(
-                    ["search:rollouts=8", "search:rollouts=8,solve=0", "search:rollouts=4,k=2"])),
-           dict(seat=seat_values, n=st.one_of(any_int, scalar_junk), wseed=st.one_of(any_int, scalar_junk),
+                    ["search:rollouts=8,nodes=2000", "search:rollouts=8,solve=0",
+                     "search:rollouts=4,k=2,nodes=500"])),
+           # (counts past the limits, not merely large: 70,000 worlds would be a valid, slow call)
+           dict(seat=seat_values, n=st.one_of(st.integers(-5, 8), st.sampled_from(
+                    [-1, -2 ** 63, 10 ** 8 + 1, 2 ** 31, 2 ** 63, 2 ** 64, 10 ** 30, 1.0, True, None, "3"])),
+                wseed=st.one_of(any_int, scalar_junk),
                 policy=st.one_of(st.text(max_size=20), scalar_junk, st.sampled_from(["search", "greedy:x"])),
                 nodes=st.one_of(any_int, scalar_junk), tt=st.one_of(any_int, scalar_junk),
                 spec=st.one_of(st.text(max_size=30), st.sampled_from(
@@ -1644,7 +1648,8 @@ def test_search_tools(seed, steps, data, args):
         for w in worlds:
             assert w.card_counts == g.card_counts and w.hands[args["seat"]] == g.hands[args["seat"]]
     attempt("Game.rollouts(policy, n, seed)", g.rollouts, args["policy"], args["n"], args["wseed"])
-    attempt("search.solve(game, max_nodes, tt_bits)", search.solve, g, args["nodes"], None,
+    # (a time limit too: a hostile max_nodes may mean "no limit" on a full deal)
+    attempt("search.solve(game, max_nodes, tt_bits)", search.solve, g, args["nodes"], 0.05,
             tt_bits=args["tt"])
     if g.phase == "play" and sum(g.card_counts) <= 40:
         ok, res = attempt("search.choose(game, SearchConfig.from_spec(spec))",

@@ -131,8 +131,7 @@ class SearchConfig:
             raise GuandanError(f"seed must be a 64-bit unsigned int, got {self.seed!r}")
         if not isinstance(self.margin, (int, float)) or not 0 <= self.margin <= 100:
             raise GuandanError(f"margin must be 0..100 standard errors, got {self.margin!r}")
-        if not isinstance(self.rollout, str):
-            raise GuandanError(f"rollout must be a native policy name, got {self.rollout!r}")
+        self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
     _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed")
 
