@@ -43,6 +43,13 @@ squeezed position (two singles no other card lies between) one is searched.
 Forced passes (a follower with no card that beats) are played at once, not
 searched as nodes.
 
+Sure exits: a player holding two cards, one of which it can play now and no
+opponent can beat (bombs included), goes out next whatever the opponents do
+(it plays that card, its partner may pass, it plays the other). The
+finishing order that line guarantees bounds the position's value, which
+often ends the search of the node at once; otherwise that card is tried
+first.
+
 Move ordering: the table's move, then a move that goes out, then (when the
 partner is on top) the pass, then non-bombs with the most cards first
 (those that break up a rank later, lower ones first among equals), then the
@@ -56,7 +63,7 @@ from libc.string cimport memset, memcpy
 
 cimport cython
 from guandan._core cimport (
-    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type, bomb_value,
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
     key_strength, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
@@ -602,6 +609,69 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
         qsort(P.keys, n, sizeof(int64_t), _cmp_desc)
     return m
 
+
+# ---------------------------------------------------------------------------
+# Sure exits
+# ---------------------------------------------------------------------------
+
+cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Whether an opponent of the seat to act could beat the play (lo, hi)
+    (the generator's follow list holds more than the pass)."""
+    cdef int seat = st.to_act, o, k, nc, sz = ncards(lo & FACE_MASK, hi & FACE_MASK)
+    cdef Py_ssize_t i
+    for k in range(2):
+        o = (seat + 1 + 2 * k) & 3
+        nc = ncards(st.one[o], st.two[o])
+        if nc == 0 or (nc < 4 and nc < sz):
+            continue                    # out, or too few cards to match it and no bomb
+        S.scratch.n = 0
+        if generate_with(S.g, st.one[o], st.two[o], st.rlevel, lo, hi,
+                         0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch) < 0:
+            return True                 # out of memory: claim nothing
+        for i in range(S.scratch.n):
+            if ((S.scratch.data[2 * i] >> TAG_SHIFT) & 15) != T_PASS:
+                return True
+    return False
+
+
+cdef Py_ssize_t sure_exit(Solver* S, const State* st, const Ply* P, Py_ssize_t n) noexcept nogil:
+    """Position in the ordered moves (``P.keys[:n]``) of a sure exit's first
+    card: the seat to act holds two cards and may play one of them that no
+    opponent can beat (-1: none)."""
+    cdef int seat = st.to_act
+    cdef Py_ssize_t j, i
+    cdef uint64_t lo, hi
+    if ncards(st.one[seat], st.two[seat]) != 2:
+        return -1
+    for j in range(n):
+        i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
+        lo = P.moves.data[2 * i]
+        hi = P.moves.data[2 * i + 1]
+        if ((lo >> TAG_SHIFT) & 15) == T_PASS or ncards(lo & FACE_MASK, hi & FACE_MASK) != 1:
+            continue
+        if not opp_can_beat(S, st, lo, hi):
+            return j
+    return -1
+
+
+cdef inline bint partner_out(const State* st, int seat) noexcept nogil:
+    cdef int i
+    for i in range(st.nfin):
+        if st.fin[i] == ((seat + 2) & 3):
+            return True
+    return False
+
+
+cdef inline void exit_bounds(const State* st, int seat, int* lo, int* hi) noexcept nogil:
+    """The static bounds once ``seat`` is the next player out."""
+    cdef int m = 4 - (st.nfin + 1), first = st.fin[0] if st.nfin > 0 else seat
+    if (first & 1) == 0:
+        lo[0] = 1
+        hi[0] = m
+    else:
+        lo[0] = -m
+        hi[0] = -1
+
 # ---------------------------------------------------------------------------
 # Alpha-beta
 # ---------------------------------------------------------------------------
@@ -649,7 +719,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef State child
     cdef bint ready, cf = mode > 0
     cdef int cmode, nkids = 0
-    cdef int64_t n0
+    cdef int64_t n0, x
 
     S.nodes += 1
     n0 = S.nodes
@@ -709,6 +779,35 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     if n < 0:
         S.aborted = 1
         return 0
+    j = sure_exit(S, st, P, n)
+    if j >= 0:
+        i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
+        if ply == 0:
+            S.root_best = <int>i
+        if st.nfin + 1 >= 3 or partner_out(st, seat):
+            # going out ends the round, in the best place left for the team
+            return terminal_value(st, seat)
+        exit_bounds(st, seat, &elo, &ehi)
+        if maxi:
+            if elo >= beta:
+                return elo
+            if elo > slo:
+                slo = elo
+                if alpha < slo - 1:
+                    alpha = slo - 1
+        else:
+            if ehi <= alpha:
+                return ehi
+            if ehi < shi:
+                shi = ehi
+                if beta > shi + 1:
+                    beta = shi + 1
+        # try that card first
+        x = P.keys[j]
+        while j > 0:
+            P.keys[j] = P.keys[j - 1]
+            j -= 1
+        P.keys[0] = x
     a0 = alpha
     b0 = beta
     a = alpha
