@@ -2,7 +2,7 @@
 
     python bench/search.py [--quick] [--spec search:ms=200] [--deals 100] [--vs expert]
                            [--sizes 2,3,4,5,6,7] [--real 6,8,10] [--solve-n 40]
-                           [--concurrency 1] [--skip-duplicate] [--stress 200]
+                           [--concurrency 1] [--skip-duplicate] [--stress 200] [--threads 2]
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
@@ -14,7 +14,9 @@
    max; a cap of 6M nodes) and how many are exact within 1 s of CPU. Plus real
    endgames: greedy first-round games stopped when at most k cards are left
    in every hand (--real). --stress N adds a second, larger sample of the
-   stress case (N random deals of 6 cards to each seat, seed 7).
+   stress case (N random deals of 6 cards to each seat, seed 7). --threads N
+   solves with N threads; times are then wall seconds (N threads' CPU adds
+   up), and the same positions get the same answers.
 3. The search against each --vs opponent in the arena (`guandan.arena`):
    duplicate deals - each deal twice, same cards, the teams' seats swapped -
    from seeded starts (random levels, tribute from a seeded previous order),
@@ -103,37 +105,43 @@ def real_endgames(n, seed, per_hand=6):
     return out
 
 
-def solve_stats(games, limit=1.0, node_cap=6_000_000):
-    """CPU time per solve (no time limit: a node cap of ~2-3 s instead, as the
-    shared host makes wall time noisy); exact_within_limit counts the solves
-    exact in at most ``limit`` CPU seconds."""
-    cpu, nodes, exact = [], [], 0
+def solve_stats(games, limit=1.0, node_cap=6_000_000, threads=1):
+    """Time per solve (no time limit: a node cap of ~2-3 s instead).
+    exact_within_limit counts the solves exact within ``limit`` seconds: of
+    this process's CPU with one thread (the shared host makes wall time
+    noisy), of wall time with more (their CPU adds up)."""
+    cpu, wall, nodes, exact = [], [], [], 0
     for g in games:
-        t = time.process_time()
-        r = search.solve(g, max_nodes=node_cap)
-        c = time.process_time() - t
+        t, w = time.process_time(), time.perf_counter()
+        r = search.solve(g, max_nodes=node_cap, threads=threads)
+        c, w = time.process_time() - t, time.perf_counter() - w
         cpu.append(c)
+        wall.append(w)
         nodes.append(r.nodes)
-        exact += r.exact and c <= limit
+        exact += r.exact and (c if threads == 1 else w) <= limit
     cpu.sort()
+    wall.sort()
     nodes.sort()
     q = lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))]
-    return {"n": len(games), "exact_within_limit": exact, "limit_s": limit, "node_cap": node_cap,
+    return {"n": len(games), "threads": threads, "exact_within_limit": exact, "limit_s": limit,
+            "clock": "cpu" if threads == 1 else "wall", "node_cap": node_cap,
             "cpu_ms_median": round(q(cpu, 0.5) * 1e3, 2), "cpu_ms_p90": round(q(cpu, 0.9) * 1e3, 2),
             "cpu_ms_p99": round(q(cpu, 0.99) * 1e3, 2),
-            "cpu_ms_max": round(cpu[-1] * 1e3, 2), "nodes_median": q(nodes, 0.5),
+            "cpu_ms_max": round(cpu[-1] * 1e3, 2),
+            "wall_ms_median": round(q(wall, 0.5) * 1e3, 2), "wall_ms_p99": round(q(wall, 0.99) * 1e3, 2),
+            "wall_ms_max": round(wall[-1] * 1e3, 2), "nodes_median": q(nodes, 0.5),
             "nodes_max": nodes[-1],
             "ns_per_node": round(sum(cpu) / max(1, sum(nodes)) * 1e9)}
 
 
-def bench_solve(sizes, n, real=(6, 8, 10), stress=0):
+def bench_solve(sizes, n, real=(6, 8, 10), stress=0, threads=1):
     out = {}
     for k in sizes:
-        out[f"random_{k}_per_hand"] = solve_stats(random_positions(k, n, 100 + k))
+        out[f"random_{k}_per_hand"] = solve_stats(random_positions(k, n, 100 + k), threads=threads)
     if stress:
-        out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, 7))
+        out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, 7), threads=threads)
     for k in real:
-        out[f"real_endgames_at_most_{k}_per_hand"] = solve_stats(real_endgames(n, 5, k))
+        out[f"real_endgames_at_most_{k}_per_hand"] = solve_stats(real_endgames(n, 5, k), threads=threads)
     return out
 
 
@@ -164,6 +172,8 @@ def main(argv=None):
     ap.add_argument("--real", default="6,8,10", help="real endgames: at most this many cards per hand")
     ap.add_argument("--solve-n", type=int, default=40)
     ap.add_argument("--skip-duplicate", action="store_true")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="solver threads (1: times are CPU seconds; more: wall seconds)")
     ap.add_argument("--stress", type=int, default=0,
                     help="also solve this many random deals of 6 cards per hand (seed 7)")
     args = ap.parse_args(argv)
@@ -175,12 +185,14 @@ def main(argv=None):
         print(f"rollouts ({pol}, one core, {r['cards_left']} cards left): {r[pol + '_per_s_position']:,}/s "
               f"from the position, {r[pol + '_per_s_sampled_worlds']:,}/s from sampled worlds")
     res["solve"] = bench_solve([int(x) for x in args.sizes.split(",")], args.solve_n,
-                               [int(x) for x in args.real.split(",")], args.stress)
+                               [int(x) for x in args.real.split(",")], args.stress, args.threads)
     for name, s in res["solve"].items():
-        print(f"solve {name}: median {s['cpu_ms_median']} ms, p90 {s['cpu_ms_p90']} ms, "
-              f"p99 {s['cpu_ms_p99']} ms, max "
-              f"{s['cpu_ms_max']} ms, {s['exact_within_limit']}/{s['n']} exact within {s['limit_s']} s CPU, "
-              f"nodes median {s['nodes_median']:,} max {s['nodes_max']:,}, {s['ns_per_node']} ns/node")
+        c = "cpu" if args.threads == 1 else "wall"
+        print(f"solve {name} ({args.threads} thread{'s' if args.threads > 1 else ''}): "
+              f"{c} median {s[c + '_ms_median']} ms, p99 {s[c + '_ms_p99']} ms, max "
+              f"{s[c + '_ms_max']} ms, {s['exact_within_limit']}/{s['n']} exact within {s['limit_s']} s "
+              f"{c.upper() if c == 'cpu' else c}, "
+              f"nodes median {s['nodes_median']:,} max {s['nodes_max']:,}, {s['ns_per_node']} ns/node (CPU)")
     if not args.skip_duplicate:
         res["arena"] = bench_arena(args.spec, args.vs.split(","), args.deals, args.concurrency)
         for d in res["arena"]:

@@ -1620,7 +1620,8 @@ def test_web_messages(msgs, seed, data):
        args=one_hostile(
            dict(seat=st.integers(0, 3), n=st.integers(0, 5), wseed=st.integers(0, 2 ** 64 - 1),
                 policy=st.sampled_from(["greedy", "expert", "random"]), nodes=st.integers(1, 3000),
-                tt=st.one_of(st.none(), st.integers(4, 16)), spec=st.sampled_from(
+                tt=st.one_of(st.none(), st.integers(4, 16)), threads=st.one_of(st.none(), st.integers(1, 8)),
+                spec=st.sampled_from(
                     ["search:rollouts=8,nodes=2000", "search:rollouts=8,solve=0",
                      "search:rollouts=4,k=2,nodes=500"])),
            # (counts past the limits, not merely large: 70,000 worlds would be a valid, slow call)
@@ -1629,6 +1630,7 @@ def test_web_messages(msgs, seed, data):
                 wseed=st.one_of(any_int, scalar_junk),
                 policy=st.one_of(st.text(max_size=20), scalar_junk, st.sampled_from(["search", "greedy:x"])),
                 nodes=st.one_of(any_int, scalar_junk), tt=st.one_of(any_int, scalar_junk),
+                threads=st.one_of(any_int, scalar_junk),
                 spec=st.one_of(st.text(max_size=30), st.sampled_from(
                     ["search:rollouts=-1", "search:ms=0", "search:k=0", "search:tt=99", "search:margin=nan",
                      "search:rollout=search", "search:nodes=1e99"])))))
@@ -1649,8 +1651,8 @@ def test_search_tools(seed, steps, data, args):
             assert w.card_counts == g.card_counts and w.hands[args["seat"]] == g.hands[args["seat"]]
     attempt("Game.rollouts(policy, n, seed)", g.rollouts, args["policy"], args["n"], args["wseed"])
     # (a time limit too: a hostile max_nodes may mean "no limit" on a full deal)
-    attempt("search.solve(game, max_nodes, tt_bits)", search.solve, g, args["nodes"], 0.05,
-            tt_bits=args["tt"])
+    attempt("search.solve(game, max_nodes, tt_bits, threads)", search.solve, g, args["nodes"], 0.05,
+            tt_bits=args["tt"], threads=args["threads"])
     if g.phase == "play" and sum(g.card_counts) <= 40:
         ok, res = attempt("search.choose(game, SearchConfig.from_spec(spec))",
                           lambda: search.choose(g, search.SearchConfig.from_spec(args["spec"])))

@@ -14,11 +14,13 @@ cdef enum:
     MAXKIDS = 64
 
 ctypedef struct TTE:                # 16 bytes: four to a cache line
-    uint64_t k1                # two independent keys of the position (64 + 32 bits)
-    uint32_t k2
-    uint16_t best              # index + 1 of the best move found (0: none)
-    uint8_t lohi               # proven bounds: (lo + 4) | (hi + 4) << 4
-    uint8_t size               # bit length of the nodes its subtree cost (replacement priority)
+    # data: the second key (32 bits) | best << 32 (index + 1 of the best
+    # move found, 0: none) | lohi << 48 (proven bounds: (lo + 4) | (hi + 4)
+    # << 4) | size << 56 (bit length of the nodes its subtree cost: the
+    # replacement priority); check: the first key (64 bits) ^ data, so an
+    # entry torn by two threads writing it at once matches no position
+    uint64_t check
+    uint64_t data
 
 ctypedef struct Ply:
     MoveBuf moves
@@ -32,6 +34,27 @@ ctypedef struct Ply:
     uint64_t kid1[MAXKIDS]     # keys of the rank-free children searched at this node
     uint64_t kid2[MAXKIDS]
 
+cdef enum:
+    NO_TERM = 100              # RootJob.kterm: the child does not end the round
+
+ctypedef struct RootJob:
+    # one null-window test at the root, its children shared out among
+    # solvers (threads) in order: each takes the next child; a child that
+    # cuts lowers ``cut``, and no child after the lowest cut is needed
+    State* kids                # the root's children (after the move, before forced passes)
+    int* kmode                 # their position modes
+    int* kterm                 # their value when the move ends the round (else NO_TERM)
+    int* kmove                 # their move's index in the root's move list
+    int* val                   # their values in the current test
+    int n
+    int t                      # the test: value >= t
+    int maxi                   # the root's side maximizes
+    long next                  # the next child to take (atomic)
+    long cut                   # the lowest child that cut (n: none; atomic)
+    int64_t nodes              # nodes of every solver, counted in steps of 1024 (atomic)
+    int64_t max_nodes
+    int limit_hit              # a solver stopped on the node or time limit
+
 ctypedef struct Solver:
     TTE* tt
     void* tt_raw
@@ -43,10 +66,11 @@ ctypedef struct Solver:
     int64_t max_nodes
     double deadline            # gd_now() value after which we stop (0: none)
     int aborted
-    int root_best              # index (in ordering) of the root move of the last cut
     int order_code             # native policy whose choice is tried first (0: none)
     uint32_t stamp             # node stamp of the move-signature sets
     uint64_t order_rng[4]
+    RootJob* job               # the root test this solver works on
+    int cur_root               # the root child it is searching
 
 ctypedef struct SolveOut:
     int lo                     # proven: lo <= value <= hi (exact when equal)
@@ -67,3 +91,5 @@ cdef void solver_free(Solver* S) noexcept nogil
 cdef void solver_clear(Solver* S) noexcept nogil
 cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
                      SolveOut* out) noexcept nogil
+cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double time_limit,
+                        int threads, SolveOut* out) noexcept nogil

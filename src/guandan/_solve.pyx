@@ -77,6 +77,18 @@ cdef extern from *:
     int __builtin_clzll(unsigned long long) noexcept nogil
     int __builtin_ctzll(unsigned long long) noexcept nogil
 
+cdef extern from "gdthread.h":
+    ctypedef struct gd_thread:
+        pass
+    int gd_thread_start(gd_thread* t, void* (*fn)(void*) noexcept nogil, void* arg) noexcept nogil
+    void gd_thread_join(gd_thread* t) noexcept nogil
+    uint64_t gd_load64(const uint64_t* p) noexcept nogil
+    void gd_store64(uint64_t* p, uint64_t v) noexcept nogil
+    int gd_atomic_inc(long* p) noexcept nogil
+    int gd_atomic_get(long* p) noexcept nogil
+    void gd_atomic_min(long* p, int v) noexcept nogil
+    int64_t gd_atomic_add64(int64_t* p, int64_t v) noexcept nogil
+
 cdef extern from "gdmem.h":
     void* gd_table_alloc(size_t nbytes, void** raw) noexcept nogil
 
@@ -435,55 +447,62 @@ cdef inline void pos_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept 
     keys_out(a, b, k1, k2)
 
 
-cdef inline int tt_lo(const TTE* e) noexcept nogil:
-    return <int>(e.lohi & 15) - 4
+cdef inline int tt_lo(uint64_t d) noexcept nogil:
+    return <int>((d >> 48) & 15) - 4
 
 
-cdef inline int tt_hi(const TTE* e) noexcept nogil:
-    return <int>(e.lohi >> 4) - 4
+cdef inline int tt_hi(uint64_t d) noexcept nogil:
+    return <int>((d >> 52) & 15) - 4
 
 
-cdef inline TTE* tt_probe(Solver* S, uint64_t k1, uint32_t k2) noexcept nogil:
-    """The entry of a position in its 4-entry bucket (one cache line), or NULL."""
+cdef inline uint64_t tt_probe(Solver* S, uint64_t k1, uint32_t k2) noexcept nogil:
+    """The data word of a position's entry in its 4-entry bucket (one cache
+    line), or 0. The table may be shared by the threads of one solve."""
     cdef TTE* e = &S.tt[(k1 & S.mask) & ~(<uint64_t>3)]
     cdef int i
+    cdef uint64_t d
     for i in range(4):
-        if e[i].k1 == k1 and e[i].k2 == k2:
-            return &e[i]
-    return NULL
+        d = gd_load64(&e[i].data)
+        if <uint32_t>d == k2 and (gd_load64(&e[i].check) ^ d) == k1:
+            return d
+    return 0
 
 
 cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, int best,
                           int size) noexcept nogil:
     cdef TTE* e = &S.tt[(k1 & S.mask) & ~(<uint64_t>3)]
     cdef TTE* t = NULL
-    cdef int i
+    cdef int i, tb = 0
+    cdef uint64_t d = 0, od
     for i in range(4):
-        if e[i].k1 == k1 and e[i].k2 == k2:
+        od = gd_load64(&e[i].data)
+        if <uint32_t>od == k2 and (gd_load64(&e[i].check) ^ od) == k1:
             t = &e[i]
+            d = od
             break
     if t != NULL:
         # both are proven bounds of the same position: keep the intersection
-        if lo < tt_lo(t):
-            lo = tt_lo(t)
-        if hi > tt_hi(t):
-            hi = tt_hi(t)
-        t.lohi = <uint8_t>((lo + 4) | ((hi + 4) << 4))
-        if 0 <= best < 65535:
-            t.best = <uint16_t>(best + 1)
-        if size > t.size:
-            t.size = <uint8_t>size
-        return
-    # replace the entry whose subtree cost the fewest nodes, the first on ties
-    t = &e[0]
-    for i in range(1, 4):
-        if e[i].size < t.size:
-            t = &e[i]
-    t.k1 = k1
-    t.k2 = k2
-    t.lohi = <uint8_t>((lo + 4) | ((hi + 4) << 4))
-    t.best = <uint16_t>(best + 1) if 0 <= best < 65535 else 0
-    t.size = <uint8_t>(size if size < 255 else 255)
+        if lo < tt_lo(d):
+            lo = tt_lo(d)
+        if hi > tt_hi(d):
+            hi = tt_hi(d)
+        tb = <int>((d >> 32) & 0xFFFF)
+        if size < <int>(d >> 56):
+            size = <int>(d >> 56)
+    else:
+        # replace the entry whose subtree cost the fewest nodes, the first on ties
+        t = &e[0]
+        for i in range(1, 4):
+            if (gd_load64(&e[i].data) >> 56) < (gd_load64(&t.data) >> 56):
+                t = &e[i]
+    if 0 <= best < 65535:
+        tb = best + 1
+    if size > 255:
+        size = 255
+    d = (<uint64_t>k2 | (<uint64_t>tb << 32) | (<uint64_t>((lo + 4) | ((hi + 4) << 4)) << 48)
+         | (<uint64_t>size << 56))
+    gd_store64(&t.data, d)
+    gd_store64(&t.check, k1 ^ d)
 
 # ---------------------------------------------------------------------------
 # Move ordering
@@ -714,7 +733,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef int slo, shi, v, best, bi = -1, ttbest = -1, size, a, b, a0, b0, s, lo_new, hi_new, elo, ehi
     cdef Py_ssize_t j, n, i
     cdef uint64_t k1, k2, lo, hi, ck1, ck2
-    cdef TTE* e
+    cdef uint64_t e
     cdef Ply* P
     cdef State child
     cdef bint ready, cf = mode > 0
@@ -731,9 +750,17 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     if S.nodes > S.max_nodes or ply >= MAXPLY - 1:
         S.aborted = 1
         return 0
-    if (S.nodes & 1023) == 0 and S.deadline > 0 and gd_now() > S.deadline:
-        S.aborted = 1
-        return 0
+    if (S.nodes & 1023) == 0:
+        if S.deadline > 0 and gd_now() > S.deadline:
+            S.aborted = 1
+            return 0
+        if S.job != NULL:
+            if gd_atomic_add64(&S.job.nodes, 1024) > S.job.max_nodes:
+                S.aborted = 1
+                return 0
+            if S.cur_root > gd_atomic_get(&S.job.cut):
+                S.aborted = 2           # a root child before this one cut: not needed
+                return 0
     static_bounds(st, &slo, &shi)
     if slo >= beta:
         return slo
@@ -749,7 +776,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     else:
         mode_keys(st, mode, &k1, &k2)
     e = tt_probe(S, k1, <uint32_t>k2)
-    if e != NULL:
+    if e != 0:
         elo = tt_lo(e)
         ehi = tt_hi(e)
         if elo >= beta:
@@ -762,7 +789,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             alpha = elo
         if ehi < beta:
             beta = ehi
-        ttbest = <int>e.best - 1
+        ttbest = <int>((e >> 32) & 0xFFFF) - 1
     P = &S.plies[ply]
     if not ready:
         P.moves.n = 0
@@ -781,9 +808,6 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         return 0
     j = sure_exit(S, st, P, n)
     if j >= 0:
-        i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
-        if ply == 0:
-            S.root_best = <int>i
         if st.nfin + 1 >= 3 or partner_out(st, seat):
             # going out ends the round, in the best place left for the team
             return terminal_value(st, seat)
@@ -864,8 +888,6 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                     b = best
                 if a >= b or best <= slo:
                     break
-    if ply == 0:
-        S.root_best = bi
     if best <= a0:
         lo_new = slo
         hi_new = best
@@ -927,25 +949,195 @@ cdef void solver_clear(Solver* S) noexcept nogil:
     memset(S.tt, 0, (S.mask + 1) * sizeof(TTE))
 
 
+cdef void* root_worker(void* arg) noexcept nogil:
+    """Search root children of ``S.job`` until none is left or every one
+    still free comes after a child that cut."""
+    cdef Solver* S = <Solver*>arg
+    cdef RootJob* J = S.job
+    cdef int j, v
+    cdef State child
+    cdef uint64_t ck1, ck2
+    while True:
+        j = gd_atomic_inc(&J.next)
+        if j >= J.n or j > gd_atomic_get(&J.cut):
+            break
+        if J.kterm[j] != NO_TERM:
+            v = J.kterm[j]
+        else:
+            memcpy(&child, &J.kids[j], sizeof(State))
+            mode_keys(&child, J.kmode[j], &ck1, &ck2)
+            if only_pass(S, &child, &S.plies[1]):
+                st_apply(&child, 0, 0)
+                while only_pass(S, &child, &S.plies[1]):
+                    st_apply(&child, 0, 0)
+                ck1 = 0
+                ck2 = 0
+            S.cur_root = j
+            v = ab(S, &child, J.t - 1, J.t, 1, J.kmode[j], ck1, ck2)
+            if S.aborted == 2:
+                S.aborted = 0
+                continue
+            if S.aborted:
+                J.limit_hit = 1
+                gd_atomic_min(&J.cut, -1)       # the others stop too
+                break
+        J.val[j] = v
+        if (J.maxi and v >= J.t) or (not J.maxi and v < J.t):
+            gd_atomic_min(&J.cut, j)
+    return NULL
+
+
+cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo, int* hi,
+                       int* sure_best) noexcept nogil:
+    """The root's moves in search order as ``J``'s children (suit-free and
+    rank-free duplicates left out, a sure exit first); tightens the bounds
+    by a sure exit (``sure_best``: its move index, or -1). -1: out of memory."""
+    cdef Ply* P = &S.plies[0]
+    cdef Py_ssize_t n, j, i, k
+    cdef int seat = st.to_act, elo, ehi, c = 0
+    cdef bint maxi = (seat & 1) == 0
+    cdef int64_t x
+    cdef uint64_t* keys
+    cdef uint64_t lo_w, hi_w
+    sure_best[0] = -1
+    P.moves.n = 0
+    if st_legal(<State*>st, S.g, &P.moves) < 0:
+        return -1
+    n = order_moves(S, st, P, -1, mode > 0)
+    if n < 0:
+        return -1
+    j = sure_exit(S, st, P, n)
+    if j >= 0:
+        sure_best[0] = <int>(0xFFFFF - (P.keys[j] & 0xFFFFF))
+        if st.nfin + 1 >= 3 or partner_out(st, seat):
+            lo[0] = terminal_value(st, seat)
+            hi[0] = lo[0]
+            return 0
+        exit_bounds(st, seat, &elo, &ehi)
+        if maxi and elo > lo[0]:
+            lo[0] = elo
+        if not maxi and ehi < hi[0]:
+            hi[0] = ehi
+        x = P.keys[j]
+        while j > 0:
+            P.keys[j] = P.keys[j - 1]
+            j -= 1
+        P.keys[0] = x
+    J.kids = <State*>malloc((n + 1) * sizeof(State))
+    J.kmode = <int*>malloc((n + 1) * sizeof(int))
+    J.kterm = <int*>malloc((n + 1) * sizeof(int))
+    J.kmove = <int*>malloc((n + 1) * sizeof(int))
+    J.val = <int*>malloc((n + 1) * sizeof(int))
+    keys = <uint64_t*>malloc((2 * n + 2) * sizeof(uint64_t))
+    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL or J.val == NULL or keys == NULL:
+        free(keys)
+        return -1
+    for j in range(n):
+        i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
+        lo_w = P.moves.data[2 * i]
+        hi_w = P.moves.data[2 * i + 1]
+        J.kmove[c] = <int>i
+        if ends_round(st, lo_w, hi_w):
+            J.kterm[c] = terminal_value(st, seat)
+            J.kmode[c] = mode
+            c += 1
+            continue
+        J.kterm[c] = NO_TERM
+        memcpy(&J.kids[c], st, sizeof(State))
+        st_apply(&J.kids[c], lo_w, hi_w)
+        J.kmode[c] = 2 if mode == 2 else position_mode(&J.kids[c])
+        if J.kmode[c] < mode:
+            J.kmode[c] = mode
+        if J.kmode[c] == 2:
+            # two moves that reach the same rank-free position: one is searched
+            mode_keys(&J.kids[c], 2, &keys[2 * c], &keys[2 * c + 1])
+            for k in range(c):
+                if J.kterm[k] == NO_TERM and J.kmode[k] == 2 and keys[2 * k] == keys[2 * c] \
+                        and keys[2 * k + 1] == keys[2 * c + 1]:
+                    break
+            else:
+                c += 1
+            continue
+        c += 1
+    free(keys)
+    J.n = c
+    J.maxi = maxi
+    return 0
+
+
+cdef void root_job_free(RootJob* J) noexcept nogil:
+    free(J.kids)
+    free(J.kmode)
+    free(J.kterm)
+    free(J.kmove)
+    free(J.val)
+
+
 cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
                      SolveOut* out) noexcept nogil:
+    """Solve ``st`` (play phase) on one thread: see solve_state_mt."""
+    return solve_state_mt(S, st, max_nodes, time_limit, 1, out)
+
+
+cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double time_limit,
+                        int threads, SolveOut* out) noexcept nogil:
     """Solve ``st`` (play phase). Returns 0, or -1 when the state is not in
     the play phase or memory ran out. ``max_nodes`` <= 0 and ``time_limit``
-    <= 0 mean no limit. The node count and deadline cover this call."""
-    cdef int lo, hi, t, r, i
+    <= 0 mean no limit; the node count and deadline cover this call.
+
+    The value is found by null-window tests ("value >= t"), each a search
+    of the root's children in a fixed order: ``threads`` solvers (``S`` and
+    threads - 1 helpers sharing its table) take the children in turn,
+    and a test's answer is its lowest child that cuts, or all of them.
+    Values, bounds and the best move (the first child in that order that
+    reaches the value) are the same for any number of threads; the nodes
+    searched are not."""
+    cdef int lo, hi, t, i, k, r, sure_best = -1, nh = 0
     cdef bint maxi = (st.to_act & 1) == 0
     cdef double t0 = gd_now()
-    cdef int best_idx = -1
-    cdef Ply* P
+    cdef int best_move = -1
     cdef int mode = position_mode(st)
+    cdef RootJob J
+    cdef Solver* H[7]
+    cdef gd_thread th[7]
+    cdef int started[7]
+    cdef int rc = 0
+    cdef int64_t helper_nodes = 0
+    cdef Ply* P
     memset(out, 0, sizeof(SolveOut))
+    memset(&J, 0, sizeof(RootJob))
     if st.phase != PH_PLAY:
         return -1
+    if threads < 1:
+        threads = 1
+    if threads > 8:
+        threads = 8
     S.nodes = 0
     S.aborted = 0
     S.max_nodes = max_nodes if max_nodes > 0 else INT64_BIG
     S.deadline = t0 + time_limit if time_limit > 0 else 0.0
     static_bounds(st, &lo, &hi)
+    if root_children(S, st, mode, &J, &lo, &hi, &sure_best) < 0:
+        root_job_free(&J)
+        return -1
+    best_move = sure_best
+    J.max_nodes = S.max_nodes
+    if threads > 1 and lo < hi:
+        for k in range(threads - 1):
+            H[nh] = solver_new(4)
+            if H[nh] == NULL:
+                break
+            H[nh].tt = S.tt             # one table for all (see tt_probe)
+            H[nh].mask = S.mask
+            H[nh].order_code = S.order_code
+            st_seed(H[nh].order_rng, 12345 + k)
+            H[nh].max_nodes = INT64_BIG
+            H[nh].deadline = S.deadline
+            H[nh].job = &J
+            nh += 1
+        if nh > 0:
+            S.max_nodes = INT64_BIG     # the job's shared count limits the nodes
+    S.job = &J
     while lo < hi:
         # test "value >= t": each completed test proves a bound
         if hi < 0:
@@ -954,37 +1146,60 @@ cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_
             t = hi - (hi - lo + 1) // 2 + 1
         else:
             t = lo + (hi - lo + 1) // 2
-        S.root_best = -1
-        r = ab(S, st, t - 1, t, 0, mode, 0, 0)
-        if S.aborted:
+        J.t = t
+        J.next = 0
+        J.cut = J.n
+        for k in range(nh):
+            started[k] = gd_thread_start(&th[k], root_worker, H[k]) == 0
+        root_worker(S)
+        for k in range(nh):
+            if started[k]:
+                gd_thread_join(&th[k])
+            else:
+                root_worker(H[k])
+        if J.limit_hit or S.aborted:
+            S.aborted = 1
             break
-        if r >= t:
-            lo = r
+        if J.cut < J.n:
+            r = J.val[J.cut]
             if maxi:
-                best_idx = S.root_best
+                lo = r
+            else:
+                hi = r
+            best_move = J.kmove[J.cut]
         else:
-            hi = r
-            if not maxi:
-                best_idx = S.root_best
-    # the move list of the root (the last ab call at ply 0 generated it)
+            r = J.val[0]
+            for i in range(1, J.n):
+                if (maxi and J.val[i] > r) or (not maxi and J.val[i] < r):
+                    r = J.val[i]
+            if maxi:
+                hi = r
+            else:
+                lo = r
+    S.job = NULL
+    for k in range(nh):
+        helper_nodes += H[k].nodes
+        solver_free(H[k])
     P = &S.plies[0]
     P.moves.n = 0
     if st_legal(<State*>st, S.g, &P.moves) < 0:
-        return -1
-    if best_idx < 0 or best_idx >= P.moves.n:
-        # every move reaches the proven value (it is the static bound), or
-        # the search stopped before a move was proven: the table's choice
-        best_idx = S.root_best if 0 <= S.root_best < P.moves.n else 0
-    if P.moves.n > 0:
+        rc = -1
+    elif P.moves.n > 0:
+        if best_move < 0 or best_move >= P.moves.n:
+            # every move reaches the proven value (it is the static bound),
+            # or the search stopped before a move was proven: the first in
+            # search order
+            best_move = J.kmove[0] if J.n > 0 else 0
         out.has_best = 1
-        out.best_lo = P.moves.data[2 * best_idx]
-        out.best_hi = P.moves.data[2 * best_idx + 1]
+        out.best_lo = P.moves.data[2 * best_move]
+        out.best_hi = P.moves.data[2 * best_move + 1]
+    root_job_free(&J)
     out.lo = lo
     out.hi = hi
-    out.nodes = S.nodes
+    out.nodes = S.nodes + helper_nodes
     out.aborted = S.aborted
     out.seconds = gd_now() - t0
-    return 0
+    return rc
 
 # ---------------------------------------------------------------------------
 # Python-facing
@@ -1000,7 +1215,7 @@ cdef State* _state_from_bytes(bytes data, State* st) except NULL:
 
 
 def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
-          bint per_move=False, int order_policy=0):
+          bint per_move=False, int order_policy=0, int threads=1):
     """Solve a native state (``GameCore.state_bytes()``, play phase).
 
     Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
@@ -1009,7 +1224,9 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     with ``per_move``, ``moves``: one ``(lo, hi, vlo, vhi)`` per legal move in
     generation order, each child solved with the budget left (the limits cover
     the whole call). ``order_policy``: a native policy code whose choice is
-    tried first at every node (0: the built-in ordering only)."""
+    tried first at every node (0: the built-in ordering only). ``threads``
+    (1..8): solvers sharing out the root's children (the same answers for
+    any number)."""
     cdef State st
     cdef Solver* S
     cdef SolveOut o, oc
@@ -1027,6 +1244,8 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
         raise GuandanError("solve: tt_bits must be 4..30")
     if order_policy < 0 or order_policy >= POL_SLOTS:
         raise GuandanError("solve: order_policy must be a native policy code")
+    if threads < 1 or threads > 8:
+        raise GuandanError("solve: threads must be 1..8")
     S = solver_new(tt_bits)
     if S == NULL:
         raise MemoryError()
@@ -1038,7 +1257,7 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     try:
         t0 = gd_now()
         with nogil:
-            rc = solve_state(S, &st, max_nodes, time_limit, &o)
+            rc = solve_state_mt(S, &st, max_nodes, time_limit, threads, &o)
         if rc < 0:
             raise MemoryError()
         res = {"lo": o.lo, "hi": o.hi, "best": (o.best_lo, o.best_hi) if o.has_best else None,
@@ -1061,7 +1280,7 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
                     res["aborted"] = True
                     continue
                 with nogil:
-                    rc = solve_state(S, &child, left, left_t, &oc)
+                    rc = solve_state_mt(S, &child, left, left_t, threads, &oc)
                 if rc < 0:
                     raise MemoryError()
                 total_nodes += oc.nodes

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import os
 import random as _random
 import threading
 from functools import wraps
@@ -74,6 +75,22 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
         with self._lock:
             return method(self, *args, **kwargs)
     return run
+
+
+
+def _solve_threads(cards: int, max_nodes: int) -> int:
+    """The solver's default thread count: the processors this process may
+    use (at most 4) for a position of more than 16 cards without a node
+    limit, else 1. Answers are the same for any count; a node-limited solve
+    stays on one thread so its bounds are reproducible, and a small one is
+    done before threads would pay for themselves."""
+    if max_nodes or cards <= 16:
+        return 1
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
 
 
 class Game:
@@ -665,7 +682,8 @@ class Game:
 
     @_locked
     def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
-              per_move: bool = False, tt_bits: Optional[int] = None) -> "SolveResult":
+              per_move: bool = False, tt_bits: Optional[int] = None,
+              threads: Optional[int] = None) -> "SolveResult":
         """Solve the current round exactly with all four hands known; see
         :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
         from . import _solve
@@ -679,7 +697,11 @@ class Game:
             # a table to the size of the problem (a big one costs its allocation)
             tt_bits = min(20, max(12, 8 + sum(self._core.hand_size(s) for s in range(4)) // 2))
         tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
-        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move)
+        if threads is None:
+            threads = _solve_threads(sum(self._core.hand_size(s) for s in range(4)), mn)
+        threads = check_int(threads, "threads", 1, 8)
+        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move,
+                         0, threads)
         lv = self._core.rlevel
         best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
         moves = None

@@ -324,7 +324,8 @@ def rollouts(game: Any, policy: str = "greedy", n: int = 100, seed: int = 0, *,
 
 
 def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
-          per_move: bool = False, tt_bits: Optional[int] = None) -> SolveResult:
+          per_move: bool = False, tt_bits: Optional[int] = None,
+          threads: Optional[int] = None) -> SolveResult:
     """The exact value of the current round with all four hands known.
 
     Minimax over the two teams: seats 0 and 2 maximize the team-0 value,
@@ -344,8 +345,15 @@ def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float
     ``per_move`` also solves every legal move (the limits cover the whole
     call). ``tt_bits``: the transposition table holds ``2**tt_bits`` 16-byte
     entries (default: 2**12 .. 2**20 by the number of cards).
+
+    ``threads`` (1..8): threads that share out the root's moves and one
+    table. The value, the bounds and the best move are the same for any
+    number (the best move is the first in the solver's fixed order that
+    reaches the value); only the nodes searched differ, and with a limit the
+    bounds reached in time. Default: the processors this process may use
+    (at most 4) for more than 16 cards without ``max_nodes``, else 1.
     """
-    return game.solve(max_nodes, time_limit, per_move=per_move, tt_bits=tt_bits)
+    return game.solve(max_nodes, time_limit, per_move=per_move, tt_bits=tt_bits, threads=threads)
 
 
 def explain(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> SearchResult:

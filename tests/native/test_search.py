@@ -545,6 +545,44 @@ def test_solve_level_cards_and_wilds_against_brute_force():
         assert search.solve(g).value == minimax(g), g.position
 
 
+def test_solve_threads_give_the_same_answers():
+    """Threads share out the root's moves: the value, the best move and the
+    per-move values do not depend on their number; limited solves with
+    threads still give proven bounds."""
+    rng = random.Random(36)
+    for i in range(40):
+        g = random_endgame(rng) if i % 2 else level_heavy_endgame(rng, 3)
+        want = minimax(g)
+        one = search.solve(g, threads=1)
+        assert one.exact and one.value == want, g.position
+        for th in (2, 3, 4):
+            r = search.solve(g, threads=th)
+            assert (r.lo, r.hi, str(r.best_move)) == (one.lo, one.hi, str(one.best_move)), (th, g.position)
+        pm1 = search.solve(g, per_move=True, threads=1).moves
+        pm2 = search.solve(g, per_move=True, threads=2).moves
+        assert [(str(m), lo, hi) for m, lo, hi in pm1] == [(str(m), lo, hi) for m, lo, hi in pm2]
+        r = search.solve(g, max_nodes=20, threads=2)
+        assert r.lo <= want <= r.hi
+    for bad in (0, 9, -1):
+        with pytest.raises(GuandanError):
+            search.solve(g, threads=bad)
+
+
+def test_solve_threads_on_six_card_deals():
+    """Deals of six cards to each seat (the solver's stress size): two
+    threads reach the one-thread value and best move."""
+    rng = random.Random(37)
+    deck = DECK[:]
+    for _ in range(3):
+        rng.shuffle(deck)
+        g = Game.from_position([deck[6 * s:6 * s + 6] for s in range(4)],
+                               level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
+        one = search.solve(g, threads=1)
+        two = search.solve(g, threads=2)
+        assert one.exact and two.exact
+        assert (one.value, str(one.best_move)) == (two.value, str(two.best_move)), g.position
+
+
 def test_rank_free_keys_only_join_positions_of_equal_value():
     """Every position of a brute-forced tree that has a rank-free key: the
     positions sharing a key have one value."""
