@@ -57,6 +57,10 @@ else:
     ldflags = []
 if sys.platform != "win32":
     cflags.append("-Wno-unreachable-code")
+    # the solver's threads (gdthread.h); part of libc on recent glibc, a
+    # separate library on older systems
+    cflags.append("-pthread")
+    ldflags.append("-pthread")
 
 directives = {
     "language_level": 3,
