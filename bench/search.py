@@ -14,7 +14,9 @@
    max; a cap of 6M nodes) and how many are exact within 1 s of CPU. Plus real
    endgames: greedy first-round games stopped when at most k cards are left
    in every hand (--real). --stress N adds a second, larger sample of the
-   stress case (N random deals of 6 cards to each seat, seed 7). --threads N
+   stress case (N random deals of 6 cards to each seat, seed 7) and N more
+   where the leader held a seventh card and has led a random play (seed 11:
+   the next seat follows; no hand above 6 cards). --threads N
    solves with N threads; times are then wall seconds (N threads' CPU adds
    up), and the same positions get the same answers.
 3. The search against each --vs opponent in the arena (`guandan.arena`):
@@ -92,6 +94,23 @@ def random_positions(k, n, seed):
     return out
 
 
+def following_positions(n, seed):
+    """Random deals of 6 cards to three seats and 7 to a random leader, who
+    has led a random play: the next seat follows, no hand above 6 cards."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        d = DECK[:]
+        rng.shuffle(d)
+        hands = [d[i * 6:(i + 1) * 6] for i in range(4)]
+        lead = rng.randrange(4)
+        hands[lead] = hands[lead] + [d[24]]
+        g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=lead)
+        g.play(rng.choice(list(g.legal_moves())))
+        out.append(g)
+    return out
+
+
 def real_endgames(n, seed, per_hand=6):
     out = []
     k = 0
@@ -140,6 +159,8 @@ def bench_solve(sizes, n, real=(6, 8, 10), stress=0, threads=1):
         out[f"random_{k}_per_hand"] = solve_stats(random_positions(k, n, 100 + k), threads=threads)
     if stress:
         out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, 7), threads=threads)
+        out["random_6_per_hand_following_stress"] = solve_stats(following_positions(stress, 11),
+                                                                threads=threads)
     for k in real:
         out[f"real_endgames_at_most_{k}_per_hand"] = solve_stats(real_endgames(n, 5, k), threads=threads)
     return out

@@ -21,6 +21,15 @@ a bound, so a search stopped by the node or time limit still reports proven
 bounds ``lo <= value <= hi``. Static bounds: once the banker is known the
 value's sign is fixed and its size is at most 4 - (players out).
 
+Threads: a test searches the root's children in a fixed order (no table
+move at the root); ``threads`` solvers take them in turn and share one
+table, whose entries are written as a checked pair of words so that one
+torn by two writers matches no position. A test's answer is its lowest
+child that cuts (children before it are always finished, children after it
+abandoned) or all of them, so the value, the bounds and the best move (the
+first child in that order reaching the value) are the same for any number
+of threads; only the nodes searched differ.
+
 Transposition table: four 16-byte entries to a cache line, the entry with
 the cheapest subtree (fewest nodes) replaced; keyed on the position - the four hands, the seat
 to act, the play to beat, its seat, the passes since it, the finishing order
