@@ -84,7 +84,6 @@ from .errors import GuandanError
 
 cdef extern from *:
     int __builtin_clzll(unsigned long long) noexcept nogil
-    int __builtin_ctzll(unsigned long long) noexcept nogil
 
 cdef extern from "gdthread.h":
     ctypedef struct gd_thread:
@@ -136,17 +135,22 @@ cdef int order_value(const int8_t* order) noexcept nogil:
     return (4 - pos) if (b & 1) == 0 else -(4 - pos)
 
 
+cdef inline bint out_ends_round(const State* st, int seat) noexcept nogil:
+    """Whether ``seat`` going out next ends the round (as st_apply would
+    have it: then three players are out, or both players of one team)."""
+    cdef int n = st.nfin + 1
+    return n >= 3 or (n == 2 and (st.fin[0] & 1) == (seat & 1))
+
+
 cdef bint ends_round(const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
-    """Whether the seat to act playing (lo, hi) ends the round (as st_apply
-    would: the play empties its hand and then three players are out, or both
-    players of one team)."""
-    cdef int seat = st.to_act, n
+    """Whether the seat to act playing (lo, hi) ends the round: the play
+    empties its hand and that ends the round."""
+    cdef int seat = st.to_act
     if ((lo >> TAG_SHIFT) & 15) == T_PASS:
         return False
     if ncards(lo, hi) != ncards(st.one[seat], st.two[seat]):
         return False
-    n = st.nfin + 1
-    return n >= 3 or (n == 2 and (st.fin[0] & 1) == (seat & 1))
+    return out_ends_round(st, seat)
 
 
 cdef int terminal_value(const State* st, int seat) noexcept nogil:
@@ -177,21 +181,26 @@ cdef void terminal_order(const State* st, int seat, int8_t* order) noexcept nogi
             k += 1
 
 
-cdef inline void static_bounds(const State* st, int* lo, int* hi) noexcept nogil:
-    """Bounds every continuation respects: the banker fixes the sign, the
-    players out so far cap the partner's place."""
-    cdef int m
-    if st.nfin == 0:
-        lo[0] = -3
-        hi[0] = 3
-        return
-    m = 4 - st.nfin
-    if (st.fin[0] & 1) == 0:
+cdef inline void order_bounds(int first, int nout, int* lo, int* hi) noexcept nogil:
+    """Bounds every continuation respects once ``nout`` >= 1 players are out,
+    ``first`` (the banker) the first of them: the banker fixes the sign, the
+    players out cap the partner's place."""
+    cdef int m = 4 - nout
+    if (first & 1) == 0:
         lo[0] = 1
         hi[0] = m
     else:
         lo[0] = -m
         hi[0] = -1
+
+
+cdef inline void static_bounds(const State* st, int* lo, int* hi) noexcept nogil:
+    """Bounds every continuation of the position respects."""
+    if st.nfin == 0:
+        lo[0] = -3
+        hi[0] = 3
+    else:
+        order_bounds(st.fin[0], st.nfin, lo, hi)
 
 # ---------------------------------------------------------------------------
 # Suit-free (canonical) positions
@@ -364,9 +373,6 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
     keys_out(a, b, k1, k2)
 
 
-cdef uint64_t NIB13 = (<uint64_t>1 << 52) - 1
-
-
 cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
     """Keys of a rank-free position (see seq_free): with no sequence possible
     every combination is compared by level order alone, so two positions whose
@@ -385,7 +391,7 @@ cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept
         c[s] = x
         jokers |= x
         # the rank nibbles in level order (the level rank lifted above A)
-        x = (x & ((<uint64_t>1 << L) - 1)) | (((x & NIB13) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
+        x = (x & ((<uint64_t>1 << L) - 1)) | (((x & NAT52) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
         v[s] = x
         present |= x
     present = present | (present >> 1)
@@ -682,23 +688,24 @@ cdef Py_ssize_t sure_exit(Solver* S, const State* st, const Ply* P, Py_ssize_t n
     return -1
 
 
-cdef inline bint partner_out(const State* st, int seat) noexcept nogil:
-    cdef int i
-    for i in range(st.nfin):
-        if st.fin[i] == ((seat + 2) & 3):
-            return True
-    return False
-
-
 cdef inline void exit_bounds(const State* st, int seat, int* lo, int* hi) noexcept nogil:
-    """The static bounds once ``seat`` is the next player out."""
-    cdef int m = 4 - (st.nfin + 1), first = st.fin[0] if st.nfin > 0 else seat
-    if (first & 1) == 0:
-        lo[0] = 1
-        hi[0] = m
+    """Bounds of the position when ``seat`` is sure to be the next player out
+    (equal: the exact value, when that ends the round - then in the best
+    place left for its team)."""
+    if out_ends_round(st, seat):
+        lo[0] = terminal_value(st, seat)
+        hi[0] = lo[0]
     else:
-        lo[0] = -m
-        hi[0] = -1
+        order_bounds(st.fin[0] if st.nfin > 0 else seat, st.nfin + 1, lo, hi)
+
+
+cdef inline void key_to_front(Ply* P, Py_ssize_t j) noexcept nogil:
+    """Move the ordered move at position ``j`` of ``P.keys`` to the front."""
+    cdef int64_t x = P.keys[j]
+    while j > 0:
+        P.keys[j] = P.keys[j - 1]
+        j -= 1
+    P.keys[0] = x
 
 # ---------------------------------------------------------------------------
 # Alpha-beta
@@ -733,10 +740,31 @@ cdef inline bint seen_kid(Ply* P, uint64_t k1, uint64_t k2, int n) noexcept nogi
     return False
 
 
+cdef inline int child_mode(const State* child, int mode) noexcept nogil:
+    """The mode of a child of a position in ``mode`` (modes only rise)."""
+    cdef int m
+    if mode == 2:
+        return 2
+    m = position_mode(child)
+    return m if m > mode else mode
+
+
+cdef inline bint play_forced_passes(Solver* S, State* child, Ply* next) noexcept nogil:
+    """Play the passes of followers who can do nothing else; True if there
+    were any (the child's key then changed). ``next``: the child's ply."""
+    if not only_pass(S, child, next):
+        return False
+    st_apply(child, 0, 0)
+    while only_pass(S, child, next):
+        st_apply(child, 0, 0)
+    return True
+
+
 cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             uint64_t pk1, uint64_t pk2) noexcept nogil:
-    """Fail-soft alpha-beta (team-0 value). ``cf``: the position is suit-free
-    (no straight flush can be made any more)."""
+    """Fail-soft alpha-beta (team-0 value). ``mode``: the position's mode
+    (see position_mode); ``pk1``, ``pk2``: its keys when the parent computed
+    them (0, 0: compute them here)."""
     cdef int seat = st.to_act
     cdef bint maxi = (seat & 1) == 0
     cdef int slo, shi, v, best, bi = -1, ttbest = -1, size, a, b, a0, b0, s, lo_new, hi_new, elo, ehi
@@ -747,7 +775,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef State child
     cdef bint ready, cf = mode > 0
     cdef int cmode, nkids = 0
-    cdef int64_t n0, x
+    cdef int64_t n0
 
     S.nodes += 1
     n0 = S.nodes
@@ -817,10 +845,9 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         return 0
     j = sure_exit(S, st, P, n)
     if j >= 0:
-        if st.nfin + 1 >= 3 or partner_out(st, seat):
-            # going out ends the round, in the best place left for the team
-            return terminal_value(st, seat)
         exit_bounds(st, seat, &elo, &ehi)
+        if elo == ehi:
+            return elo
         if maxi:
             if elo >= beta:
                 return elo
@@ -835,12 +862,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 shi = ehi
                 if beta > shi + 1:
                     beta = shi + 1
-        # try that card first
-        x = P.keys[j]
-        while j > 0:
-            P.keys[j] = P.keys[j - 1]
-            j -= 1
-        P.keys[0] = x
+        key_to_front(P, j)              # try that card first
     a0 = alpha
     b0 = beta
     a = alpha
@@ -855,9 +877,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         else:
             memcpy(&child, st, sizeof(State))
             st_apply(&child, lo, hi)
-            cmode = 2 if mode == 2 else position_mode(&child)
-            if cmode < mode:
-                cmode = mode
+            cmode = child_mode(&child, mode)
             mode_keys(&child, cmode, &ck1, &ck2)
             if cmode == 2:
                 # two moves that reach the same rank-free position (say two
@@ -872,11 +892,8 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             # start loading the child's table bucket now: the forced-pass
             # test below (a move generation) runs while it arrives
             gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
-            if only_pass(S, &child, &S.plies[ply + 1]):
-                st_apply(&child, 0, 0)
-                while only_pass(S, &child, &S.plies[ply + 1]):
-                    st_apply(&child, 0, 0)
-                ck1 = 0
+            if play_forced_passes(S, &child, &S.plies[ply + 1]):
+                ck1 = 0                 # the child computes its own key
                 ck2 = 0
             v = ab(S, &child, a, b, ply + 1, cmode, ck1, ck2)
             if S.aborted:
@@ -975,10 +992,7 @@ cdef void* root_worker(void* arg) noexcept nogil:
         else:
             memcpy(&child, &J.kids[j], sizeof(State))
             mode_keys(&child, J.kmode[j], &ck1, &ck2)
-            if only_pass(S, &child, &S.plies[1]):
-                st_apply(&child, 0, 0)
-                while only_pass(S, &child, &S.plies[1]):
-                    st_apply(&child, 0, 0)
+            if play_forced_passes(S, &child, &S.plies[1]):
                 ck1 = 0
                 ck2 = 0
             S.cur_root = j
@@ -1002,12 +1016,10 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     rank-free duplicates left out, a sure exit first); tightens the bounds
     by a sure exit (``sure_best``: its move index, or -1). -1: out of memory."""
     cdef Ply* P = &S.plies[0]
-    cdef Py_ssize_t n, j, i, k
-    cdef int seat = st.to_act, elo, ehi, c = 0
+    cdef Py_ssize_t n, j, i
+    cdef int seat = st.to_act, elo, ehi, c = 0, nkids = 0
     cdef bint maxi = (seat & 1) == 0
-    cdef int64_t x
-    cdef uint64_t* keys
-    cdef uint64_t lo_w, hi_w
+    cdef uint64_t lo_w, hi_w, ck1, ck2
     sure_best[0] = -1
     P.moves.n = 0
     if st_legal(<State*>st, S.g, &P.moves) < 0:
@@ -1018,28 +1030,22 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     j = sure_exit(S, st, P, n)
     if j >= 0:
         sure_best[0] = <int>(0xFFFFF - (P.keys[j] & 0xFFFFF))
-        if st.nfin + 1 >= 3 or partner_out(st, seat):
-            lo[0] = terminal_value(st, seat)
-            hi[0] = lo[0]
-            return 0
         exit_bounds(st, seat, &elo, &ehi)
+        if elo == ehi:
+            lo[0] = elo
+            hi[0] = elo
+            return 0
         if maxi and elo > lo[0]:
             lo[0] = elo
         if not maxi and ehi < hi[0]:
             hi[0] = ehi
-        x = P.keys[j]
-        while j > 0:
-            P.keys[j] = P.keys[j - 1]
-            j -= 1
-        P.keys[0] = x
+        key_to_front(P, j)
     J.kids = <State*>malloc((n + 1) * sizeof(State))
     J.kmode = <int*>malloc((n + 1) * sizeof(int))
     J.kterm = <int*>malloc((n + 1) * sizeof(int))
     J.kmove = <int*>malloc((n + 1) * sizeof(int))
     J.val = <int*>malloc((n + 1) * sizeof(int))
-    keys = <uint64_t*>malloc((2 * n + 2) * sizeof(uint64_t))
-    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL or J.val == NULL or keys == NULL:
-        free(keys)
+    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL or J.val == NULL:
         return -1
     for j in range(n):
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
@@ -1054,21 +1060,17 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
         J.kterm[c] = NO_TERM
         memcpy(&J.kids[c], st, sizeof(State))
         st_apply(&J.kids[c], lo_w, hi_w)
-        J.kmode[c] = 2 if mode == 2 else position_mode(&J.kids[c])
-        if J.kmode[c] < mode:
-            J.kmode[c] = mode
+        J.kmode[c] = child_mode(&J.kids[c], mode)
         if J.kmode[c] == 2:
             # two moves that reach the same rank-free position: one is searched
-            mode_keys(&J.kids[c], 2, &keys[2 * c], &keys[2 * c + 1])
-            for k in range(c):
-                if J.kterm[k] == NO_TERM and J.kmode[k] == 2 and keys[2 * k] == keys[2 * c] \
-                        and keys[2 * k + 1] == keys[2 * c + 1]:
-                    break
-            else:
-                c += 1
-            continue
+            mode_keys(&J.kids[c], 2, &ck1, &ck2)
+            if seen_kid(P, ck1, ck2, nkids):
+                continue
+            if nkids < MAXKIDS:
+                P.kid1[nkids] = ck1
+                P.kid2[nkids] = ck2
+                nkids += 1
         c += 1
-    free(keys)
     J.n = c
     J.maxi = maxi
     return 0
