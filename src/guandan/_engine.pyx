@@ -487,10 +487,9 @@ cdef int st_apply(State* st, uint64_t lo, uint64_t hi) noexcept nogil:
         st.passes += 1
     else:
         remove_cards(st, seat, lo & FACE_MASK, hi & FACE_MASK)
-        st.pby_two[seat] |= (st.pby_one[seat] & lo) | hi
-        st.pby_one[seat] |= lo
-        st.pby_one[seat] &= FACE_MASK
-        st.pby_two[seat] &= FACE_MASK
+        # the cards it has played this round: a second copy goes to two
+        st.pby_two[seat] |= (st.pby_one[seat] & lo & FACE_MASK) | (hi & FACE_MASK)
+        st.pby_one[seat] |= lo & FACE_MASK
         st.top_lo = lo
         st.top_hi = hi
         st.top_seat = seat

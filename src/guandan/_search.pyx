@@ -52,7 +52,7 @@ from guandan._core cimport (
     bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
 )
 from guandan._engine cimport (
-    tribute_none,
+    Tribute, tribute_none,
     st_valid,
     State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
@@ -138,6 +138,15 @@ cdef inline double unif(uint64_t* rng) noexcept nogil:
 # Information sets and the sampler
 # ---------------------------------------------------------------------------
 
+cdef inline void tribute_of(const Tribute* tr, int i, int* p, int* r, int* t, int* b) noexcept nogil:
+    """Payer ``i``'s tribute: the payer, the receiver, the card paid and the
+    card returned (-1 where not decided yet)."""
+    p[0] = tr.payer[i]
+    r[0] = tr.recv[i]
+    t[0] = tr.paid[i]
+    b[0] = tr.returned[i]
+
+
 cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                    uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
                    const uint64_t* pby_two, bint use_tribute) noexcept nogil:
@@ -207,10 +216,7 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                 return -1
         if not base.tr.anti:
             for i in range(base.tr.npay):
-                p = base.tr.payer[i]
-                r = base.tr.recv[i]
-                t = base.tr.paid[i]
-                b = base.tr.returned[i]
+                tribute_of(&base.tr, i, &p, &r, &t, &b)
                 if r < 0 or r > 3 or t < 0 or t > 53 or b < 0 or b > 53:
                     return -1                       # tribute or return not done yet
                 off0[p][t] += 1                     # the payer gave t
@@ -227,10 +233,7 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
         wild = 4 * base.rlevel + 1
         if not base.tr.anti:
             for i in range(base.tr.npay):
-                p = base.tr.payer[i]
-                r = base.tr.recv[i]
-                t = base.tr.paid[i]
-                b = base.tr.returned[i]
+                tribute_of(&base.tr, i, &p, &r, &t, &b)
                 kp = -1
                 kr = -1
                 for k in range(3):
