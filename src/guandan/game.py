@@ -77,7 +77,6 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-
 def _solve_threads(cards: int, max_nodes: int) -> int:
     """The solver's default thread count: the processors this process may
     use (at most 4) for a position of more than 16 cards without a node
@@ -693,12 +692,13 @@ class Game:
         mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
         if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
             raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        cards = sum(self._core.hand_size(s) for s in range(4))
         if tt_bits is None:
             # a table to the size of the problem (a big one costs its allocation)
-            tt_bits = min(20, max(12, 8 + sum(self._core.hand_size(s) for s in range(4)) // 2))
+            tt_bits = min(20, max(12, 8 + cards // 2))
         tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
         if threads is None:
-            threads = _solve_threads(sum(self._core.hand_size(s) for s in range(4)), mn)
+            threads = _solve_threads(cards, mn)
         threads = check_int(threads, "threads", 1, 8)
         r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move,
                          0, threads)
