@@ -45,7 +45,6 @@ ctypedef struct RootJob:
     int* kmode                 # their position modes
     int* kterm                 # their value when the move ends the round (else NO_TERM)
     int* kmove                 # their move's index in the root's move list
-    int* val                   # their values in the current test
     int n
     int t                      # the test: value >= t
     int maxi                   # the root's side maximizes

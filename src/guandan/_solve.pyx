@@ -26,7 +26,9 @@ move at the root); ``threads`` solvers take them in turn and share one
 table, whose entries are written as a checked pair of words so that one
 torn by two writers matches no position. A test's answer is its lowest
 child that cuts (children before it are always finished, children after it
-abandoned) or all of them, so the value, the bounds and the best move (the
+abandoned) or all of them. Only that answer (value >= t or not) is kept,
+never the fail-soft value behind it, which depends on what the shared table
+held when; so the tests made, the value, the bounds and the best move (the
 first child in that order reaching the value) are the same for any number
 of threads; only the nodes searched differ.
 
@@ -1004,7 +1006,6 @@ cdef void* root_worker(void* arg) noexcept nogil:
                 J.limit_hit = 1
                 gd_atomic_min(&J.cut, -1)       # the others stop too
                 break
-        J.val[j] = v
         if (J.maxi and v >= J.t) or (not J.maxi and v < J.t):
             gd_atomic_min(&J.cut, j)
     return NULL
@@ -1044,8 +1045,7 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     J.kmode = <int*>malloc((n + 1) * sizeof(int))
     J.kterm = <int*>malloc((n + 1) * sizeof(int))
     J.kmove = <int*>malloc((n + 1) * sizeof(int))
-    J.val = <int*>malloc((n + 1) * sizeof(int))
-    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL or J.val == NULL:
+    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL:
         return -1
     for j in range(n):
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
@@ -1081,7 +1081,6 @@ cdef void root_job_free(RootJob* J) noexcept nogil:
     free(J.kmode)
     free(J.kterm)
     free(J.kmove)
-    free(J.val)
 
 
 cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
@@ -1103,7 +1102,7 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
     Values, bounds and the best move (the first child in that order that
     reaches the value) are the same for any number of threads; the nodes
     searched are not."""
-    cdef int lo, hi, t, i, k, r, sure_best = -1, nh = 0
+    cdef int lo, hi, t, k, sure_best = -1, nh = 0
     cdef bint maxi = (st.to_act & 1) == 0
     cdef double t0 = gd_now()
     cdef int best_move = -1
@@ -1171,22 +1170,16 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
         if J.limit_hit or S.aborted:
             S.aborted = 1
             break
-        if J.cut < J.n:
-            r = J.val[J.cut]
-            if maxi:
-                lo = r
-            else:
-                hi = r
-            best_move = J.kmove[J.cut]
+        # the test's answer is a proven fact, the same for any number of
+        # threads; the fail-soft values behind it are not (they depend on
+        # what the shared table held when), so only the answer is kept and
+        # the tests that follow are the same for any number of threads
+        if (J.cut < J.n) == (maxi != 0):
+            lo = t if t != 0 else 1     # value >= t (0 is not a value)
         else:
-            r = J.val[0]
-            for i in range(1, J.n):
-                if (maxi and J.val[i] > r) or (not maxi and J.val[i] < r):
-                    r = J.val[i]
-            if maxi:
-                hi = r
-            else:
-                lo = r
+            hi = t - 1 if t != 1 else -1
+        if J.cut < J.n:
+            best_move = J.kmove[J.cut]
     S.job = NULL
     for k in range(nh):
         helper_nodes += H[k].nodes
