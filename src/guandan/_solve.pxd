@@ -30,6 +30,7 @@ ctypedef struct Ply:
     uint64_t* htk
     uint32_t* hstamp           # entry valid when equal to the node's stamp
     uint64_t hmask
+    int* defer                 # moves put off at this node (another thread searches them), kcap of them
     int ready                  # moves holds this ply's list already (see only_pass)
     uint64_t kid1[MAXKIDS]     # keys of the rank-free children searched at this node
     uint64_t kid2[MAXKIDS]
@@ -38,9 +39,10 @@ cdef enum:
     NO_TERM = 100              # RootJob.kterm: the child does not end the round
 
 ctypedef struct RootJob:
-    # one null-window test at the root, its children shared out among
-    # solvers (threads) in order: each takes the next child; a child that
-    # cuts lowers ``cut``, and no child after the lowest cut is needed
+    # one null-window test at the root, its children searched in order by
+    # every solver (thread) at once: each works on the lowest child not yet
+    # finished; a child that cuts lowers ``cut``, and no child after the
+    # lowest cut is needed
     State* kids                # the root's children (after the move, before forced passes)
     int* kmode                 # their position modes
     int* kterm                 # their value when the move ends the round (else NO_TERM)
@@ -48,11 +50,11 @@ ctypedef struct RootJob:
     int n
     int t                      # the test: value >= t
     int maxi                   # the root's side maximizes
-    long next                  # the next child to take (atomic)
     long cut                   # the lowest child that cut (n: none; atomic)
     int64_t nodes              # nodes of every solver, counted in steps of 1024 (atomic)
     int64_t max_nodes
     int limit_hit              # a solver stopped on the node or time limit
+    long* done                 # per child: its search finished (atomic)
 
 ctypedef struct Solver:
     TTE* tt
@@ -70,6 +72,9 @@ ctypedef struct Solver:
     uint64_t order_rng[4]
     RootJob* job               # the root test this solver works on
     int cur_root               # the root child it is searching
+    uint64_t* busy             # shared with the other threads: keys of positions being searched
+    uint64_t bmask             # busy entries - 1
+    int defer_ply              # below this ply, a move another thread is searching is put off
 
 ctypedef struct SolveOut:
     int lo                     # proven: lo <= value <= hi (exact when equal)

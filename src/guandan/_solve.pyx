@@ -22,9 +22,15 @@ bounds ``lo <= value <= hi``. Static bounds: once the banker is known the
 value's sign is fixed and its size is at most 4 - (players out).
 
 Threads: a test searches the root's children in a fixed order (no table
-move at the root); ``threads`` solvers take them in turn and share one
-table, whose entries are written as a checked pair of words so that one
-torn by two writers matches no position. A test's answer is its lowest
+move at the root), and ``threads`` solvers sharing one table all work on
+the lowest child not yet finished. Near the top of its tree (the first
+``DEFER_PLY`` plies) a solver puts off a move whose position another solver
+is searching (a small shared table of busy positions) and takes the next
+one, coming back to it at the end (ABDADA, Weill 1996): so they split the
+child's moves among them instead of searching the same ones. The first to
+finish the child publishes its answer; the others leave it. Table entries
+are written as a checked pair of words, so that one torn by two writers
+matches no position. A test's answer is its lowest
 child that cuts (children before it are always finished, children after it
 abandoned) or all of them. Only that answer (value >= t or not) is kept,
 never the fail-soft value behind it, which depends on what the shared table
@@ -96,6 +102,7 @@ cdef extern from "gdthread.h":
     void gd_store64(uint64_t* p, uint64_t v) noexcept nogil
     int gd_atomic_inc(long* p) noexcept nogil
     int gd_atomic_get(long* p) noexcept nogil
+    void gd_atomic_set(long* p, long v) noexcept nogil
     void gd_atomic_min(long* p, int v) noexcept nogil
     int64_t gd_atomic_add64(int64_t* p, int64_t v) noexcept nogil
 
@@ -104,6 +111,8 @@ cdef extern from "gdmem.h":
 
 cdef enum:
     MAXPLY = 768
+    BUSY_N = 1 << 14            # entries of the threads' table of busy positions
+    DEFER_PLY = 32              # plies (from the root) at which they put off busy moves
     NO_LO = -4
     NO_HI = 4
 
@@ -591,6 +600,11 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
             return -1
         free(P.keys)
         P.keys = p
+        free(P.defer)
+        P.defer = <int*>malloc(cap * sizeof(int))
+        if P.defer == NULL:
+            P.kcap = 0
+            return -1
         P.kcap = cap
     if cf and (P.hc == NULL or 2 * n > <Py_ssize_t>(P.hmask + 1)):
         hsz = 256
@@ -776,8 +790,12 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef Ply* P
     cdef State child
     cdef bint ready, cf = mode > 0
-    cdef int cmode, nkids = 0
+    cdef int cmode, nkids = 0, nd, dj, searched
     cdef int64_t n0
+    cdef Py_ssize_t jj
+    cdef bint may_defer, later
+    cdef uint64_t bk = 0
+    cdef uint64_t* bslot = NULL
 
     S.nodes += 1
     n0 = S.nodes
@@ -797,9 +815,9 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             if gd_atomic_add64(&S.job.nodes, 1024) > S.job.max_nodes:
                 S.aborted = 1
                 return 0
-            if S.cur_root > gd_atomic_get(&S.job.cut):
-                S.aborted = 2           # a root child before this one cut: not needed
-                return 0
+            if S.cur_root > gd_atomic_get(&S.job.cut) or gd_atomic_get(&S.job.done[S.cur_root]):
+                S.aborted = 2           # a root child before this one cut, or another
+                return 0                # thread finished this one: not needed
     static_bounds(st, &slo, &shi)
     if slo >= beta:
         return slo
@@ -870,7 +888,24 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     a = alpha
     b = beta
     best = -100 if maxi else 100
-    for j in range(n):
+    may_defer = ply < S.defer_ply
+    jj = 0
+    nd = 0
+    dj = 0
+    searched = 0
+    while True:
+        # the moves in order, then those put off because another thread
+        # was searching them (with threads, near the root: may_defer)
+        if jj < n:
+            j = jj
+            jj += 1
+            later = False
+        elif dj < nd:
+            j = P.defer[dj]
+            dj += 1
+            later = True
+        else:
+            break
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
@@ -881,7 +916,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             st_apply(&child, lo, hi)
             cmode = child_mode(&child, mode)
             mode_keys(&child, cmode, &ck1, &ck2)
-            if cmode == 2:
+            if cmode == 2 and not later:
                 # two moves that reach the same rank-free position (say two
                 # singles no other card lies between) have the same value:
                 # search the first
@@ -891,6 +926,14 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                     P.kid1[nkids] = ck1
                     P.kid2[nkids] = ck2
                     nkids += 1
+            if may_defer:
+                bk = (ck1 ^ (ck2 << 32)) | 1
+                bslot = &S.busy[(bk >> 1) & S.bmask]
+                if not later and searched > 0 and gd_load64(bslot) == bk:
+                    P.defer[nd] = <int>j    # another thread is on it: later
+                    nd += 1
+                    continue
+                gd_store64(bslot, bk)
             # start loading the child's table bucket now: the forced-pass
             # test below (a move generation) runs while it arrives
             gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
@@ -898,8 +941,11 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 ck1 = 0                 # the child computes its own key
                 ck2 = 0
             v = ab(S, &child, a, b, ply + 1, cmode, ck1, ck2)
+            if may_defer and gd_load64(bslot) == bk:
+                gd_store64(bslot, 0)
             if S.aborted:
                 return 0
+        searched += 1
         if maxi:
             if v > best:
                 best = v
@@ -963,6 +1009,7 @@ cdef void solver_free(Solver* S) noexcept nogil:
         for i in range(MAXPLY):
             buf_free(&S.plies[i].moves)
             free(S.plies[i].keys)
+            free(S.plies[i].defer)
             free(S.plies[i].hc)
             free(S.plies[i].htk)
             free(S.plies[i].hstamp)
@@ -978,16 +1025,25 @@ cdef void solver_clear(Solver* S) noexcept nogil:
 
 
 cdef void* root_worker(void* arg) noexcept nogil:
-    """Search root children of ``S.job`` until none is left or every one
-    still free comes after a child that cut."""
+    """Search root children of ``S.job``, the lowest unfinished one before
+    the lowest cut each time, until none is left. The threads all work on
+    that child, splitting its moves among them (a move another thread is
+    searching is put off: see ``busy`` in ab); the first to finish it
+    publishes its answer and the others leave it."""
     cdef Solver* S = <Solver*>arg
     cdef RootJob* J = S.job
-    cdef int j, v
+    cdef int j, v, c, i, last
     cdef State child
     cdef uint64_t ck1, ck2
     while True:
-        j = gd_atomic_inc(&J.next)
-        if j >= J.n or j > gd_atomic_get(&J.cut):
+        c = gd_atomic_get(&J.cut)
+        last = c if c < J.n - 1 else J.n - 1
+        j = -1
+        for i in range(last + 1):
+            if not gd_atomic_get(&J.done[i]):
+                j = i
+                break
+        if j < 0:
             break
         if J.kterm[j] != NO_TERM:
             v = J.kterm[j]
@@ -1000,7 +1056,7 @@ cdef void* root_worker(void* arg) noexcept nogil:
             S.cur_root = j
             v = ab(S, &child, J.t - 1, J.t, 1, J.kmode[j], ck1, ck2)
             if S.aborted == 2:
-                S.aborted = 0
+                S.aborted = 0           # another thread finished it, or one before it cut
                 continue
             if S.aborted:
                 J.limit_hit = 1
@@ -1008,6 +1064,7 @@ cdef void* root_worker(void* arg) noexcept nogil:
                 break
         if (J.maxi and v >= J.t) or (not J.maxi and v < J.t):
             gd_atomic_min(&J.cut, j)
+        gd_atomic_set(&J.done[j], 1)
     return NULL
 
 
@@ -1045,7 +1102,8 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     J.kmode = <int*>malloc((n + 1) * sizeof(int))
     J.kterm = <int*>malloc((n + 1) * sizeof(int))
     J.kmove = <int*>malloc((n + 1) * sizeof(int))
-    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL:
+    J.done = <long*>calloc(n + 1, sizeof(long))
+    if J.kids == NULL or J.kmode == NULL or J.kterm == NULL or J.kmove == NULL or J.done == NULL:
         return -1
     for j in range(n):
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
@@ -1081,6 +1139,7 @@ cdef void root_job_free(RootJob* J) noexcept nogil:
     free(J.kmode)
     free(J.kterm)
     free(J.kmove)
+    free(J.done)
 
 
 cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
@@ -1113,6 +1172,8 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
     cdef int started[7]
     cdef int rc = 0
     cdef int64_t helper_nodes = 0
+    cdef uint64_t* busy = NULL
+    cdef Solver* X
     cdef Ply* P
     memset(out, 0, sizeof(SolveOut))
     memset(&J, 0, sizeof(RootJob))
@@ -1147,6 +1208,13 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
             nh += 1
         if nh > 0:
             S.max_nodes = INT64_BIG     # the job's shared count limits the nodes
+            busy = <uint64_t*>calloc(BUSY_N, sizeof(uint64_t))
+            if busy != NULL:
+                for k in range(nh + 1):
+                    X = S if k == nh else H[k]
+                    X.busy = busy
+                    X.bmask = BUSY_N - 1
+                    X.defer_ply = DEFER_PLY
     S.job = &J
     while lo < hi:
         # test "value >= t": each completed test proves a bound
@@ -1157,8 +1225,8 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
         else:
             t = lo + (hi - lo + 1) // 2
         J.t = t
-        J.next = 0
         J.cut = J.n
+        memset(J.done, 0, (J.n + 1) * sizeof(long))
         for k in range(nh):
             started[k] = gd_thread_start(&th[k], root_worker, H[k]) == 0
         root_worker(S)
@@ -1181,6 +1249,9 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
         if J.cut < J.n:
             best_move = J.kmove[J.cut]
     S.job = NULL
+    S.busy = NULL
+    S.defer_ply = 0
+    free(busy)
     for k in range(nh):
         helper_nodes += H[k].nodes
         solver_free(H[k])

@@ -31,6 +31,7 @@ static void gd_thread_join(gd_thread* t) {
 }
 static int gd_atomic_inc(volatile long* p) { return (int)InterlockedIncrement(p) - 1; }
 static int gd_atomic_get(volatile long* p) { return (int)InterlockedCompareExchange(p, 0, 0); }
+static void gd_atomic_set(volatile long* p, long v) { InterlockedExchange(p, v); }
 static void gd_atomic_min(volatile long* p, int v) {
     long old = *p;
     while (v < old) {
@@ -55,6 +56,7 @@ static void gd_thread_join(gd_thread* t) { pthread_join(*t, NULL); }
 /* the old value */
 static int gd_atomic_inc(volatile long* p) { return (int)__atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST); }
 static int gd_atomic_get(volatile long* p) { return (int)__atomic_load_n(p, __ATOMIC_SEQ_CST); }
+static void gd_atomic_set(volatile long* p, long v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 static void gd_atomic_min(volatile long* p, int v) {
     long old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
     while (v < old && !__atomic_compare_exchange_n(p, &old, (long)v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
