@@ -341,13 +341,28 @@ cdef inline uint64_t fmix(uint64_t z) noexcept nogil:
     return z
 
 
-cdef inline void mix_in(uint64_t* a, uint64_t* b, uint64_t x, uint64_t mul, uint64_t salt) noexcept nogil:
-    """Fold one word into the two independent hashes of a key."""
-    a[0] = fmix(a[0] ^ x)
-    b[0] = fmix(b[0] ^ (x * mul + salt))
+cdef uint64_t ZS[12]                    # per word position: salts of the first hash
+cdef uint64_t ZM[12]                    # and odd multipliers of the second
+cdef int _zi
+for _zi in range(12):
+    ZS[_zi] = fmix(<uint64_t>0x243F6A8885A308D3 + <uint64_t>(_zi + 1) * <uint64_t>0x9E3779B97F4A7C15)
+    ZM[_zi] = fmix(<uint64_t>0x13198A2E03707344 + <uint64_t>(_zi + 1) * <uint64_t>0xD6E8FEB86659FD93) | 1
+
+
+cdef inline void mix_in(uint64_t* a, uint64_t* b, uint64_t x, int pos) noexcept nogil:
+    """Fold the key's word at position ``pos`` into its two hashes. Each word
+    is mixed on its own (so the words of a key are hashed in parallel, not in
+    one chain), salted by its position: the first hash is the xor of the
+    mixed words (as Zobrist hashing xors one random word per feature), the
+    second a sum of them times per-position odd multipliers, mixed once more
+    in keys_out."""
+    cdef uint64_t u = fmix(x ^ ZS[pos])
+    a[0] ^= u
+    b[0] += u * ZM[pos]
 
 
 cdef inline void keys_out(uint64_t a, uint64_t b, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    b = fmix(b)
     if a == 0 and b == 0:
         a = 1                      # (0, 0) marks an empty entry
     k1[0] = a
@@ -376,11 +391,11 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
     cdef int s
     for s in range(4):
         c = canon(st.one[s], st.two[s], st.rlevel)
-        mix_in(&a, &b, c, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
+        mix_in(&a, &b, c, s)
     c = ((st.top_lo >> TAG_SHIFT) & 15) | (((st.top_hi >> TAG_SHIFT) & 31) << 4)
     c |= (<uint64_t>ncards(st.top_lo, st.top_hi)) << 9
     w = small_word(st) | (c << 34) | (<uint64_t>1 << 63)
-    mix_in(&a, &b, w, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>1)
+    mix_in(&a, &b, w, 4)
     keys_out(a, b, k1, k2)
 
 
@@ -439,14 +454,14 @@ cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept
         absent &= lowm
     for s in range(4):
         w = v[s] | (c[s] & (<uint64_t>63 << 52))   # wilds, small and big jokers
-        mix_in(&a, &b, w, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
+        mix_in(&a, &b, w, s)
     x = (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
     if (jokers >> 52) & 3:
         # a wild played alone is a level card: the level rank (the highest
         # rank in play, as one is held) must keep its place
         x |= (<uint64_t>nsl) << 20
     w = small_word(st) | (x << 34) | (<uint64_t>1 << 62)
-    mix_in(&a, &b, w, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>7)
+    mix_in(&a, &b, w, 4)
     keys_out(a, b, k1, k2)
 
 
@@ -464,12 +479,12 @@ cdef inline void pos_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept 
     cdef uint64_t w
     cdef int s
     for s in range(4):
-        mix_in(&a, &b, st.one[s], <uint64_t>0x9E3779B97F4A7C15, <uint64_t>s)
-        mix_in(&a, &b, st.two[s], <uint64_t>0xD6E8FEB86659FD93, <uint64_t>s)
-    mix_in(&a, &b, st.top_lo, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>0)
-    mix_in(&a, &b, st.top_hi, <uint64_t>0xD6E8FEB86659FD93, <uint64_t>0)
+        mix_in(&a, &b, st.one[s], s)
+        mix_in(&a, &b, st.two[s], 4 + s)
+    mix_in(&a, &b, st.top_lo, 8)
+    mix_in(&a, &b, st.top_hi, 9)
     w = small_word(st)
-    mix_in(&a, &b, w, <uint64_t>0x9E3779B97F4A7C15, <uint64_t>1)
+    mix_in(&a, &b, w, 10)
     keys_out(a, b, k1, k2)
 
 
