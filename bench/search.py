@@ -2,7 +2,8 @@
 
     python bench/search.py [--quick] [--spec search:ms=200] [--deals 100] [--vs expert]
                            [--sizes 2,3,4,5,6,7] [--real 6,8,10] [--solve-n 40]
-                           [--concurrency 1] [--skip-duplicate] [--stress 200] [--threads 2]
+                           [--concurrency 1] [--skip-duplicate] [--stress 200] [--stress-seeds 7,11]
+                           [--threads 2]
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
@@ -16,7 +17,8 @@
    in every hand (--real). --stress N adds a second, larger sample of the
    stress case (N random deals of 6 cards to each seat, seed 7) and N more
    where the leader held a seventh card and has led a random play (seed 11:
-   the next seat follows; no hand above 6 cards). --threads N
+   the next seat follows; no hand above 6 cards); --stress-seeds A,B draws
+   those two samples from other seeds. --threads N
    solves with N threads; times are then wall seconds (N threads' CPU adds
    up), and the same positions get the same answers.
 3. The search against each --vs opponent in the arena (`guandan.arena`):
@@ -153,13 +155,14 @@ def solve_stats(games, limit=1.0, node_cap=6_000_000, threads=1):
             "ns_per_node": round(sum(cpu) / max(1, sum(nodes)) * 1e9)}
 
 
-def bench_solve(sizes, n, real=(6, 8, 10), stress=0, threads=1):
+def bench_solve(sizes, n, real=(6, 8, 10), stress=0, threads=1, stress_seeds=(7, 11)):
     out = {}
     for k in sizes:
         out[f"random_{k}_per_hand"] = solve_stats(random_positions(k, n, 100 + k), threads=threads)
     if stress:
-        out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, 7), threads=threads)
-        out["random_6_per_hand_following_stress"] = solve_stats(following_positions(stress, 11),
+        out["random_6_per_hand_stress"] = solve_stats(random_positions(6, stress, stress_seeds[0]),
+                                                      threads=threads)
+        out["random_6_per_hand_following_stress"] = solve_stats(following_positions(stress, stress_seeds[1]),
                                                                 threads=threads)
     for k in real:
         out[f"real_endgames_at_most_{k}_per_hand"] = solve_stats(real_endgames(n, 5, k), threads=threads)
@@ -197,7 +200,12 @@ def main(argv=None):
                     help="solver threads (1: times are CPU seconds; more: wall seconds)")
     ap.add_argument("--stress", type=int, default=0,
                     help="also solve this many random deals of 6 cards per hand (seed 7)")
+    ap.add_argument("--stress-seeds", default="7,11",
+                    help="seeds of the two stress samples (leading, following)")
     args = ap.parse_args(argv)
+    seeds = tuple(int(x) for x in args.stress_seeds.split(","))
+    if len(seeds) != 2:
+        ap.error("--stress-seeds takes two seeds, A,B")
     if args.quick:
         args.deals, args.spec, args.solve_n, args.sizes, args.real = 4, "search:rollouts=30", 4, "2,3,4", "6"
     res = {"rollouts": bench_rollouts(3 if args.quick else 10, 300 if args.quick else 2000)}
@@ -206,7 +214,7 @@ def main(argv=None):
         print(f"rollouts ({pol}, one core, {r['cards_left']} cards left): {r[pol + '_per_s_position']:,}/s "
               f"from the position, {r[pol + '_per_s_sampled_worlds']:,}/s from sampled worlds")
     res["solve"] = bench_solve([int(x) for x in args.sizes.split(",")], args.solve_n,
-                               [int(x) for x in args.real.split(",")], args.stress, args.threads)
+                               [int(x) for x in args.real.split(",")], args.stress, args.threads, seeds)
     for name, s in res["solve"].items():
         c = "cpu" if args.threads == 1 else "wall"
         print(f"solve {name} ({args.threads} thread{'s' if args.threads > 1 else ''}): "
