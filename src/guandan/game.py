@@ -694,8 +694,10 @@ class Game:
             raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
         cards = sum(self._core.hand_size(s) for s in range(4))
         if tt_bits is None:
-            # a table to the size of the problem (a big one costs its allocation)
-            tt_bits = min(20, max(12, 8 + cards // 2))
+            # a table to the size of the problem (a big one costs its
+            # allocation); from 6 cards a hand the hardest positions take
+            # millions of nodes, and 2**21 entries spare them about 10%
+            tt_bits = 21 if cards >= 24 else min(20, max(12, 8 + cards // 2))
         tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
         if threads is None:
             threads = _solve_threads(cards, mn)

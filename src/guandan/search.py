@@ -344,10 +344,10 @@ def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float
     per hand typically well under a second (see ``docs/search.md``).
     ``per_move`` also solves every legal move (the limits cover the whole
     call). ``tt_bits``: the transposition table holds ``2**tt_bits`` 16-byte
-    entries (default: 2**12 .. 2**20 by the number of cards).
+    entries (default: 2**12 .. 2**21 by the number of cards).
 
-    ``threads`` (1..8): threads that share out the root's moves and one
-    table. The value, the bounds and the best move are the same for any
+    ``threads`` (1..8): threads that search the root's moves together, on
+    one table (they split the tree of one root move at a time). The value, the bounds and the best move are the same for any
     number (the best move is the first in the solver's fixed order that
     reaches the value); only the nodes searched differ, and with a limit the
     bounds reached in time. Default: the processors this process may use
