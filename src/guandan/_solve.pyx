@@ -36,14 +36,15 @@ abandoned) or all of them. Only that answer (value >= t or not) is kept,
 never the fail-soft value behind it, which depends on what the shared table
 held when; so the tests made, the value, the bounds and the best move (the
 first child in that order reaching the value) are the same for any number
-of threads; only the nodes searched differ.
+of threads, of a search that finishes (where a node or time limit stops one
+depends on timing); only the nodes searched differ.
 
 Transposition table: four 16-byte entries to a cache line, the entry with
 the cheapest subtree (fewest nodes) replaced; keyed on the position - the four hands, the seat
 to act, the play to beat, its seat, the passes since it, the finishing order
-so far, the round level and the wild straight flush rule - by two
-independent hashes (96 bits, so a false match is astronomically unlikely);
-stores proven bounds and the best move.
+so far, the round level and the wild straight flush rule - by two hashes
+of the key's words (64 + 32 bits stored, so a false match is astronomically
+unlikely); stores proven bounds and the best move.
 
 Suit-free positions: suits matter only for straight flushes. Once no hand
 can make one (hands only shrink, so never again), positions are keyed on
@@ -352,19 +353,20 @@ for _zi in range(12):
 cdef inline void mix_in(uint64_t* a, uint64_t* b, uint64_t x, int pos) noexcept nogil:
     """Fold the key's word at position ``pos`` into its two hashes. Each word
     is mixed on its own (so the words of a key are hashed in parallel, not in
-    one chain), salted by its position: the first hash is the xor of the
+    one chain), salted and multiplied by its position's constants (so no
+    difference between two words maps one onto the other): the first hash is the xor of the
     mixed words (as Zobrist hashing xors one random word per feature), the
     second a sum of them times per-position odd multipliers, mixed once more
     in keys_out."""
-    cdef uint64_t u = fmix(x ^ ZS[pos])
+    cdef uint64_t u = fmix((x ^ ZS[pos]) * ZM[pos])
     a[0] ^= u
     b[0] += u * ZM[pos]
 
 
 cdef inline void keys_out(uint64_t a, uint64_t b, uint64_t* k1, uint64_t* k2) noexcept nogil:
     b = fmix(b)
-    if a == 0 and b == 0:
-        a = 1                      # (0, 0) marks an empty entry
+    if a == 0 and <uint32_t>b == 0:
+        a = 1                      # (0, 0) marks an empty entry (32 bits of b are stored)
     k1[0] = a
     k2[0] = b
 
@@ -1171,11 +1173,12 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
 
     The value is found by null-window tests ("value >= t"), each a search
     of the root's children in a fixed order: ``threads`` solvers (``S`` and
-    threads - 1 helpers sharing its table) take the children in turn,
-    and a test's answer is its lowest child that cuts, or all of them.
-    Values, bounds and the best move (the first child in that order that
-    reaches the value) are the same for any number of threads; the nodes
-    searched are not."""
+    threads - 1 helpers sharing its table) work together on the lowest
+    child not yet finished (see root_worker), and a test's answer is its
+    lowest child that cuts, or all of them. Of a finished search, the
+    value, bounds and best move (the first child in that order that reaches
+    the value) are the same for any number of threads; the nodes searched
+    are not, nor where a node or time limit stops a search."""
     cdef int lo, hi, t, k, sure_best = -1, nh = 0
     cdef bint maxi = (st.to_act & 1) == 0
     cdef double t0 = gd_now()
@@ -1224,7 +1227,14 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
         if nh > 0:
             S.max_nodes = INT64_BIG     # the job's shared count limits the nodes
             busy = <uint64_t*>calloc(BUSY_N, sizeof(uint64_t))
-            if busy != NULL:
+            if busy == NULL:
+                # without the busy table the helpers would only repeat the
+                # search: one thread
+                for k in range(nh):
+                    solver_free(H[k])
+                nh = 0
+                S.max_nodes = max_nodes if max_nodes > 0 else INT64_BIG
+            else:
                 for k in range(nh + 1):
                     X = S if k == nh else H[k]
                     X.busy = busy
@@ -1315,8 +1325,8 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     generation order, each child solved with the budget left (the limits cover
     the whole call). ``order_policy``: a native policy code whose choice is
     tried first at every node (0: the built-in ordering only). ``threads``
-    (1..8): solvers sharing out the root's children (the same answers for
-    any number)."""
+    (1..8): solvers searching the root's children together on one table
+    (the same answers for any number, when the search finishes)."""
     cdef State st
     cdef Solver* S
     cdef SolveOut o, oc
