@@ -546,7 +546,7 @@ def test_solve_level_cards_and_wilds_against_brute_force():
 
 
 def test_solve_threads_give_the_same_answers():
-    """Threads share out the root's moves: the value, the best move and the
+    """Threads search the root's moves together: the value, the best move and the
     per-move values do not depend on their number; limited solves with
     threads still give proven bounds."""
     rng = random.Random(36)
