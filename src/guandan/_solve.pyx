@@ -101,7 +101,6 @@ cdef extern from "gdthread.h":
     void gd_thread_join(gd_thread* t) noexcept nogil
     uint64_t gd_load64(const uint64_t* p) noexcept nogil
     void gd_store64(uint64_t* p, uint64_t v) noexcept nogil
-    int gd_atomic_inc(long* p) noexcept nogil
     int gd_atomic_get(long* p) noexcept nogil
     void gd_atomic_set(long* p, long v) noexcept nogil
     void gd_atomic_min(long* p, int v) noexcept nogil
@@ -765,11 +764,17 @@ cdef inline bint only_pass(Solver* S, State* st, Ply* P) noexcept nogil:
     return False
 
 
-cdef inline bint seen_kid(Ply* P, uint64_t k1, uint64_t k2, int n) noexcept nogil:
-    cdef int i
+cdef inline bint seen_kid(Ply* P, uint64_t k1, uint64_t k2, int* nkids) noexcept nogil:
+    """Whether a rank-free child with these keys was already searched at this
+    node; if not, it is recorded (up to MAXKIDS of them)."""
+    cdef int i, n = nkids[0]
     for i in range(n):
         if P.kid1[i] == k1 and P.kid2[i] == k2:
             return True
+    if n < MAXKIDS:
+        P.kid1[n] = k1
+        P.kid2[n] = k2
+        nkids[0] = n + 1
     return False
 
 
@@ -937,12 +942,8 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 # two moves that reach the same rank-free position (say two
                 # singles no other card lies between) have the same value:
                 # search the first
-                if seen_kid(P, ck1, ck2, nkids):
+                if seen_kid(P, ck1, ck2, &nkids):
                     continue
-                if nkids < MAXKIDS:
-                    P.kid1[nkids] = ck1
-                    P.kid2[nkids] = ck2
-                    nkids += 1
             if may_defer:
                 bk = (ck1 ^ (ck2 << 32)) | 1
                 bslot = &S.busy[(bk >> 1) & S.bmask]
@@ -1139,12 +1140,8 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
         if J.kmode[c] == 2:
             # two moves that reach the same rank-free position: one is searched
             mode_keys(&J.kids[c], 2, &ck1, &ck2)
-            if seen_kid(P, ck1, ck2, nkids):
+            if seen_kid(P, ck1, ck2, &nkids):
                 continue
-            if nkids < MAXKIDS:
-                P.kid1[nkids] = ck1
-                P.kid2[nkids] = ck2
-                nkids += 1
         c += 1
     J.n = c
     J.maxi = maxi
