@@ -1,4 +1,4 @@
-/* Threads and the few atomics the solver's root split needs: POSIX threads,
+/* Threads and the few atomics the solver's threads need: POSIX threads,
    or Windows threads, with GCC/Clang or MSVC atomics. */
 #ifndef GD_THREAD_H
 #define GD_THREAD_H
@@ -29,7 +29,6 @@ static void gd_thread_join(gd_thread* t) {
     WaitForSingleObject(*t, INFINITE);
     CloseHandle(*t);
 }
-static int gd_atomic_inc(volatile long* p) { return (int)InterlockedIncrement(p) - 1; }
 static int gd_atomic_get(volatile long* p) { return (int)InterlockedCompareExchange(p, 0, 0); }
 static void gd_atomic_set(volatile long* p, long v) { InterlockedExchange(p, v); }
 static void gd_atomic_min(volatile long* p, int v) {
@@ -53,8 +52,6 @@ static int gd_thread_start(gd_thread* t, void* (*fn)(void*), void* arg) {
     return pthread_create(t, NULL, fn, arg);
 }
 static void gd_thread_join(gd_thread* t) { pthread_join(*t, NULL); }
-/* the old value */
-static int gd_atomic_inc(volatile long* p) { return (int)__atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST); }
 static int gd_atomic_get(volatile long* p) { return (int)__atomic_load_n(p, __ATOMIC_SEQ_CST); }
 static void gd_atomic_set(volatile long* p, long v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 static void gd_atomic_min(volatile long* p, int v) {

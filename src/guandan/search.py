@@ -347,8 +347,9 @@ def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float
     entries (default: 2**12 .. 2**21 by the number of cards).
 
     ``threads`` (1..8): threads that search the root's moves together, on
-    one table (they split the tree of one root move at a time). The value, the bounds and the best move are the same for any
-    number (the best move is the first in the solver's fixed order that
+    one table (they split the tree of one root move at a time). The value,
+    the bounds and the best move of a solve that finishes are the same for
+    any number (the best move is the first in the solver's fixed order that
     reaches the value); only the nodes searched differ, and with a limit the
     bounds reached in time. Default: the processors this process may use
     (at most 4) for more than 16 cards without ``max_nodes``, else 1.
