@@ -203,9 +203,12 @@ def main(argv=None):
     ap.add_argument("--stress-seeds", default="7,11",
                     help="seeds of the two stress samples (leading, following)")
     args = ap.parse_args(argv)
-    seeds = tuple(int(x) for x in args.stress_seeds.split(","))
+    try:
+        seeds = tuple(int(x) for x in args.stress_seeds.split(","))
+    except ValueError:
+        seeds = ()
     if len(seeds) != 2:
-        ap.error("--stress-seeds takes two seeds, A,B")
+        ap.error("--stress-seeds takes two integer seeds, A,B")
     if args.quick:
         args.deals, args.spec, args.solve_n, args.sizes, args.real = 4, "search:rollouts=30", 4, "2,3,4", "6"
     res = {"rollouts": bench_rollouts(3 if args.quick else 10, 300 if args.quick else 2000)}
