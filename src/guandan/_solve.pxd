@@ -75,6 +75,11 @@ ctypedef struct Solver:
     uint64_t* busy             # shared with the other threads: keys of positions being searched
     uint64_t bmask             # busy entries - 1
     int defer_ply              # below this ply, a move another thread is searching is put off
+    uint64_t* gc               # move-list cache (see gen_cached): GC_WORDS words a slot
+    uint64_t* garena           # the cached lists, 2 words a move
+    uint64_t gmask             # slots - 1
+    Py_ssize_t gfill           # slots in use
+    Py_ssize_t gused           # moves in garena
 
 ctypedef struct SolveOut:
     int lo                     # proven: lo <= value <= hi (exact when equal)

@@ -61,6 +61,13 @@ squeezed position (two singles no other card lies between) one is searched.
 Forced passes (a follower with no card that beats) are played at once, not
 searched as nodes.
 
+Move lists: the generator is a pure function of the hand, the level, the
+play to beat and the rule flags, and a search meets the same few hands
+against the same few plays millions of times, so each solver keeps the
+lists it generated (a hash table of them, emptied when full) and copies a
+kept list instead of generating it again: the same list in the same order,
+so the search is the same.
+
 Sure exits: a player holding two cards, one of which it can play now and no
 opponent can beat (bombs included), goes out next whatever the opponents do
 (it plays that card, its partner may pass, it plays the other). The
@@ -115,6 +122,9 @@ cdef enum:
     DEFER_PLY = 32              # plies (from the root) at which they put off busy moves
     NO_LO = -4
     NO_HI = 4
+    GC_SLOTS = 1 << 16          # move-list cache: slots (half of them used at most)
+    GC_MOVES = 1 << 19          # and moves
+    GC_WORDS = 6
 
 cdef int64_t INT64_BIG = 0x7FFFFFFFFFFFFFFF
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
@@ -547,6 +557,83 @@ cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, i
     gd_store64(&t.check, k1 ^ d)
 
 # ---------------------------------------------------------------------------
+# Move lists, cached
+# ---------------------------------------------------------------------------
+# generate_with is a pure function of (hand, level, play to beat, flags), and
+# a search meets the same few hands (subsets of four small ones) against the
+# same few plays millions of times: the solver keeps the lists it generated.
+# A hit copies the very list the generator would append, in its order, so
+# the search is the same with or without the cache.
+
+cdef void gc_reset(Solver* S) noexcept nogil:
+    memset(S.gc, 0, GC_SLOTS * GC_WORDS * sizeof(uint64_t))
+    S.gfill = 0
+    S.gused = 0
+
+
+cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
+                    int flags, MoveBuf* out) noexcept nogil:
+    """Append generate_with(one, two, level, lo, hi, flags) to ``out``, from
+    the cache when it holds that list (-1: out of memory)."""
+    cdef uint64_t tag = (<uint64_t>level << 1) | (<uint64_t>(flags & 0xFFFF) << 8) | 1
+    cdef uint64_t h0, h
+    cdef uint64_t* e
+    cdef Py_ssize_t n, n0
+    if S.gc == NULL:
+        S.gc = <uint64_t*>calloc(GC_SLOTS * GC_WORDS, sizeof(uint64_t))
+        S.garena = <uint64_t*>malloc(GC_MOVES * 2 * sizeof(uint64_t))
+        if S.gc == NULL or S.garena == NULL:
+            free(S.gc)
+            free(S.garena)
+            S.gc = NULL
+            S.garena = NULL
+            return generate_with(S.g, one, two, level, lo, hi, flags, out)
+        S.gmask = GC_SLOTS - 1
+    h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
+              ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
+    h = h0
+    while True:
+        e = &S.gc[GC_WORDS * (h & S.gmask)]
+        if e[4] == 0:
+            break
+        if e[0] == one and e[1] == two and e[2] == lo and e[3] == hi and e[4] == tag:
+            n = <Py_ssize_t>(<uint32_t>e[5])
+            if buf_reserve(out, n) < 0:
+                return -1
+            memcpy(&out.data[2 * out.n], &S.garena[2 * (e[5] >> 32)], n * 2 * sizeof(uint64_t))
+            out.n += n
+            return 0
+        h += 1
+    n0 = out.n
+    if generate_with(S.g, one, two, level, lo, hi, flags, out) < 0:
+        return -1
+    n = out.n - n0
+    if n > 4096:
+        return 0                        # not worth a place
+    if 2 * S.gfill >= GC_SLOTS or S.gused + n > GC_MOVES:
+        gc_reset(S)                     # full: start again
+        e = &S.gc[GC_WORDS * (h0 & S.gmask)]
+    memcpy(&S.garena[2 * S.gused], &out.data[2 * n0], n * 2 * sizeof(uint64_t))
+    e[0] = one
+    e[1] = two
+    e[2] = lo
+    e[3] = hi
+    e[4] = tag
+    e[5] = (<uint64_t>S.gused << 32) | <uint64_t>n
+    S.gused += n
+    S.gfill += 1
+    return 0
+
+
+cdef inline int legal_cached(Solver* S, const State* st, MoveBuf* out) noexcept nogil:
+    """st_legal of a play-phase position, through the cache."""
+    cdef int seat = st.to_act
+    if st.phase != PH_PLAY:
+        return st_legal(<State*>st, S.g, out)
+    return gen_cached(S, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                      0 if st.rules.wild_sf else F_NO_WILD_SF, out)
+
+# ---------------------------------------------------------------------------
 # Move ordering
 # ---------------------------------------------------------------------------
 
@@ -691,8 +778,8 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
         if nc == 0 or (nc < 4 and nc < sz):
             continue                    # out, or too few cards to match it and no bomb
         S.scratch.n = 0
-        if generate_with(S.g, st.one[o], st.two[o], st.rlevel, lo, hi,
-                         0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch) < 0:
+        if gen_cached(S, st.one[o], st.two[o], st.rlevel, lo, hi,
+                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch) < 0:
             return True                 # out of memory: claim nothing
         for i in range(S.scratch.n):
             if ((S.scratch.data[2 * i] >> TAG_SHIFT) & 15) != T_PASS:
@@ -756,7 +843,7 @@ cdef inline bint only_pass(Solver* S, State* st, Ply* P) noexcept nogil:
     if n < 4 and n < ncards(st.top_lo, st.top_hi):
         return True                     # too few cards to match it, and no bomb
     P.moves.n = 0
-    if st_legal(st, S.g, &P.moves) < 0:
+    if legal_cached(S, st, &P.moves) < 0:
         return False
     if P.moves.n == 1:
         return True
@@ -872,7 +959,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     P = &S.plies[ply]
     if not ready:
         P.moves.n = 0
-        if st_legal(<State*>st, S.g, &P.moves) < 0:
+        if legal_cached(S, st, &P.moves) < 0:
             S.aborted = 1
             return 0
     if P.moves.n == 0:
@@ -1033,6 +1120,8 @@ cdef void solver_free(Solver* S) noexcept nogil:
             free(S.plies[i].hstamp)
     free(S.plies)
     buf_free(&S.scratch)
+    free(S.gc)
+    free(S.garena)
     free(S.tt_raw)
     gen_free(S.g)
     free(S)
