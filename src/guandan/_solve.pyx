@@ -657,9 +657,9 @@ cdef inline int64_t move_score(uint64_t lo, uint64_t hi, int handn, int level,
     return 500 + sz * 32 - key_strength(t, k, level)
 
 
-cdef inline int broken_ranks(uint64_t one, uint64_t two, uint64_t lo, uint64_t hi, int level) noexcept nogil:
-    """Ranks (and the wild, the jokers) the move takes some but not all of."""
-    cdef uint64_t h = canon(one, two, level), m = canon(lo & FACE_MASK, hi & FACE_MASK, level)
+cdef inline int broken_ranks(uint64_t h, uint64_t m) noexcept nogil:
+    """Ranks (and the wild, the jokers) a move takes some but not all of:
+    ``h`` the hand, ``m`` the move's cards (``canon`` form)."""
     cdef uint64_t rem = h - m, touched, left, x
     # a nibble (2-bit fields for wilds and jokers) is touched / left when non-zero
     x = m | (m >> 1)
@@ -695,7 +695,7 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
     cdef bint partner_top = st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1)
     cdef Py_ssize_t pick = -1
     cdef int64_t* p
-    cdef uint64_t lo, hi
+    cdef uint64_t lo, hi, hc, mc
     cdef size_t hsz
     if n > P.kcap:
         cap = n * 2 if n > 64 else 128
@@ -732,11 +732,12 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
                 if S.plies[j].hstamp != NULL:
                     memset(S.plies[j].hstamp, 0, (S.plies[j].hmask + 1) * sizeof(uint32_t))
             S.stamp = 1
+    hc = canon(st.one[seat], st.two[seat], st.rlevel)
     for i in range(n):
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
-        if cf and seen_sig(P, canon(lo & FACE_MASK, hi & FACE_MASK, st.rlevel),
-                           ((lo >> TAG_SHIFT) & 15) | (((hi >> TAG_SHIFT) & 31) << 4), S.stamp):
+        mc = canon(lo & FACE_MASK, hi & FACE_MASK, st.rlevel)
+        if cf and seen_sig(P, mc, ((lo >> TAG_SHIFT) & 15) | (((hi >> TAG_SHIFT) & 31) << 4), S.stamp):
             sc = 0
             m -= 1
         elif i == ttbest:
@@ -747,7 +748,7 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
             sc = move_score(lo, hi, handn, st.rlevel, partner_top)
             if 500 <= sc < 1500:
                 # a non-bomb that breaks up a rank (takes some of its cards) later
-                sc -= 40 * broken_ranks(st.one[seat], st.two[seat], lo, hi, st.rlevel)
+                sc -= 40 * broken_ranks(hc, mc)
                 if sc < 310:
                     sc = 310
         P.keys[i] = (sc << 20) | (0xFFFFF - i)
