@@ -32,6 +32,7 @@ ctypedef struct Ply:
     uint64_t hmask
     int* defer                 # moves put off at this node (another thread searches them), kcap of them
     int ready                  # moves holds this ply's list already (see only_pass)
+    uint64_t ghash             # the hash of that list's context (hand, play to beat; 0: none)
     uint64_t kid1[MAXKIDS]     # keys of the rank-free children searched at this node
     uint64_t kid2[MAXKIDS]
 
@@ -80,6 +81,9 @@ ctypedef struct Solver:
     uint64_t gmask             # slots - 1
     Py_ssize_t gfill           # slots in use
     Py_ssize_t gused           # moves in garena
+    int cuts_shared            # cuts belongs to another solver of the same solve
+    uint64_t* cuts             # per context hash: the move that cut there last (shared by the threads)
+    uint64_t cmask
 
 ctypedef struct SolveOut:
     int lo                     # proven: lo <= value <= hi (exact when equal)

@@ -75,8 +75,11 @@ finishing order that line guarantees bounds the position's value, which
 often ends the search of the node at once; otherwise that card is tried
 first.
 
-Move ordering: the table's move, then a move that goes out, then (when the
-partner is on top) the pass, then non-bombs with the most cards first
+Move ordering: the table's move, then the move that last cut in the same
+context - the same hand against the same play to beat, in whatever
+position (a table of them shared by the threads; the generator's list for
+a context is always the same, so a move is its index there) - then a move
+that goes out, then (when the partner is on top) the pass, then non-bombs with the most cards first
 (those that break up a rank later, lower ones first among equals), then the
 pass, then bombs (smallest first); optionally a native policy's choice
 first.
@@ -125,6 +128,7 @@ cdef enum:
     GC_SLOTS = 1 << 16          # move-list cache: slots (half of them used at most)
     GC_MOVES = 1 << 19          # and moves
     GC_WORDS = 6
+    CUT_N = 1 << 17             # entries of the table of moves that cut
 
 cdef int64_t INT64_BIG = 0x7FFFFFFFFFFFFFFF
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
@@ -573,9 +577,11 @@ cdef void gc_reset(Solver* S) noexcept nogil:
 
 
 cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
-                    int flags, MoveBuf* out) noexcept nogil:
+                    int flags, MoveBuf* out, uint64_t* ctx) noexcept nogil:
     """Append generate_with(one, two, level, lo, hi, flags) to ``out``, from
-    the cache when it holds that list (-1: out of memory)."""
+    the cache when it holds that list (-1: out of memory). ``ctx``: set to
+    the hash of the arguments, the context's name in the table of moves
+    that cut (odd; 0 when the cache could not be allocated)."""
     cdef uint64_t tag = (<uint64_t>level << 1) | (<uint64_t>(flags & 0xFFFF) << 8) | 1
     cdef uint64_t h0, h
     cdef uint64_t* e
@@ -588,11 +594,13 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
             free(S.garena)
             S.gc = NULL
             S.garena = NULL
+            ctx[0] = 0
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
         S.gmask = GC_SLOTS - 1
     h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
               ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
     h = h0
+    ctx[0] = h0 | 1
     while True:
         e = &S.gc[GC_WORDS * (h & S.gmask)]
         if e[4] == 0:
@@ -626,13 +634,35 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
     return 0
 
 
-cdef inline int legal_cached(Solver* S, const State* st, MoveBuf* out) noexcept nogil:
+cdef inline int legal_cached(Solver* S, const State* st, MoveBuf* out, uint64_t* ctx) noexcept nogil:
     """st_legal of a play-phase position, through the cache."""
     cdef int seat = st.to_act
     if st.phase != PH_PLAY:
+        ctx[0] = 0
         return st_legal(<State*>st, S.g, out)
     return gen_cached(S, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                      0 if st.rules.wild_sf else F_NO_WILD_SF, out)
+                      0 if st.rules.wild_sf else F_NO_WILD_SF, out, ctx)
+
+
+cdef inline void note_cut(Solver* S, uint64_t ctx, int bi) noexcept nogil:
+    """Remember move ``bi`` (its index in the context's list) as the one that
+    cut at a node of this context (``ctx``: from gen_cached; 0: none). One
+    word an entry, the context's hash above the index, so a word written
+    by two threads at once is one or the other."""
+    if ctx == 0 or S.cuts == NULL or bi < 0 or bi >= 65535:
+        return
+    gd_store64(&S.cuts[(ctx >> 1) & S.cmask], (ctx & ~(<uint64_t>0xFFFF)) | <uint64_t>(bi + 1))
+
+
+cdef inline int cut_move(Solver* S, uint64_t ctx) noexcept nogil:
+    """The move that last cut in this context (-1: none known)."""
+    cdef uint64_t x
+    if ctx == 0 or S.cuts == NULL:
+        return -1
+    x = gd_load64(&S.cuts[(ctx >> 1) & S.cmask])
+    if (x ^ ctx) & ~(<uint64_t>0xFFFF):
+        return -1
+    return <int>(x & 0xFFFF) - 1
 
 # ---------------------------------------------------------------------------
 # Move ordering
@@ -696,6 +726,7 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
     cdef Py_ssize_t pick = -1
     cdef int64_t* p
     cdef uint64_t lo, hi, hc, mc
+    cdef int kill
     cdef size_t hsz
     if n > P.kcap:
         cap = n * 2 if n > 64 else 128
@@ -733,6 +764,7 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
                     memset(S.plies[j].hstamp, 0, (S.plies[j].hmask + 1) * sizeof(uint32_t))
             S.stamp = 1
     hc = canon(st.one[seat], st.two[seat], st.rlevel)
+    kill = cut_move(S, P.ghash)
     for i in range(n):
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
@@ -742,6 +774,8 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
             m -= 1
         elif i == ttbest:
             sc = 4000
+        elif i == kill:
+            sc = 3500
         elif i == pick:
             sc = 3000
         else:
@@ -774,6 +808,7 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
     (the generator's follow list holds more than the pass)."""
     cdef int seat = st.to_act, o, k, nc, sz = ncards(lo & FACE_MASK, hi & FACE_MASK)
     cdef Py_ssize_t i
+    cdef uint64_t ctxo
     for k in range(2):
         o = (seat + 1 + 2 * k) & 3
         nc = ncards(st.one[o], st.two[o])
@@ -781,7 +816,7 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
             continue                    # out, or too few cards to match it and no bomb
         S.scratch.n = 0
         if gen_cached(S, st.one[o], st.two[o], st.rlevel, lo, hi,
-                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch) < 0:
+                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch, &ctxo) < 0:
             return True                 # out of memory: claim nothing
         for i in range(S.scratch.n):
             if ((S.scratch.data[2 * i] >> TAG_SHIFT) & 15) != T_PASS:
@@ -845,7 +880,7 @@ cdef inline bint only_pass(Solver* S, State* st, Ply* P) noexcept nogil:
     if n < 4 and n < ncards(st.top_lo, st.top_hi):
         return True                     # too few cards to match it, and no bomb
     P.moves.n = 0
-    if legal_cached(S, st, &P.moves) < 0:
+    if legal_cached(S, st, &P.moves, &P.ghash) < 0:
         return False
     if P.moves.n == 1:
         return True
@@ -961,7 +996,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     P = &S.plies[ply]
     if not ready:
         P.moves.n = 0
-        if legal_cached(S, st, &P.moves) < 0:
+        if legal_cached(S, st, &P.moves, &P.ghash) < 0:
             S.aborted = 1
             return 0
     if P.moves.n == 0:
@@ -1060,6 +1095,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 if best > a:
                     a = best
                 if a >= b or best >= shi:
+                    note_cut(S, P.ghash, bi)
                     break
         else:
             if v < best:
@@ -1068,6 +1104,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 if best < b:
                     b = best
                 if a >= b or best <= slo:
+                    note_cut(S, P.ghash, bi)
                     break
     if best <= a0:
         lo_new = slo
@@ -1102,7 +1139,9 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     S.mask = ((<uint64_t>1) << tt_bits) - 1
     S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
-    if S.tt == NULL or S.g == NULL or S.plies == NULL:
+    S.cuts = <uint64_t*>calloc(CUT_N, sizeof(uint64_t))
+    S.cmask = CUT_N - 1
+    if S.tt == NULL or S.g == NULL or S.plies == NULL or S.cuts == NULL:
         solver_free(S)
         return NULL
     return S
@@ -1124,6 +1163,8 @@ cdef void solver_free(Solver* S) noexcept nogil:
     buf_free(&S.scratch)
     free(S.gc)
     free(S.garena)
+    if not S.cuts_shared:
+        free(S.cuts)
     free(S.tt_raw)
     gen_free(S.g)
     free(S)
@@ -1189,6 +1230,7 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     cdef uint64_t lo_w, hi_w, ck1, ck2
     sure_best[0] = -1
     P.moves.n = 0
+    P.ghash = 0
     if st_legal(<State*>st, S.g, &P.moves) < 0:
         return -1
     n = order_moves(S, st, P, -1, mode > 0)
@@ -1306,6 +1348,10 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
                 break
             H[nh].tt = S.tt             # one table for all (see tt_probe)
             H[nh].mask = S.mask
+            free(H[nh].cuts)            # and one table of the moves that cut
+            H[nh].cuts = S.cuts
+            H[nh].cmask = S.cmask
+            H[nh].cuts_shared = 1
             H[nh].order_code = S.order_code
             st_seed(H[nh].order_rng, 12345 + k)
             H[nh].max_nodes = INT64_BIG
