@@ -78,12 +78,10 @@ ctypedef struct Solver:
     int defer_ply              # below this ply, a move another thread is searching is put off
     uint64_t* gc               # move-list cache (see gen_cached): GC_WORDS words a slot
     uint64_t* garena           # the cached lists, 2 words a move
-    uint64_t gmask             # slots - 1
     Py_ssize_t gfill           # slots in use
     Py_ssize_t gused           # moves in garena
     int cuts_shared            # cuts belongs to another solver of the same solve
-    uint64_t* cuts             # per context hash: the move that cut there last (shared by the threads)
-    uint64_t cmask
+    uint64_t* cuts             # per context hash: the move that cut there last, CUT_N words (shared by the threads)
 
 ctypedef struct SolveOut:
     int lo                     # proven: lo <= value <= hi (exact when equal)

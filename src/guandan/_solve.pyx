@@ -79,10 +79,10 @@ Move ordering: the table's move, then the move that last cut in the same
 context - the same hand against the same play to beat, in whatever
 position (a table of them shared by the threads; the generator's list for
 a context is always the same, so a move is its index there) - then a move
-that goes out, then (when the partner is on top) the pass, then non-bombs with the most cards first
-(those that break up a rank later, lower ones first among equals), then the
-pass, then bombs (smallest first); optionally a native policy's choice
-first.
+that goes out, then (when the partner is on top) the pass, then non-bombs
+with the most cards first (those that break up a rank later, lower ones
+first among equals), then the pass, then bombs (smallest first);
+optionally a native policy's choice first.
 """
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -596,13 +596,12 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
             S.garena = NULL
             ctx[0] = 0
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
-        S.gmask = GC_SLOTS - 1
     h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
               ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
     h = h0
     ctx[0] = h0 | 1
     while True:
-        e = &S.gc[GC_WORDS * (h & S.gmask)]
+        e = &S.gc[GC_WORDS * (h & (GC_SLOTS - 1))]
         if e[4] == 0:
             break
         if e[0] == one and e[1] == two and e[2] == lo and e[3] == hi and e[4] == tag:
@@ -621,7 +620,7 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
         return 0                        # not worth a place
     if 2 * S.gfill >= GC_SLOTS or S.gused + n > GC_MOVES:
         gc_reset(S)                     # full: start again
-        e = &S.gc[GC_WORDS * (h0 & S.gmask)]
+        e = &S.gc[GC_WORDS * (h0 & (GC_SLOTS - 1))]
     memcpy(&S.garena[2 * S.gused], &out.data[2 * n0], n * 2 * sizeof(uint64_t))
     e[0] = one
     e[1] = two
@@ -651,7 +650,7 @@ cdef inline void note_cut(Solver* S, uint64_t ctx, int bi) noexcept nogil:
     by two threads at once is one or the other."""
     if ctx == 0 or S.cuts == NULL or bi < 0 or bi >= 65535:
         return
-    gd_store64(&S.cuts[(ctx >> 1) & S.cmask], (ctx & ~(<uint64_t>0xFFFF)) | <uint64_t>(bi + 1))
+    gd_store64(&S.cuts[(ctx >> 1) & (CUT_N - 1)], (ctx & ~(<uint64_t>0xFFFF)) | <uint64_t>(bi + 1))
 
 
 cdef inline int cut_move(Solver* S, uint64_t ctx) noexcept nogil:
@@ -659,7 +658,7 @@ cdef inline int cut_move(Solver* S, uint64_t ctx) noexcept nogil:
     cdef uint64_t x
     if ctx == 0 or S.cuts == NULL:
         return -1
-    x = gd_load64(&S.cuts[(ctx >> 1) & S.cmask])
+    x = gd_load64(&S.cuts[(ctx >> 1) & (CUT_N - 1)])
     if (x ^ ctx) & ~(<uint64_t>0xFFFF):
         return -1
     return <int>(x & 0xFFFF) - 1
@@ -1140,7 +1139,6 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
     S.cuts = <uint64_t*>calloc(CUT_N, sizeof(uint64_t))
-    S.cmask = CUT_N - 1
     if S.tt == NULL or S.g == NULL or S.plies == NULL or S.cuts == NULL:
         solver_free(S)
         return NULL
@@ -1350,7 +1348,6 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
             H[nh].mask = S.mask
             free(H[nh].cuts)            # and one table of the moves that cut
             H[nh].cuts = S.cuts
-            H[nh].cmask = S.cmask
             H[nh].cuts_shared = 1
             H[nh].order_code = S.order_code
             st_seed(H[nh].order_rng, 12345 + k)
