@@ -56,6 +56,13 @@ cdef inline uint64_t move_twice(uint64_t hi) noexcept nogil:
     """The faces the move uses twice."""
     return hi & FACE_MASK
 
+cdef inline void hand_minus(uint64_t* one, uint64_t* two, uint64_t mo, uint64_t mt) noexcept nogil:
+    """A hand (faces held at least once, twice) minus the cards of a move it
+    holds (faces used at least once ``mo``, twice ``mt``)."""
+    cdef uint64_t o = one[0], t = two[0]
+    one[0] = (o & ~mo) | (t & mo & ~mt)
+    two[0] = t & ~mo
+
 from guandan._movebuf cimport MoveBuf    # a growable array of move words
 
 # The generator's scratch state is opaque outside _core (its layout is in

@@ -17,7 +17,7 @@ import numpy as np
 from guandan._core cimport (
     Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
-    words_shape_ok,
+    words_shape_ok, hand_minus,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
 )
 
@@ -92,9 +92,7 @@ cdef inline void remove_face(State* st, int seat, int f) noexcept nogil:
 
 cdef inline void remove_cards(State* st, int seat, uint64_t mo, uint64_t mt) noexcept nogil:
     """Hand minus a move's cards (the move is known to be in the hand)."""
-    cdef uint64_t o = st.one[seat], t = st.two[seat]
-    st.one[seat] = (o & ~mo) | (t & mo & ~mt)
-    st.two[seat] = t & ~mo
+    hand_minus(&st.one[seat], &st.two[seat], mo, mt)
 
 
 cdef inline int face_strength(int f, int level) noexcept nogil:

@@ -33,6 +33,10 @@ ctypedef struct Ply:
     int* defer                 # moves put off at this node (another thread searches them), kcap of them
     int ready                  # moves holds this ply's list already (see only_pass)
     uint64_t ghash             # the hash of that list's context (hand, play to beat; 0: none)
+    State* kst                 # the children (after their forced passes), in search order, when computed first
+    uint64_t* kk               # their keys, two words a child
+    int* kcm                   # their modes (-1: the move ends the round)
+    Py_ssize_t kscap
     uint64_t kid1[MAXKIDS]     # keys of the rank-free children searched at this node
     uint64_t kid2[MAXKIDS]
 

@@ -58,6 +58,14 @@ positions are keyed on the ranks in play squeezed together (the level rank
 keeping its place while a wild is held), and of two moves that reach the same
 squeezed position (two singles no other card lies between) one is searched.
 
+Transposition cutoffs (ETC): at a node with at least ``ETC_CARDS`` cards
+left, every child is made first (after its forced passes) and its table
+bucket loaded while the next is made; a child the table already proves
+good enough cuts the node before any subtree is searched, and otherwise
+the children made are the ones searched. On the hardest stress deals this
+takes a quarter of the nodes away; with fewer cards left the subtrees are
+too small to pay for making every child.
+
 Forced passes (a follower with no card that beats) are played at once, not
 searched as nodes.
 
@@ -129,6 +137,7 @@ cdef enum:
     GC_MOVES = 1 << 19          # and moves
     GC_WORDS = 6
     CUT_N = 1 << 17             # entries of the table of moves that cut
+    ETC_CARDS = 10              # cards left (all hands) from which children are probed first
 
 cdef int64_t INT64_BIG = 0x7FFFFFFFFFFFFFFF
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
@@ -921,6 +930,25 @@ cdef inline bint play_forced_passes(Solver* S, State* child, Ply* next) noexcept
     return True
 
 
+cdef int kids_reserve(Ply* P, Py_ssize_t n) noexcept nogil:
+    """Room for ``n`` computed children at this ply (-1: out of memory)."""
+    cdef Py_ssize_t cap
+    if n <= P.kscap:
+        return 0
+    cap = n * 2 if n > 32 else 64
+    free(P.kst)
+    free(P.kk)
+    free(P.kcm)
+    P.kst = <State*>malloc(cap * sizeof(State))
+    P.kk = <uint64_t*>malloc(cap * 2 * sizeof(uint64_t))
+    P.kcm = <int*>malloc(cap * sizeof(int))
+    if P.kst == NULL or P.kk == NULL or P.kcm == NULL:
+        P.kscap = 0
+        return -1
+    P.kscap = cap
+    return 0
+
+
 cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             uint64_t pk1, uint64_t pk2) noexcept nogil:
     """Fail-soft alpha-beta (team-0 value). ``mode``: the position's mode
@@ -941,6 +969,8 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef bint may_defer, later
     cdef uint64_t bk = 0
     cdef uint64_t* bslot = NULL
+    cdef State* kid
+    cdef bint etc
 
     S.nodes += 1
     n0 = S.nodes
@@ -1028,6 +1058,48 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 if beta > shi + 1:
                     beta = shi + 1
         key_to_front(P, j)              # try that card first
+    etc = n > 1 and (ncards(st.one[0], st.two[0]) + ncards(st.one[1], st.two[1])
+                     + ncards(st.one[2], st.two[2]) + ncards(st.one[3], st.two[3]) >= ETC_CARDS)
+    if etc:
+        # enhanced transposition cutoff: every child first (after its
+        # forced passes), its table bucket loading while the next is made;
+        # then a child the table already proves good enough cuts before
+        # any subtree is searched. The children are kept for the search.
+        if kids_reserve(P, n) < 0:
+            S.aborted = 1
+            return 0
+        for jj in range(n):
+            i = 0xFFFFF - (P.keys[jj] & 0xFFFFF)
+            lo = P.moves.data[2 * i]
+            hi = P.moves.data[2 * i + 1]
+            if ends_round(st, lo, hi):
+                P.kcm[jj] = -1
+                continue
+            kid = &P.kst[jj]
+            memcpy(kid, st, sizeof(State))
+            st_apply(kid, lo, hi)
+            cmode = child_mode(kid, mode)
+            play_forced_passes(S, kid, &S.plies[ply + 1])
+            mode_keys(kid, cmode, &P.kk[2 * jj], &P.kk[2 * jj + 1])
+            P.kcm[jj] = cmode
+            gd_prefetch(&S.tt[(P.kk[2 * jj] & S.mask) & ~(<uint64_t>3)])
+        S.plies[ply + 1].ready = 0
+        for jj in range(n):
+            if P.kcm[jj] < 0:
+                continue
+            e = tt_probe(S, P.kk[2 * jj], <uint32_t>P.kk[2 * jj + 1])
+            if e == 0:
+                continue
+            if maxi:
+                v = tt_lo(e)
+                if v >= beta:
+                    tt_store(S, k1, <uint32_t>k2, v, shi, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
+                    return v
+            else:
+                v = tt_hi(e)
+                if v <= alpha:
+                    tt_store(S, k1, <uint32_t>k2, slo, v, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
+                    return v
     a0 = alpha
     b0 = beta
     a = alpha
@@ -1054,13 +1126,20 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
-        if ends_round(st, lo, hi):
+        if (etc and P.kcm[j] < 0) or (not etc and ends_round(st, lo, hi)):
             v = terminal_value(st, seat)
         else:
-            memcpy(&child, st, sizeof(State))
-            st_apply(&child, lo, hi)
-            cmode = child_mode(&child, mode)
-            mode_keys(&child, cmode, &ck1, &ck2)
+            if etc:
+                kid = &P.kst[j]
+                cmode = P.kcm[j]
+                ck1 = P.kk[2 * j]
+                ck2 = P.kk[2 * j + 1]
+            else:
+                kid = &child
+                memcpy(&child, st, sizeof(State))
+                st_apply(&child, lo, hi)
+                cmode = child_mode(&child, mode)
+                mode_keys(&child, cmode, &ck1, &ck2)
             if cmode == 2 and not later:
                 # two moves that reach the same rank-free position (say two
                 # singles no other card lies between) have the same value:
@@ -1075,13 +1154,14 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                     nd += 1
                     continue
                 gd_store64(bslot, bk)
-            # start loading the child's table bucket now: the forced-pass
-            # test below (a move generation) runs while it arrives
-            gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
-            if play_forced_passes(S, &child, &S.plies[ply + 1]):
-                ck1 = 0                 # the child computes its own key
-                ck2 = 0
-            v = ab(S, &child, a, b, ply + 1, cmode, ck1, ck2)
+            if not etc:
+                # start loading the child's table bucket now: the forced-pass
+                # test below (a move generation) runs while it arrives
+                gd_prefetch(&S.tt[(ck1 & S.mask) & ~(<uint64_t>3)])
+                if play_forced_passes(S, &child, &S.plies[ply + 1]):
+                    ck1 = 0                 # the child computes its own key
+                    ck2 = 0
+            v = ab(S, kid, a, b, ply + 1, cmode, ck1, ck2)
             if may_defer and gd_load64(bslot) == bk:
                 gd_store64(bslot, 0)
             if S.aborted:
@@ -1157,6 +1237,9 @@ cdef void solver_free(Solver* S) noexcept nogil:
             free(S.plies[i].hc)
             free(S.plies[i].htk)
             free(S.plies[i].hstamp)
+            free(S.plies[i].kst)
+            free(S.plies[i].kk)
+            free(S.plies[i].kcm)
     free(S.plies)
     buf_free(&S.scratch)
     free(S.gc)
