@@ -545,6 +545,34 @@ def test_solve_level_cards_and_wilds_against_brute_force():
         assert search.solve(g).value == minimax(g), g.position
 
 
+def test_solve_with_transposition_cutoffs_against_brute_force():
+    """From 10 cards left in the four hands the solver makes every child and
+    probes its table entry before searching any (transposition cutoffs):
+    endgames of 3 cards to every seat (12 cards, so those nodes are the
+    top of the tree), some heavy in level cards and wilds,
+    some in a trick, against brute force, on one thread and on two."""
+    rng = random.Random(37)
+    for i in range(16):
+        level = rng.choice(RANKS)
+        deck = DECK[:]
+        rng.shuffle(deck)
+        if i % 3 == 0:
+            special = [c for c in deck if c[1] == level or c in ("SB", "HR")]
+            deck = special[:rng.randrange(2, 7)] + [c for c in deck if c not in special]
+        sizes = [3, 3, 3, 3]
+        hands, k = [], 0
+        for n in sizes:
+            hands.append(deck[k:k + n])
+            k += n
+        g = Game.from_position(hands, level=level, to_act=rng.randrange(4))
+        if i % 2:
+            g.play(rng.choice(list(g.legal_moves())))     # a lead to follow
+        want = minimax(g)
+        for th in (1, 2):
+            r = search.solve(g, threads=th)
+            assert r.exact and r.value == want, (th, g.position, r, want)
+
+
 def test_solve_threads_give_the_same_answers():
     """Threads search the root's moves together: the value, the best move and the
     per-move values do not depend on their number; limited solves with
