@@ -545,6 +545,7 @@ def test_solve_level_cards_and_wilds_against_brute_force():
         assert search.solve(g).value == minimax(g), g.position
 
 
+@pytest.mark.slow
 def test_solve_with_transposition_cutoffs_against_brute_force():
     """From 10 cards left in the four hands the solver makes every child and
     probes its table entry before searching any (transposition cutoffs):
