@@ -111,6 +111,7 @@ from .errors import GuandanError
 
 cdef extern from *:
     int __builtin_clzll(unsigned long long) noexcept nogil
+    int __builtin_ctzll(unsigned long long) noexcept nogil
 
 cdef extern from "gdthread.h":
     ctypedef struct gd_thread:
@@ -133,9 +134,9 @@ cdef enum:
     DEFER_PLY = 32              # plies (from the root) at which they put off busy moves
     NO_LO = -4
     NO_HI = 4
-    GC_SLOTS = 1 << 16          # move-list cache: slots (half of them used at most)
-    GC_MOVES = 1 << 19          # and moves
-    GC_WORDS = 6
+    GC_BITS = 16                # move-list cache: 2**GC_BITS slots (half of them used at most)
+                                # and 2**(GC_BITS + 3) moves (see Solver.gslots)
+    GC_WORDS = 8                # one cache line a slot: the context (5 words), the list, two orders
     CUT_N = 1 << 17             # entries of the table of moves that cut
     ETC_CARDS = 10              # cards left (all hands) from which children are probed first
 
@@ -424,21 +425,29 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
 
 
 cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    """Keys of a rank-free position: see rank_keys_of."""
+    cdef uint64_t c[4]
+    cdef int s
+    for s in range(4):
+        c[s] = canon(st.one[s], st.two[s], st.rlevel)
+    rank_keys_of(st, c, k1, k2)
+
+
+cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1, uint64_t* k2) noexcept nogil:
     """Keys of a rank-free position (see seq_free): with no sequence possible
     every combination is compared by level order alone, so two positions whose
     hands match after an order-preserving renaming of the ranks in play (the
     hands' ranks, the level rank while a wild is held, the rank of the play
     to beat) have the same value. The hands are keyed on their rank counts
     with the absent ranks squeezed out, the play to beat on its type, size and
-    squeezed key."""
+    squeezed key. ``hc``: the four hands in ``canon`` form."""
     cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
-    cdef uint64_t c[4]
+    cdef const uint64_t* c = hc
     cdef uint64_t v[4]
     cdef uint64_t x, w, present = 0, tk = 0, jokers = 0, m, mk, mp, mv
     cdef int s, t, k, it, tslot = -1, nsl, L = 4 * st.rlevel
     for s in range(4):
-        x = canon(st.one[s], st.two[s], st.rlevel)
-        c[s] = x
+        x = c[s]
         jokers |= x
         # the rank nibbles in level order (the level rank lifted above A)
         x = (x & ((<uint64_t>1 << L) - 1)) | (((x & NAT52) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
@@ -580,40 +589,54 @@ cdef inline void tt_store(Solver* S, uint64_t k1, uint32_t k2, int lo, int hi, i
 # the search is the same with or without the cache.
 
 cdef void gc_reset(Solver* S) noexcept nogil:
-    memset(S.gc, 0, GC_SLOTS * GC_WORDS * sizeof(uint64_t))
+    memset(S.gc, 0, S.gslots * GC_WORDS * sizeof(uint64_t))
     S.gfill = 0
     S.gused = 0
+    S.oused = 0
+    S.ggen += 1                         # slots remembered by plies are stale now
+    S.gresets += 1
 
 
 cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
-                    int flags, MoveBuf* out, uint64_t* ctx) noexcept nogil:
+                    int flags, MoveBuf* out, uint64_t* ctx, Py_ssize_t* slot) noexcept nogil:
     """Append generate_with(one, two, level, lo, hi, flags) to ``out``, from
     the cache when it holds that list (-1: out of memory). ``ctx``: set to
     the hash of the arguments, the context's name in the table of moves
-    that cut (odd; 0 when the cache could not be allocated)."""
+    that cut (odd; 0 when the cache could not be allocated); ``slot``: the
+    list's slot in the cache (-1: not kept), valid while ``S.ggen`` stays."""
     cdef uint64_t tag = (<uint64_t>level << 1) | (<uint64_t>(flags & 0xFFFF) << 8) | 1
     cdef uint64_t h0, h
     cdef uint64_t* e
     cdef Py_ssize_t n, n0
     if S.gc == NULL:
-        S.gc = <uint64_t*>calloc(GC_SLOTS * GC_WORDS, sizeof(uint64_t))
-        S.garena = <uint64_t*>malloc(GC_MOVES * 2 * sizeof(uint64_t))
+        # on huge pages, like the table: random probes of a 3 MiB and an 8 MiB
+        # table would otherwise miss the TLB
+        S.gc = <uint64_t*>gd_table_alloc(S.gslots * GC_WORDS * sizeof(uint64_t), &S.gc_raw)
+        S.garena = <uint64_t*>gd_table_alloc(S.gmoves * 2 * sizeof(uint64_t), &S.garena_raw)
+        S.oarena = <int64_t*>gd_table_alloc(S.gmoves * sizeof(int64_t), &S.oarena_raw)
+        if S.oarena == NULL:
+            free(S.oarena_raw)
+            S.oarena_raw = NULL
         if S.gc == NULL or S.garena == NULL:
-            free(S.gc)
-            free(S.garena)
+            free(S.gc_raw)
+            free(S.garena_raw)
             S.gc = NULL
             S.garena = NULL
+            S.gc_raw = NULL
+            S.garena_raw = NULL
             ctx[0] = 0
+            slot[0] = -1
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
     h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
               ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
     h = h0
     ctx[0] = h0 | 1
     while True:
-        e = &S.gc[GC_WORDS * (h & (GC_SLOTS - 1))]
+        e = &S.gc[GC_WORDS * (h & (S.gslots - 1))]
         if e[4] == 0:
             break
         if e[0] == one and e[1] == two and e[2] == lo and e[3] == hi and e[4] == tag:
+            slot[0] = <Py_ssize_t>(h & (S.gslots - 1))
             n = <Py_ssize_t>(<uint32_t>e[5])
             if buf_reserve(out, n) < 0:
                 return -1
@@ -622,14 +645,17 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
             return 0
         h += 1
     n0 = out.n
+    slot[0] = -1
     if generate_with(S.g, one, two, level, lo, hi, flags, out) < 0:
         return -1
     n = out.n - n0
     if n > 4096:
         return 0                        # not worth a place
-    if 2 * S.gfill >= GC_SLOTS or S.gused + n > GC_MOVES:
+    if 2 * S.gfill >= S.gslots or S.gused + n > S.gmoves:
         gc_reset(S)                     # full: start again
-        e = &S.gc[GC_WORDS * (h0 & (GC_SLOTS - 1))]
+        h = h0
+        e = &S.gc[GC_WORDS * (h0 & (S.gslots - 1))]
+    slot[0] = <Py_ssize_t>(h & (S.gslots - 1))
     memcpy(&S.garena[2 * S.gused], &out.data[2 * n0], n * 2 * sizeof(uint64_t))
     e[0] = one
     e[1] = two
@@ -637,19 +663,25 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
     e[3] = hi
     e[4] = tag
     e[5] = (<uint64_t>S.gused << 32) | <uint64_t>n
+    e[6] = 0                            # no base orders yet (see order_moves)
+    e[7] = 0
     S.gused += n
     S.gfill += 1
     return 0
 
 
-cdef inline int legal_cached(Solver* S, const State* st, MoveBuf* out, uint64_t* ctx) noexcept nogil:
-    """st_legal of a play-phase position, through the cache."""
-    cdef int seat = st.to_act
+cdef inline int legal_cached(Solver* S, const State* st, Ply* P) noexcept nogil:
+    """st_legal of a play-phase position into ``P.moves``, through the
+    cache (``P.ghash``, ``P.gslot``, ``P.ggen``: the list's context and slot)."""
+    cdef int seat = st.to_act, rc
     if st.phase != PH_PLAY:
-        ctx[0] = 0
-        return st_legal(<State*>st, S.g, out)
-    return gen_cached(S, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                      0 if st.rules.wild_sf else F_NO_WILD_SF, out, ctx)
+        P.ghash = 0
+        P.gslot = -1
+        return st_legal(<State*>st, S.g, &P.moves)
+    rc = gen_cached(S, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                    0 if st.rules.wild_sf else F_NO_WILD_SF, &P.moves, &P.ghash, &P.gslot)
+    P.ggen = S.ggen
+    return rc
 
 
 cdef inline void note_cut(Solver* S, uint64_t ctx, int bi) noexcept nogil:
@@ -722,33 +754,19 @@ cdef inline bint seen_sig(Ply* P, uint64_t c, uint64_t tk, uint32_t stamp) noexc
     return False
 
 
-cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint cf) noexcept nogil:
-    """Fill P.keys with (score << 20 | (0xFFFFF - index)), best first. In a
-    suit-free position (cf) moves that differ only in suits after the first
-    get score 0 and are not counted. Returns the number of moves to try
-    (-1: out of memory)."""
-    cdef Py_ssize_t n = P.moves.n, i, j, cap, m = n
-    cdef int64_t sc, x
+cdef Py_ssize_t order_base(Solver* S, const State* st, Ply* P, bint cf) noexcept nogil:
+    """The base order of the ply's moves into P.keys: (score << 20 | (0xFFFFF
+    - index)), best first, by the scores of a node with no table move, no
+    move that cut, no policy choice and the partner not on top - a
+    function of the list's context (hand, play to beat) and ``cf`` alone.
+    In a suit-free position (cf) moves that differ only in suits after the
+    first get score 0 and are not counted. Returns the number of moves to
+    try (-1: out of memory)."""
+    cdef Py_ssize_t n = P.moves.n, i, j, m = n
+    cdef int64_t sc
     cdef int seat = st.to_act, handn = ncards(st.one[seat], st.two[seat])
-    cdef bint partner_top = st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1)
-    cdef Py_ssize_t pick = -1
-    cdef int64_t* p
     cdef uint64_t lo, hi, hc, mc
-    cdef int kill
     cdef size_t hsz
-    if n > P.kcap:
-        cap = n * 2 if n > 64 else 128
-        p = <int64_t*>malloc(cap * sizeof(int64_t))
-        if p == NULL:
-            return -1
-        free(P.keys)
-        P.keys = p
-        free(P.defer)
-        P.defer = <int*>malloc(cap * sizeof(int))
-        if P.defer == NULL:
-            P.kcap = 0
-            return -1
-        P.kcap = cap
     if cf and (P.hc == NULL or 2 * n > <Py_ssize_t>(P.hmask + 1)):
         hsz = 256
         while hsz < <size_t>(2 * n):
@@ -762,8 +780,6 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
         P.hmask = hsz - 1
         if P.hc == NULL or P.htk == NULL or P.hstamp == NULL:
             return -1
-    if S.order_code > 0 and n > 1:
-        pick = policy_choose(S.order_code, st, &P.moves, S.order_rng)
     if cf:
         S.stamp += 1
         if S.stamp == 0:
@@ -772,7 +788,6 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
                     memset(S.plies[j].hstamp, 0, (S.plies[j].hmask + 1) * sizeof(uint32_t))
             S.stamp = 1
     hc = canon(st.one[seat], st.two[seat], st.rlevel)
-    kill = cut_move(S, P.ghash)
     for i in range(n):
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
@@ -780,30 +795,102 @@ cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint
         if cf and seen_sig(P, mc, ((lo >> TAG_SHIFT) & 15) | (((hi >> TAG_SHIFT) & 31) << 4), S.stamp):
             sc = 0
             m -= 1
-        elif i == ttbest:
-            sc = 4000
-        elif i == kill:
-            sc = 3500
-        elif i == pick:
-            sc = 3000
         else:
-            sc = move_score(lo, hi, handn, st.rlevel, partner_top)
+            sc = move_score(lo, hi, handn, st.rlevel, False)
             if 500 <= sc < 1500:
                 # a non-bomb that breaks up a rank (takes some of its cards) later
                 sc -= 40 * broken_ranks(hc, mc)
                 if sc < 310:
                     sc = 310
         P.keys[i] = (sc << 20) | (0xFFFFF - i)
+    sort_keys(P.keys, n)
+    return m
+
+
+cdef inline void sort_keys(int64_t* keys, Py_ssize_t n) noexcept nogil:
+    """Descending (the keys are distinct)."""
+    cdef Py_ssize_t i, j
+    cdef int64_t x
     if n <= 24:
         for i in range(1, n):
-            x = P.keys[i]
+            x = keys[i]
             j = i - 1
-            while j >= 0 and P.keys[j] < x:
-                P.keys[j + 1] = P.keys[j]
+            while j >= 0 and keys[j] < x:
+                keys[j + 1] = keys[j]
                 j -= 1
-            P.keys[j + 1] = x
+            keys[j + 1] = x
     else:
-        qsort(P.keys, n, sizeof(int64_t), _cmp_desc)
+        qsort(keys, n, sizeof(int64_t), _cmp_desc)
+
+
+cdef Py_ssize_t order_moves(Solver* S, const State* st, Ply* P, int ttbest, bint cf) noexcept nogil:
+    """Fill P.keys with (score << 20 | (0xFFFFF - index)), best first: the
+    base order (order_base; kept with the list in the move-list cache, so
+    made once a context), then the table's move (``ttbest``), the move that
+    last cut in the context, a policy's choice and - when the partner is on
+    top - the pass moved up to their places. Returns the number of moves to
+    try (-1: out of memory)."""
+    cdef Py_ssize_t n = P.moves.n, i, j, cap, m
+    cdef int64_t sc, nsc
+    cdef int seat = st.to_act
+    cdef bint partner_top = st.top_seat >= 0 and (st.top_seat & 1) == (seat & 1)
+    cdef Py_ssize_t pick = -1
+    cdef int64_t* p
+    cdef uint64_t* e = NULL
+    cdef uint64_t w
+    cdef int kill
+    cdef bint moved = False, cached = False
+    if n > P.kcap:
+        cap = n * 2 if n > 64 else 128
+        p = <int64_t*>malloc(cap * sizeof(int64_t))
+        if p == NULL:
+            return -1
+        free(P.keys)
+        P.keys = p
+        free(P.defer)
+        P.defer = <int*>malloc(cap * sizeof(int))
+        if P.defer == NULL:
+            P.kcap = 0
+            return -1
+        P.kcap = cap
+    if S.order_code > 0 and n > 1:
+        pick = policy_choose(S.order_code, st, &P.moves, S.order_rng)
+    kill = cut_move(S, P.ghash)
+    if P.gslot >= 0 and P.ggen == S.ggen and S.oarena != NULL:
+        e = &S.gc[GC_WORDS * P.gslot]
+        w = e[6 + (1 if cf else 0)]
+        if w != 0:
+            memcpy(P.keys, &S.oarena[(w >> 32) - 1], n * sizeof(int64_t))
+            m = <Py_ssize_t>(<uint32_t>w)
+            cached = True
+    if not cached:
+        m = order_base(S, st, P, cf)
+        if m < 0:
+            return -1
+        if e != NULL and S.oused + n <= S.gmoves:
+            memcpy(&S.oarena[S.oused], P.keys, n * sizeof(int64_t))
+            e[6 + (1 if cf else 0)] = ((<uint64_t>(S.oused + 1)) << 32) | <uint64_t>m
+            S.oused += n
+    if ttbest >= 0 or kill >= 0 or pick >= 0 or partner_top:
+        for j in range(n):
+            sc = P.keys[j] >> 20
+            if sc == 0:
+                continue                # a suit variant of a move before it: stays last
+            i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
+            if i == ttbest:
+                nsc = 4000
+            elif i == kill:
+                nsc = 3500
+            elif i == pick:
+                nsc = 3000
+            elif partner_top and ((P.moves.data[2 * i] >> TAG_SHIFT) & 15) == T_PASS:
+                nsc = 1500
+            else:
+                continue
+            P.keys[j] = (nsc << 20) | (0xFFFFF - i)
+            moved = True
+        if moved:
+            sort_keys(P.keys, n)
     return m
 
 
@@ -817,6 +904,7 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
     cdef int seat = st.to_act, o, k, nc, sz = ncards(lo & FACE_MASK, hi & FACE_MASK)
     cdef Py_ssize_t i
     cdef uint64_t ctxo
+    cdef Py_ssize_t slot
     for k in range(2):
         o = (seat + 1 + 2 * k) & 3
         nc = ncards(st.one[o], st.two[o])
@@ -824,7 +912,7 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
             continue                    # out, or too few cards to match it and no bomb
         S.scratch.n = 0
         if gen_cached(S, st.one[o], st.two[o], st.rlevel, lo, hi,
-                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch, &ctxo) < 0:
+                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch, &ctxo, &slot) < 0:
             return True                 # out of memory: claim nothing
         for i in range(S.scratch.n):
             if ((S.scratch.data[2 * i] >> TAG_SHIFT) & 15) != T_PASS:
@@ -888,7 +976,7 @@ cdef inline bint only_pass(Solver* S, State* st, Ply* P) noexcept nogil:
     if n < 4 and n < ncards(st.top_lo, st.top_hi):
         return True                     # too few cards to match it, and no bomb
     P.moves.n = 0
-    if legal_cached(S, st, &P.moves, &P.ghash) < 0:
+    if legal_cached(S, st, P) < 0:
         return False
     if P.moves.n == 1:
         return True
@@ -971,6 +1059,11 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef uint64_t* bslot = NULL
     cdef State* kid
     cdef bint etc
+    cdef bint oer = out_ends_round(st, seat)    # going out now would end the round
+    cdef int ready0 = 0, ecut
+    cdef Py_ssize_t jj0
+    cdef uint64_t hcan[4]
+    cdef uint64_t ccan[4]
 
     S.nodes += 1
     n0 = S.nodes
@@ -1025,7 +1118,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     P = &S.plies[ply]
     if not ready:
         P.moves.n = 0
-        if legal_cached(S, st, &P.moves, &P.ghash) < 0:
+        if legal_cached(S, st, P) < 0:
             S.aborted = 1
             return 0
     if P.moves.n == 0:
@@ -1068,11 +1161,18 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         if kids_reserve(P, n) < 0:
             S.aborted = 1
             return 0
-        for jj in range(n):
+        for s in range(4):
+            hcan[s] = canon(st.one[s], st.two[s], st.rlevel)
+        # the last child first, so that the next ply's moves, which the
+        # forced-pass test leaves there, are the first child's when its
+        # search starts (ready0)
+        ready0 = 0
+        for jj0 in range(1, n + 1):
+            jj = jj0 if jj0 < n else 0
             i = 0xFFFFF - (P.keys[jj] & 0xFFFFF)
             lo = P.moves.data[2 * i]
             hi = P.moves.data[2 * i + 1]
-            if ends_round(st, lo, hi):
+            if oer and ends_round(st, lo, hi):
                 P.kcm[jj] = -1
                 continue
             kid = &P.kst[jj]
@@ -1080,26 +1180,41 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             st_apply(kid, lo, hi)
             cmode = child_mode(kid, mode)
             play_forced_passes(S, kid, &S.plies[ply + 1])
-            mode_keys(kid, cmode, &P.kk[2 * jj], &P.kk[2 * jj + 1])
+            if jj == 0:
+                ready0 = S.plies[ply + 1].ready
+            if cmode == 2:
+                # only the mover's hand changed
+                memcpy(ccan, hcan, sizeof(ccan))
+                ccan[seat] = canon(kid.one[seat], kid.two[seat], kid.rlevel)
+                rank_keys_of(kid, ccan, &P.kk[2 * jj], &P.kk[2 * jj + 1])
+            else:
+                mode_keys(kid, cmode, &P.kk[2 * jj], &P.kk[2 * jj + 1])
             P.kcm[jj] = cmode
             gd_prefetch(&S.tt[(P.kk[2 * jj] & S.mask) & ~(<uint64_t>3)])
         S.plies[ply + 1].ready = 0
-        for jj in range(n):
+        # the lowest child the table proves good enough (child 0, made
+        # last, is probed last)
+        ecut = -1
+        for jj0 in range(1, n + 1):
+            jj = jj0 if jj0 < n else 0
             if P.kcm[jj] < 0:
                 continue
             e = tt_probe(S, P.kk[2 * jj], <uint32_t>P.kk[2 * jj + 1])
             if e == 0:
                 continue
+            if (maxi and tt_lo(e) >= beta) or (not maxi and tt_hi(e) <= alpha):
+                if ecut < 0 or jj < ecut:
+                    ecut = <int>jj
+        if ecut >= 0:
+            jj = ecut
+            e = tt_probe(S, P.kk[2 * jj], <uint32_t>P.kk[2 * jj + 1])
             if maxi:
                 v = tt_lo(e)
-                if v >= beta:
-                    tt_store(S, k1, <uint32_t>k2, v, shi, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
-                    return v
+                tt_store(S, k1, <uint32_t>k2, v, shi, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
             else:
                 v = tt_hi(e)
-                if v <= alpha:
-                    tt_store(S, k1, <uint32_t>k2, slo, v, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
-                    return v
+                tt_store(S, k1, <uint32_t>k2, slo, v, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
+            return v
     a0 = alpha
     b0 = beta
     a = alpha
@@ -1126,7 +1241,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         i = 0xFFFFF - (P.keys[j] & 0xFFFFF)
         lo = P.moves.data[2 * i]
         hi = P.moves.data[2 * i + 1]
-        if (etc and P.kcm[j] < 0) or (not etc and ends_round(st, lo, hi)):
+        if (etc and P.kcm[j] < 0) or (not etc and oer and ends_round(st, lo, hi)):
             v = terminal_value(st, seat)
         else:
             if etc:
@@ -1161,6 +1276,9 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 if play_forced_passes(S, &child, &S.plies[ply + 1]):
                     ck1 = 0                 # the child computes its own key
                     ck2 = 0
+            elif j == 0 and not later:
+                # the first child's moves are still in the next ply (above)
+                S.plies[ply + 1].ready = ready0
             v = ab(S, kid, a, b, ply + 1, cmode, ck1, ck2)
             if may_defer and gd_load64(bslot) == bk:
                 gd_store64(bslot, 0)
@@ -1205,6 +1323,13 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
 # Solver objects and the driver
 # ---------------------------------------------------------------------------
 
+cdef void solver_cache_size(Solver* S, int bits) noexcept nogil:
+    """The move-list cache's size: 2**bits slots, room for 2**(bits + 3)
+    moves (before its first use)."""
+    S.gslots = (<Py_ssize_t>1) << bits
+    S.gmoves = (<Py_ssize_t>1) << (bits + 3)
+
+
 cdef Solver* solver_new(int tt_bits) noexcept nogil:
     cdef Solver* S = <Solver*>calloc(1, sizeof(Solver))
     if S == NULL:
@@ -1216,9 +1341,10 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     # entries in 64-byte-aligned buckets of four
     S.tt = <TTE*>gd_table_alloc((((<size_t>1) << tt_bits) + 4) * sizeof(TTE), &S.tt_raw)
     S.mask = ((<uint64_t>1) << tt_bits) - 1
+    solver_cache_size(S, GC_BITS)
     S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
-    S.cuts = <uint64_t*>calloc(CUT_N, sizeof(uint64_t))
+    S.cuts = <uint64_t*>gd_table_alloc(CUT_N * sizeof(uint64_t), &S.cuts_raw)
     if S.tt == NULL or S.g == NULL or S.plies == NULL or S.cuts == NULL:
         solver_free(S)
         return NULL
@@ -1242,10 +1368,11 @@ cdef void solver_free(Solver* S) noexcept nogil:
             free(S.plies[i].kcm)
     free(S.plies)
     buf_free(&S.scratch)
-    free(S.gc)
-    free(S.garena)
+    free(S.gc_raw)
+    free(S.garena_raw)
+    free(S.oarena_raw)
     if not S.cuts_shared:
-        free(S.cuts)
+        free(S.cuts_raw)
     free(S.tt_raw)
     gen_free(S.g)
     free(S)
@@ -1312,6 +1439,7 @@ cdef int root_children(Solver* S, const State* st, int mode, RootJob* J, int* lo
     sure_best[0] = -1
     P.moves.n = 0
     P.ghash = 0
+    P.gslot = -1
     if st_legal(<State*>st, S.g, &P.moves) < 0:
         return -1
     n = order_moves(S, st, P, -1, mode > 0)
@@ -1429,10 +1557,12 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
                 break
             H[nh].tt = S.tt             # one table for all (see tt_probe)
             H[nh].mask = S.mask
-            free(H[nh].cuts)            # and one table of the moves that cut
+            free(H[nh].cuts_raw)        # and one table of the moves that cut
+            H[nh].cuts_raw = NULL
             H[nh].cuts = S.cuts
             H[nh].cuts_shared = 1
             H[nh].order_code = S.order_code
+            solver_cache_size(H[nh], __builtin_ctzll(<uint64_t>S.gslots))
             st_seed(H[nh].order_rng, 12345 + k)
             H[nh].max_nodes = INT64_BIG
             H[nh].deadline = S.deadline
@@ -1529,7 +1659,7 @@ cdef State* _state_from_bytes(bytes data, State* st) except NULL:
 
 
 def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
-          bint per_move=False, int order_policy=0, int threads=1):
+          bint per_move=False, int order_policy=0, int threads=1, int cache_bits=GC_BITS):
     """Solve a native state (``GameCore.state_bytes()``, play phase).
 
     Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
@@ -1540,7 +1670,10 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     the whole call). ``order_policy``: a native policy code whose choice is
     tried first at every node (0: the built-in ordering only). ``threads``
     (1..8): solvers searching the root's children together on one table
-    (the same answers for any number, when the search finishes)."""
+    (the same answers for any number, when the search finishes).
+    ``cache_bits`` (4..GC_BITS): the move-list cache's size, for tests of
+    its reset (the search is the same for any size); ``cache_resets`` in
+    the result counts the resets of the main solver's cache."""
     cdef State st
     cdef Solver* S
     cdef SolveOut o, oc
@@ -1560,9 +1693,12 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
         raise GuandanError("solve: order_policy must be a native policy code")
     if threads < 1 or threads > 8:
         raise GuandanError("solve: threads must be 1..8")
+    if cache_bits < 4 or cache_bits > GC_BITS:
+        raise GuandanError(f"solve: cache_bits must be 4..{GC_BITS}")
     S = solver_new(tt_bits)
     if S == NULL:
         raise MemoryError()
+    solver_cache_size(S, cache_bits)
     S.order_code = order_policy
     st_seed(S.order_rng, 12345)
     root.data = NULL
@@ -1604,6 +1740,7 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
             res["moves"] = moves
             res["nodes"] = total_nodes
             res["seconds"] = gd_now() - t0
+        res["cache_resets"] = S.gresets
         return res
     finally:
         buf_free(&root)

@@ -616,6 +616,39 @@ def test_solve_threads_on_six_card_deals():
             assert (r.value, str(r.best_move)) == (one.value, str(one.best_move)), (th, g.position)
 
 
+def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
+    """The solver keeps every move list it generates, with its base move
+    order, in a cache that is emptied when full. A cache small enough to be
+    emptied thousands of times in one solve must leave the search exactly
+    the same - nodes, bounds, best move - in positions where suits matter
+    (straight flushes), where only ranks do, and in the rank-free endgame."""
+    from guandan import _solve
+    rng = random.Random(38)
+    deck = DECK[:]
+    games = []
+    for k in (5, 5, 6):
+        rng.shuffle(deck)
+        games.append(Game.from_position([deck[k * s:k * s + k] for s in range(4)],
+                                        level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4)))
+    games.append(Game.from_position(["S3 S4 S5 S6 H7 D9", "S8 S9 ST C2 C4 HK", "D3 D4 D5 D6 CQ SA", "H3 H5 H6 C8 CJ HA"],
+                                    level="7", to_act=1))      # straight flushes in two hands
+    resets = 0
+    for g in games:
+        b = g._core.state_bytes()
+        full = _solve.solve(b, 0, 0.0, 20, False, 0, 1)
+        assert full["cache_resets"] == 0 and full["lo"] == full["hi"]
+        for bits in (4, 6, 9):
+            small = _solve.solve(b, 0, 0.0, 20, False, 0, 1, bits)
+            resets += small["cache_resets"]
+            assert {k: small[k] for k in ("lo", "hi", "best", "nodes")} == \
+                {k: full[k] for k in ("lo", "hi", "best", "nodes")}, (bits, g.position)
+        two = _solve.solve(b, 0, 0.0, 20, False, 0, 2, 4)
+        assert (two["lo"], two["hi"], two["best"]) == (full["lo"], full["hi"], full["best"])
+    assert resets > 1000
+    with pytest.raises(GuandanError):
+        _solve.solve(games[0]._core.state_bytes(), 0, 0.0, 20, False, 0, 1, 3)
+
+
 def test_rank_free_keys_only_join_positions_of_equal_value():
     """Every position of a brute-forced tree that has a rank-free key: the
     positions sharing a key have one value."""
