@@ -8,7 +8,15 @@ Environment switches:
                       plus the debug build's checks). Python itself is not
                       instrumented, so run it through .ci/sanitize-python (it
                       preloads libasan/libubsan and sets ASAN_OPTIONS/UBSAN_OPTIONS).
-  GUANDAN_NATIVE=1    add -march=native (faster popcount etc.; not portable).
+  GUANDAN_NATIVE=1    add -march=native (pext, tzcnt, ...; not portable).
+  GUANDAN_PORTABLE=1  no -mpopcnt. By default an x86-64 build whose build host
+                      has the popcnt instruction (x86-64-v2: every x86-64
+                      processor since 2008-2009) uses it (-mpopcnt): card
+                      counts are a popcount, and the solver counts cards at
+                      every node. A binary built so stops with "illegal
+                      instruction" on an older processor: build wheels for
+                      other machines with GUANDAN_PORTABLE=1 (then a
+                      popcount is a few shifts and adds, no library call).
 
 Every build mode has its own directories (generated C in build/cython-MODE,
 objects and built extensions in build/MODE), so switching modes never reuses
@@ -27,9 +35,32 @@ def _flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
+def _host_has_popcnt():
+    """Whether this is an x86-64 build host whose processor has popcnt (as
+    its operating system reports it; False when that cannot be read)."""
+    import platform
+    import subprocess
+    if platform.machine().lower() not in ("x86_64", "amd64") or sys.platform == "win32":
+        return False
+    try:
+        if sys.platform.startswith("linux"):
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("flags"):
+                        return "popcnt" in line.split(":", 1)[1].split()
+        elif sys.platform == "darwin":
+            out = subprocess.run(["sysctl", "-n", "machdep.cpu.features"], capture_output=True,
+                                 text=True, timeout=10).stdout
+            return "POPCNT" in out.split()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return False
+
+
 SANITIZE = _flag("GUANDAN_SANITIZE")
 DEBUG = _flag("GUANDAN_DEBUG") or SANITIZE          # the sanitizer build keeps the debug checks
 NATIVE = _flag("GUANDAN_NATIVE") and not DEBUG
+POPCNT = not NATIVE and not _flag("GUANDAN_PORTABLE") and _host_has_popcnt()
 
 if SANITIZE:
     MODE = "sanitize"
@@ -37,6 +68,8 @@ elif DEBUG:
     MODE = "debug"
 else:
     MODE = "release-native" if NATIVE else "release"
+if POPCNT:
+    MODE += "-popcnt"                # its own objects, never mixed with a portable build's
 
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 
@@ -55,6 +88,8 @@ else:
     if NATIVE:
         cflags.append("-march=native")
     ldflags = []
+if POPCNT:
+    cflags.append("-mpopcnt")
 if sys.platform != "win32":
     cflags.append("-Wno-unreachable-code")
     # the solver's threads (gdthread.h); part of libc on recent glibc, a

@@ -100,7 +100,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
+    key_strength, gd_popcount64, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
     st_valid,
@@ -145,12 +145,9 @@ cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 
 
 cdef inline int pc64(uint64_t x) noexcept nogil:
-    """Popcount without a library call (the build does not assume the popcnt
-    instruction)."""
-    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
-    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
-    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
-    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+    """Popcount (the popcnt instruction where the build uses it, else a few
+    shifts and adds: see bits.h)."""
+    return gd_popcount64(x)
 
 
 cdef inline int ncards(uint64_t one, uint64_t two) noexcept nogil:

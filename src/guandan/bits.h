@@ -7,7 +7,20 @@
 #include <emmintrin.h>
 #endif
 static inline int gd_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+/* The number of set bits. With the popcnt instruction (setup.py builds with
+   -mpopcnt where the build host has it) or on other processors the
+   compiler's builtin; on x86-64 without popcnt the builtin would be a
+   library call, so a few shifts and adds instead. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__POPCNT__)
+static inline int gd_popcount64(unsigned long long x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+#else
 static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+#endif
 /* A hint that *p will be read soon (the solver's table probes miss the cache). */
 #if defined(__GNUC__) || defined(__clang__)
 #define gd_prefetch(p) __builtin_prefetch((const void*)(p))
