@@ -84,17 +84,13 @@ ctypedef struct Solver:
     int defer_ply              # below this ply, a move another thread is searching is put off
     uint64_t* gc               # move-list cache (see gen_cached): GC_WORDS words a slot
     uint64_t* garena           # the cached lists, 2 words a move
-    void* gc_raw               # what to free of gc, garena and cuts (gd_table_alloc)
-    void* garena_raw
-    void* cuts_raw
     Py_ssize_t gfill           # slots in use
     Py_ssize_t gused           # moves in garena
     Py_ssize_t gslots          # its slots (a power of two; 2**GC_BITS unless a test asks for fewer)
     Py_ssize_t gmoves          # and room for moves
     int64_t gresets            # times it was emptied because full
     uint32_t ggen              # generation of the cache: one more at every reset
-    int64_t* oarena            # cached base move orders (see order_moves), GC_MOVES keys
-    void* oarena_raw
+    int64_t* oarena            # cached base move orders (see order_moves), gmoves keys
     Py_ssize_t oused           # keys in oarena
     int cuts_shared            # cuts belongs to another solver of the same solve
     uint64_t* cuts             # per context hash: the move that cut there last, CUT_N words (shared by the threads)

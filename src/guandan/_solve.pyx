@@ -124,6 +124,8 @@ cdef extern from "gdthread.h":
     void gd_atomic_set(long* p, long v) noexcept nogil
     void gd_atomic_min(long* p, int v) noexcept nogil
     int64_t gd_atomic_add64(int64_t* p, int64_t v) noexcept nogil
+    void* gd_swap_ptr(void** p, void* v) noexcept nogil
+    int gd_put_ptr(void** p, void* v) noexcept nogil
 
 cdef extern from "gdmem.h":
     void* gd_table_alloc(size_t nbytes, void** raw) noexcept nogil
@@ -606,21 +608,18 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
     cdef uint64_t* e
     cdef Py_ssize_t n, n0
     if S.gc == NULL:
-        # on huge pages, like the table: random probes of a 3 MiB and an 8 MiB
-        # table would otherwise miss the TLB
-        S.gc = <uint64_t*>gd_table_alloc(S.gslots * GC_WORDS * sizeof(uint64_t), &S.gc_raw)
-        S.garena = <uint64_t*>gd_table_alloc(S.gmoves * 2 * sizeof(uint64_t), &S.garena_raw)
-        S.oarena = <int64_t*>gd_table_alloc(S.gmoves * sizeof(int64_t), &S.oarena_raw)
-        if S.oarena == NULL:
-            free(S.oarena_raw)
-            S.oarena_raw = NULL
-        if S.gc == NULL or S.garena == NULL:
-            free(S.gc_raw)
-            free(S.garena_raw)
+        # the slots must read empty (calloc); the lists and orders are
+        # written before they are read
+        S.gc = <uint64_t*>calloc(S.gslots * GC_WORDS, sizeof(uint64_t))
+        S.garena = <uint64_t*>malloc(S.gmoves * 2 * sizeof(uint64_t))
+        S.oarena = <int64_t*>malloc(S.gmoves * sizeof(int64_t))
+        if S.gc == NULL or S.garena == NULL or S.oarena == NULL:
+            free(S.gc)
+            free(S.garena)
+            free(S.oarena)
             S.gc = NULL
             S.garena = NULL
-            S.gc_raw = NULL
-            S.garena_raw = NULL
+            S.oarena = NULL
             ctx[0] = 0
             slot[0] = -1
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
@@ -1322,33 +1321,102 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
 
 cdef void solver_cache_size(Solver* S, int bits) noexcept nogil:
     """The move-list cache's size: 2**bits slots, room for 2**(bits + 3)
-    moves (before its first use)."""
+    moves (a cache of another size is dropped)."""
+    if S.gslots == ((<Py_ssize_t>1) << bits):
+        return
+    free(S.gc)
+    free(S.garena)
+    free(S.oarena)
+    S.gc = NULL
+    S.garena = NULL
+    S.oarena = NULL
+    S.gfill = 0
+    S.gused = 0
+    S.oused = 0
+    S.ggen += 1                         # slots remembered by plies are stale
     S.gslots = (<Py_ssize_t>1) << bits
     S.gmoves = (<Py_ssize_t>1) << (bits + 3)
 
 
+cdef void* SOLVER_POOL = NULL           # one Solver* left by solver_free (or NULL), swapped atomically
+cdef enum:
+    POOL_TT_BITS = 21                   # solvers with a larger table are not kept
+
+
 cdef Solver* solver_new(int tt_bits) noexcept nogil:
-    cdef Solver* S = <Solver*>calloc(1, sizeof(Solver))
-    if S == NULL:
-        return NULL
+    """A solver with an empty table of 2**tt_bits entries: the one the last
+    solver_free left, when it has that size (see solver_free), else a new
+    one."""
+    cdef Solver* S
     if tt_bits < 4:
         tt_bits = 4
     if tt_bits > 30:
         tt_bits = 30
+    S = <Solver*>gd_swap_ptr(&SOLVER_POOL, NULL)
+    if S != NULL:
+        if S.mask == ((<uint64_t>1) << tt_bits) - 1:
+            solver_reset(S)
+            return S
+        solver_destroy(S)
+    S = <Solver*>calloc(1, sizeof(Solver))
+    if S == NULL:
+        return NULL
     # entries in 64-byte-aligned buckets of four
     S.tt = <TTE*>gd_table_alloc((((<size_t>1) << tt_bits) + 4) * sizeof(TTE), &S.tt_raw)
     S.mask = ((<uint64_t>1) << tt_bits) - 1
     solver_cache_size(S, GC_BITS)
     S.g = gen_new()
     S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
-    S.cuts = <uint64_t*>gd_table_alloc(CUT_N * sizeof(uint64_t), &S.cuts_raw)
+    S.cuts = <uint64_t*>calloc(CUT_N, sizeof(uint64_t))
     if S.tt == NULL or S.g == NULL or S.plies == NULL or S.cuts == NULL:
-        solver_free(S)
+        solver_destroy(S)
         return NULL
     return S
 
 
+cdef void solver_reset(Solver* S) noexcept nogil:
+    """A kept solver as solver_new makes one: the table and the moves that
+    cut emptied (so a solve searches the same nodes as on a new solver),
+    the limits, threads and flags cleared. Its buffers stay, and so does
+    its move-list cache: the lists and their base orders are a pure
+    function of their contexts."""
+    cdef int i
+    memset(S.tt, 0, ((S.mask + 1) + 4) * sizeof(TTE))
+    memset(S.cuts, 0, CUT_N * sizeof(uint64_t))
+    for i in range(MAXPLY):
+        S.plies[i].ready = 0
+    solver_cache_size(S, GC_BITS)       # after a test's small cache: the usual size
+    S.nodes = 0
+    S.max_nodes = 0
+    S.deadline = 0.0
+    S.aborted = 0
+    S.order_code = 0
+    memset(S.order_rng, 0, sizeof(S.order_rng))
+    S.job = NULL
+    S.cur_root = 0
+    S.busy = NULL
+    S.bmask = 0
+    S.defer_ply = 0
+    S.gresets = 0
+
+
 cdef void solver_free(Solver* S) noexcept nogil:
+    """Done with ``S``: kept for the next solver_new (one solver is kept,
+    with a table of at most 2**POOL_TT_BITS entries), else freed. A process
+    that solves one position after another (the bench, the search player's
+    decisions, a loop over positions) so reuses the memory that a small
+    solve would otherwise spend most of its time allocating, zeroing and
+    faulting in (the table, the move-list cache, the plies' buffers)."""
+    if S == NULL:
+        return
+    if (not S.cuts_shared and S.mask < ((<uint64_t>1) << POOL_TT_BITS) and S.tt != NULL
+            and S.g != NULL and S.plies != NULL and S.cuts != NULL):
+        if gd_put_ptr(&SOLVER_POOL, S):
+            return
+    solver_destroy(S)
+
+
+cdef void solver_destroy(Solver* S) noexcept nogil:
     cdef int i
     if S == NULL:
         return
@@ -1365,11 +1433,11 @@ cdef void solver_free(Solver* S) noexcept nogil:
             free(S.plies[i].kcm)
     free(S.plies)
     buf_free(&S.scratch)
-    free(S.gc_raw)
-    free(S.garena_raw)
-    free(S.oarena_raw)
+    free(S.gc)
+    free(S.garena)
+    free(S.oarena)
     if not S.cuts_shared:
-        free(S.cuts_raw)
+        free(S.cuts)
     free(S.tt_raw)
     gen_free(S.g)
     free(S)
@@ -1554,8 +1622,7 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
                 break
             H[nh].tt = S.tt             # one table for all (see tt_probe)
             H[nh].mask = S.mask
-            free(H[nh].cuts_raw)        # and one table of the moves that cut
-            H[nh].cuts_raw = NULL
+            free(H[nh].cuts)            # and one table of the moves that cut
             H[nh].cuts = S.cuts
             H[nh].cuts_shared = 1
             H[nh].order_code = S.order_code
@@ -1656,7 +1723,7 @@ cdef State* _state_from_bytes(bytes data, State* st) except NULL:
 
 
 def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
-          bint per_move=False, int order_policy=0, int threads=1, int cache_bits=GC_BITS):
+          bint per_move=False, int order_policy=0, int threads=1, int cache_bits=0):
     """Solve a native state (``GameCore.state_bytes()``, play phase).
 
     Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
@@ -1668,9 +1735,10 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     tried first at every node (0: the built-in ordering only). ``threads``
     (1..8): solvers searching the root's children together on one table
     (the same answers for any number, when the search finishes).
-    ``cache_bits`` (4..GC_BITS): the move-list cache's size, for tests of
-    its reset (the search is the same for any size); ``cache_resets`` in
-    the result counts the resets of the main solver's cache."""
+    ``cache_bits`` (4..GC_BITS; 0: GC_BITS): the move-list cache's
+    size, for tests of its reset (the search is the same for any size);
+    ``cache_resets`` in the result counts the resets of the main solver's
+    cache."""
     cdef State st
     cdef Solver* S
     cdef SolveOut o, oc
@@ -1690,12 +1758,13 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
         raise GuandanError("solve: order_policy must be a native policy code")
     if threads < 1 or threads > 8:
         raise GuandanError("solve: threads must be 1..8")
-    if cache_bits < 4 or cache_bits > GC_BITS:
-        raise GuandanError(f"solve: cache_bits must be 4..{GC_BITS}")
+    if cache_bits != 0 and (cache_bits < 4 or cache_bits > GC_BITS):
+        raise GuandanError(f"solve: cache_bits must be 0 or 4..{GC_BITS}")
     S = solver_new(tt_bits)
     if S == NULL:
         raise MemoryError()
-    solver_cache_size(S, cache_bits)
+    if cache_bits:
+        solver_cache_size(S, cache_bits)
     S.order_code = order_policy
     st_seed(S.order_rng, 12345)
     root.data = NULL

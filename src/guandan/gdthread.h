@@ -45,6 +45,9 @@ static int64_t gd_atomic_add64(volatile int64_t* p, int64_t v) {
 /* whole-word loads and stores of table entries other threads may write */
 static uint64_t gd_load64(const uint64_t* p) { return *(const volatile uint64_t*)p; }
 static void gd_store64(uint64_t* p, uint64_t v) { *(volatile uint64_t*)p = v; }
+/* a pointer slot: swap in v and return the old value; put v if it holds NULL (1: done) */
+static void* gd_swap_ptr(void* volatile* p, void* v) { return InterlockedExchangePointer(p, v); }
+static int gd_put_ptr(void* volatile* p, void* v) { return InterlockedCompareExchangePointer(p, v, NULL) == NULL; }
 #else
 #include <pthread.h>
 typedef pthread_t gd_thread;
@@ -66,5 +69,11 @@ static int64_t gd_atomic_add64(volatile int64_t* p, int64_t v) {
 /* whole-word loads and stores of table entries other threads may write */
 static uint64_t gd_load64(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static void gd_store64(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+/* a pointer slot: swap in v and return the old value; put v if it holds NULL (1: done) */
+static void* gd_swap_ptr(void* volatile* p, void* v) { return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL); }
+static int gd_put_ptr(void* volatile* p, void* v) {
+    void* expected = NULL;
+    return __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 #endif
 #endif

@@ -649,6 +649,29 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
         _solve.solve(games[0]._core.state_bytes(), 0, 0.0, 20, False, 0, 1, 3)
 
 
+def test_solve_kept_solver_searches_as_a_new_one():
+    """A solver is kept between solves (its table emptied, its move-list
+    cache kept): solving positions one after another - other sizes, other
+    thread counts, node-limited solves between - gives every position the
+    nodes, bounds and best move it gets first."""
+    from guandan import _solve
+    rng = random.Random(39)
+    deck = DECK[:]
+    games = []
+    for k in (4, 5, 3, 5, 6):
+        rng.shuffle(deck)
+        games.append(Game.from_position([deck[k * s:k * s + k] for s in range(4)],
+                                        level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4)))
+    first = {}
+    for rnd in range(3):
+        for g in rng.sample(games, len(games)):
+            b = g._core.state_bytes()
+            r = _solve.solve(b, 0, 0.0, 16, False, 0, 1)
+            got = (r["lo"], r["hi"], r["best"], r["nodes"])
+            assert first.setdefault(g.position, got) == got, (rnd, g.position)
+            _solve.solve(b, 50, 0.0, 14 + rnd, False, 0, 1 + rnd % 2)   # another size, a limit
+
+
 def test_rank_free_keys_only_join_positions_of_equal_value():
     """Every position of a brute-forced tree that has a rank-free key: the
     positions sharing a key have one value."""
