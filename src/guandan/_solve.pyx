@@ -614,12 +614,7 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
         S.garena = <uint64_t*>malloc(S.gmoves * 2 * sizeof(uint64_t))
         S.oarena = <int64_t*>malloc(S.gmoves * sizeof(int64_t))
         if S.gc == NULL or S.garena == NULL or S.oarena == NULL:
-            free(S.gc)
-            free(S.garena)
-            free(S.oarena)
-            S.gc = NULL
-            S.garena = NULL
-            S.oarena = NULL
+            cache_drop(S)
             ctx[0] = 0
             slot[0] = -1
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
@@ -1319,11 +1314,8 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
 # Solver objects and the driver
 # ---------------------------------------------------------------------------
 
-cdef void solver_cache_size(Solver* S, int bits) noexcept nogil:
-    """The move-list cache's size: 2**bits slots, room for 2**(bits + 3)
-    moves (a cache of another size is dropped)."""
-    if S.gslots == ((<Py_ssize_t>1) << bits):
-        return
+cdef void cache_drop(Solver* S) noexcept nogil:
+    """Free the move-list cache (it is made again at its next use)."""
     free(S.gc)
     free(S.garena)
     free(S.oarena)
@@ -1333,6 +1325,14 @@ cdef void solver_cache_size(Solver* S, int bits) noexcept nogil:
     S.gfill = 0
     S.gused = 0
     S.oused = 0
+
+
+cdef void solver_cache_size(Solver* S, int bits) noexcept nogil:
+    """The move-list cache's size: 2**bits slots, room for 2**(bits + 3)
+    moves (a cache of another size is dropped)."""
+    if S.gslots == ((<Py_ssize_t>1) << bits):
+        return
+    cache_drop(S)
     S.ggen += 1                         # slots remembered by plies are stale
     S.gslots = (<Py_ssize_t>1) << bits
     S.gmoves = (<Py_ssize_t>1) << (bits + 3)
@@ -1433,9 +1433,7 @@ cdef void solver_destroy(Solver* S) noexcept nogil:
             free(S.plies[i].kcm)
     free(S.plies)
     buf_free(&S.scratch)
-    free(S.gc)
-    free(S.garena)
-    free(S.oarena)
+    cache_drop(S)
     if not S.cuts_shared:
         free(S.cuts)
     free(S.tt_raw)
