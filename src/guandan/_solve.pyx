@@ -1052,6 +1052,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef bint etc
     cdef bint oer = out_ends_round(st, seat)    # going out now would end the round
     cdef int ready0 = 0, ecut
+    cdef uint64_t ecut_e = 0
     cdef Py_ssize_t jj0
     cdef uint64_t hcan[4]
     cdef uint64_t ccan[4]
@@ -1196,9 +1197,10 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             if (maxi and tt_lo(e) >= beta) or (not maxi and tt_hi(e) <= alpha):
                 if ecut < 0 or jj < ecut:
                     ecut = <int>jj
+                    ecut_e = e          # the entry as probed: another thread may replace it
         if ecut >= 0:
             jj = ecut
-            e = tt_probe(S, P.kk[2 * jj], <uint32_t>P.kk[2 * jj + 1])
+            e = ecut_e
             if maxi:
                 v = tt_lo(e)
                 tt_store(S, k1, <uint32_t>k2, v, shi, <int>(0xFFFFF - (P.keys[jj] & 0xFFFFF)), 1)
