@@ -100,7 +100,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, gd_popcount64, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
+    key_strength, gd_popcount64, gd_nib_compress, GD_FAST_PEXT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
     st_valid,
@@ -132,6 +132,7 @@ cdef extern from "gdmem.h":
 
 cdef enum:
     MAXPLY = 768
+    NPLIES = MAXPLY + 1         # S.plies: a node at ply p < MAXPLY - 1 uses plies p to p + 2
     BUSY_N = 1 << 14            # entries of the threads' table of busy positions
     DEFER_PLY = 32              # plies (from the root) at which they put off busy moves
     NO_LO = -4
@@ -432,46 +433,49 @@ cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept
     rank_keys_of(st, c, k1, k2)
 
 
-cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1, uint64_t* k2) noexcept nogil:
-    """Keys of a rank-free position (see seq_free): with no sequence possible
-    every combination is compared by level order alone, so two positions whose
-    hands match after an order-preserving renaming of the ranks in play (the
-    hands' ranks, the level rank while a wild is held, the rank of the play
-    to beat) have the same value. The hands are keyed on their rank counts
-    with the absent ranks squeezed out, the play to beat on its type, size and
-    squeezed key. ``hc``: the four hands in ``canon`` form."""
-    cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
-    cdef const uint64_t* c = hc
-    cdef uint64_t v[4]
-    cdef uint64_t x, w, present = 0, tk = 0, jokers = 0, m, mk, mp, mv
-    cdef int s, t, k, it, tslot = -1, nsl, L = 4 * st.rlevel
-    for s in range(4):
-        x = c[s]
-        jokers |= x
-        # the rank nibbles in level order (the level rank lifted above A)
-        x = (x & ((<uint64_t>1 << L) - 1)) | (((x & NAT52) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
-        v[s] = x
-        present |= x
-    present = present | (present >> 1)
-    present = (present | (present >> 2)) & <uint64_t>0x1111111111111
-    if (jokers >> 52) & 3:
-        present |= <uint64_t>1 << 48            # a wild plays as the level rank
-    t = (st.top_lo >> TAG_SHIFT) & 15
-    k = (st.top_hi >> TAG_SHIFT) & 31
+cdef inline uint64_t level_order(uint64_t x, int L) noexcept nogil:
+    """A hand's rank nibbles (``canon`` form) in level order: the level rank
+    (``L`` = 4 * level) lifted above A."""
+    return (x & ((<uint64_t>1 << L) - 1)) | (((x & NAT52) >> (L + 4)) << L) | (((x >> L) & 15) << 48)
+
+
+cdef inline uint64_t present_nibbles(uint64_t x) noexcept nogil:
+    """The low bit of every non-zero nibble of ``x`` (the 13 rank nibbles)."""
+    x = x | (x >> 1)
+    return (x | (x >> 2)) & <uint64_t>0x1111111111111
+
+
+cdef inline uint64_t top_word(const State* st, uint64_t present) noexcept nogil:
+    """The play to beat in a rank-free key: its type, its size and, for the
+    types compared by one rank (single, pair, trips, three with two, bomb),
+    the number of ranks held at or below its rank (``present``: the ranks
+    held, one bit a nibble in level order, the level rank's set while a
+    wild is held) - the ranks held above it are the ones that can beat it,
+    which is all its rank decides - or which joker it is."""
+    cdef int t = (st.top_lo >> TAG_SHIFT) & 15, k = (st.top_hi >> TAG_SHIFT) & 31, tslot
+    cdef uint64_t tk = 0
     if t == T_SINGLE or t == T_PAIR or t == T_TRIPS or t == T_THREE_WITH_TWO or t == T_BOMB:
         if k < 13:
             tslot = 12 if k == st.rlevel else (k if k < st.rlevel else k - 1)
-            present |= <uint64_t>1 << (4 * tslot)
-            # the squeezed key: the ranks in play below it, plus one
-            tk = <uint64_t>pc64(present & ((<uint64_t>1 << (4 * tslot)) - 1)) + 1
+            tk = <uint64_t>pc64(present & ((<uint64_t>1 << (4 * tslot + 4)) - 1))
         elif t == T_SINGLE or t == T_PAIR:
-            tk = <uint64_t>(k + 8)              # a joker
+            tk = <uint64_t>(k + 8)              # a joker (above every rank: 21, 22)
     # (sequences, joker bomb: nobody can make another of that type, no key)
-    nsl = pc64(present)
-    # squeeze out the absent ranks: each hand's nibbles of the present ranks
-    # packed together in order (a compress of the nibbles, as in Hacker's
-    # Delight 7-4, by 1, 2, 4 and 8 places, the masks shared by the hands)
-    m = present
+    return (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
+
+
+cdef inline void squeeze4(uint64_t* v, uint64_t present) noexcept nogil:
+    """Each of the four hands' nibbles ``v[s]`` at the ranks in ``present``
+    (one bit a nibble) packed together in order, the others dropped (``v``
+    is 0 at the absent ranks): one pext each where the build has a fast
+    one (gd_nib_compress), else a compress of the nibbles as in Hacker's
+    Delight 7-4, by 1, 2, 4 and 8 places, its masks shared by the hands."""
+    cdef uint64_t m = present, mk, mp, mv, x
+    cdef int it, s
+    if GD_FAST_PEXT:
+        for s in range(4):
+            v[s] = gd_nib_compress(v[s], present)
+        return
     mk = (~m & <uint64_t>0x1111111111111) << 4
     for it in range(4):
         mp = mk ^ (mk << 4)
@@ -485,16 +489,37 @@ cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1,
             x = v[s] & mv
             v[s] = (v[s] ^ x) | (x >> (4 << it))
         mk = mk & ~mp
+
+
+cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    """Keys of a rank-free position (see seq_free): with no sequence possible
+    every combination is compared by level order alone, so two positions whose
+    hands match after an order-preserving renaming of the ranks held (the
+    level rank kept while a wild is held) have the same value, when their
+    plays to beat are beaten by the same ranks held. The hands are keyed on
+    their rank counts with the absent ranks squeezed out, the play to beat
+    on its type, size and the number of ranks held at or below its rank.
+    ``hc``: the four hands in ``canon`` form."""
+    cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
+    cdef uint64_t v[4]
+    cdef uint64_t x, present = 0, jokers = 0
+    cdef int s, L = 4 * st.rlevel
     for s in range(4):
-        w = v[s] | (c[s] & (<uint64_t>63 << 52))   # wilds, small and big jokers
-        mix_in(&a, &b, w, s)
-    x = (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
+        jokers |= hc[s]
+        v[s] = level_order(hc[s], L)
+        present |= v[s]
+    present = present_nibbles(present)
+    if (jokers >> 52) & 3:
+        present |= <uint64_t>1 << 48            # a wild plays as the level rank
+    x = top_word(st, present)
+    squeeze4(v, present)
+    for s in range(4):
+        mix_in(&a, &b, v[s] | (hc[s] & (<uint64_t>63 << 52)), s)   # wilds, small and big jokers
     if (jokers >> 52) & 3:
         # a wild played alone is a level card: the level rank (the highest
         # rank in play, as one is held) must keep its place
-        x |= (<uint64_t>nsl) << 20
-    w = small_word(st) | (x << 34) | (<uint64_t>1 << 62)
-    mix_in(&a, &b, w, 4)
+        x |= (<uint64_t>pc64(present)) << 20
+    mix_in(&a, &b, small_word(st) | (x << 34) | (<uint64_t>1 << 62), 4)
     keys_out(a, b, k1, k2)
 
 
@@ -774,7 +799,7 @@ cdef Py_ssize_t order_base(Solver* S, const State* st, Ply* P, bint cf) noexcept
     if cf:
         S.stamp += 1
         if S.stamp == 0:
-            for j in range(MAXPLY):
+            for j in range(NPLIES):
                 if S.plies[j].hstamp != NULL:
                     memset(S.plies[j].hstamp, 0, (S.plies[j].hmask + 1) * sizeof(uint32_t))
             S.stamp = 1
@@ -1053,7 +1078,6 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef bint oer = out_ends_round(st, seat)    # going out now would end the round
     cdef int ready0 = 0, ecut
     cdef uint64_t ecut_e = 0
-    cdef Py_ssize_t jj0
     cdef uint64_t hcan[4]
     cdef uint64_t ccan[4]
 
@@ -1155,12 +1179,12 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             return 0
         for s in range(4):
             hcan[s] = canon(st.one[s], st.two[s], st.rlevel)
-        # the last child first, so that the next ply's moves, which the
-        # forced-pass test leaves there, are the first child's when its
-        # search starts (ready0)
+        # child 0 first, its table bucket then loading longest; the other
+        # children's forced-pass tests use the ply after next, so that the
+        # next ply's moves, which child 0's test leaves there, are still
+        # child 0's when its search starts (ready0)
         ready0 = 0
-        for jj0 in range(1, n + 1):
-            jj = jj0 if jj0 < n else 0
+        for jj in range(n):
             i = 0xFFFFF - (P.keys[jj] & 0xFFFFF)
             lo = P.moves.data[2 * i]
             hi = P.moves.data[2 * i + 1]
@@ -1171,9 +1195,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             memcpy(kid, st, sizeof(State))
             st_apply(kid, lo, hi)
             cmode = child_mode(kid, mode)
-            play_forced_passes(S, kid, &S.plies[ply + 1])
-            if jj == 0:
-                ready0 = S.plies[ply + 1].ready
+            play_forced_passes(S, kid, &S.plies[ply + 1 if jj == 0 else ply + 2])
             if cmode == 2:
                 # only the mover's hand changed
                 memcpy(ccan, hcan, sizeof(ccan))
@@ -1183,21 +1205,19 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
                 mode_keys(kid, cmode, &P.kk[2 * jj], &P.kk[2 * jj + 1])
             P.kcm[jj] = cmode
             gd_prefetch(&S.tt[(P.kk[2 * jj] & S.mask) & ~(<uint64_t>3)])
+        ready0 = S.plies[ply + 1].ready
         S.plies[ply + 1].ready = 0
-        # the lowest child the table proves good enough (child 0, made
-        # last, is probed last)
+        S.plies[ply + 2].ready = 0
+        # the lowest child the table proves good enough
         ecut = -1
-        for jj0 in range(1, n + 1):
-            jj = jj0 if jj0 < n else 0
+        for jj in range(n):
             if P.kcm[jj] < 0:
                 continue
             e = tt_probe(S, P.kk[2 * jj], <uint32_t>P.kk[2 * jj + 1])
-            if e == 0:
-                continue
-            if (maxi and tt_lo(e) >= beta) or (not maxi and tt_hi(e) <= alpha):
-                if ecut < 0 or jj < ecut:
-                    ecut = <int>jj
-                    ecut_e = e          # the entry as probed: another thread may replace it
+            if e != 0 and ((maxi and tt_lo(e) >= beta) or (not maxi and tt_hi(e) <= alpha)):
+                ecut = <int>jj
+                ecut_e = e              # the entry as probed: another thread may replace it
+                break
         if ecut >= 0:
             jj = ecut
             e = ecut_e
@@ -1368,7 +1388,7 @@ cdef Solver* solver_new(int tt_bits) noexcept nogil:
     S.mask = ((<uint64_t>1) << tt_bits) - 1
     solver_cache_size(S, GC_BITS)
     S.g = gen_new()
-    S.plies = <Ply*>calloc(MAXPLY, sizeof(Ply))
+    S.plies = <Ply*>calloc(NPLIES, sizeof(Ply))
     S.cuts = <uint64_t*>calloc(CUT_N, sizeof(uint64_t))
     if S.tt == NULL or S.g == NULL or S.plies == NULL or S.cuts == NULL:
         solver_destroy(S)
@@ -1385,7 +1405,7 @@ cdef void solver_reset(Solver* S) noexcept nogil:
     cdef int i
     memset(S.tt, 0, ((S.mask + 1) + 4) * sizeof(TTE))
     memset(S.cuts, 0, CUT_N * sizeof(uint64_t))
-    for i in range(MAXPLY):
+    for i in range(NPLIES):
         S.plies[i].ready = 0
     solver_cache_size(S, GC_BITS)       # after a test's small cache: the usual size
     S.nodes = 0
@@ -1423,7 +1443,7 @@ cdef void solver_destroy(Solver* S) noexcept nogil:
     if S == NULL:
         return
     if S.plies != NULL:
-        for i in range(MAXPLY):
+        for i in range(NPLIES):
             buf_free(&S.plies[i].moves)
             free(S.plies[i].keys)
             free(S.plies[i].defer)
