@@ -9,14 +9,19 @@ Environment switches:
                       instrumented, so run it through .ci/sanitize-python (it
                       preloads libasan/libubsan and sets ASAN_OPTIONS/UBSAN_OPTIONS).
   GUANDAN_NATIVE=1    add -march=native (pext, tzcnt, ...; not portable).
-  GUANDAN_PORTABLE=1  no -mpopcnt. By default an x86-64 build whose build host
-                      has the popcnt instruction (x86-64-v2: every x86-64
-                      processor since 2008-2009) uses it (-mpopcnt): card
-                      counts are a popcount, and the solver counts cards at
-                      every node. A binary built so stops with "illegal
-                      instruction" on an older processor: build wheels for
-                      other machines with GUANDAN_PORTABLE=1 (then a
-                      popcount is a few shifts and adds, no library call).
+  GUANDAN_PORTABLE=1  no -mpopcnt, no -mbmi2. By default an x86-64 build uses
+                      what its build host's processor has: the popcnt
+                      instruction (x86-64-v2: every x86-64 processor since
+                      2008-2009; -mpopcnt: card counts are a popcount, and the
+                      solver counts cards at every node), and BMI2's pext
+                      where it runs in one step (Intel from Haswell, 2013;
+                      AMD from Zen 3, 2020; -mbmi2 -DGUANDAN_FAST_PEXT: the
+                      solver's rank-free keys squeeze each hand with one
+                      instruction). A binary built so stops with "illegal
+                      instruction" on a processor without them: build wheels
+                      for other machines with GUANDAN_PORTABLE=1 (then a
+                      popcount is a few shifts and adds, no library call, and
+                      the squeeze a few more).
 
 Every build mode has its own directories (generated C in build/cython-MODE,
 objects and built extensions in build/MODE), so switching modes never reuses
@@ -35,32 +40,52 @@ def _flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
-def _host_has_popcnt():
-    """Whether this is an x86-64 build host whose processor has popcnt (as
-    its operating system reports it; False when that cannot be read)."""
+def _host_cpu():
+    """What this x86-64 build host's processor offers the build, as its
+    operating system reports it: ``popcnt`` (the instruction) and
+    ``fast_pext`` (BMI2's pext in one step: Intel, and AMD from Zen 3 -
+    family 0x19 - on; AMD's earlier BMI2 processors, Zen 1/2 and Hygon
+    among them, run it in microcode, dozens of times slower). Both False
+    when it cannot be read or on other processors."""
     import platform
     import subprocess
+    out = {"popcnt": False, "fast_pext": False}
     if platform.machine().lower() not in ("x86_64", "amd64") or sys.platform == "win32":
-        return False
+        return out
+    flags, vendor, family = set(), "", 0
     try:
         if sys.platform.startswith("linux"):
             with open("/proc/cpuinfo") as f:
                 for line in f:
-                    if line.startswith("flags"):
-                        return "popcnt" in line.split(":", 1)[1].split()
+                    key, _, value = line.partition(":")
+                    key = key.strip()
+                    if key == "flags" and not flags:
+                        flags = set(value.split())
+                    elif key == "vendor_id" and not vendor:
+                        vendor = value.strip()
+                    elif key == "cpu family" and not family:
+                        family = int(value.strip() or 0)
         elif sys.platform == "darwin":
-            out = subprocess.run(["sysctl", "-n", "machdep.cpu.features"], capture_output=True,
-                                 text=True, timeout=10).stdout
-            return "POPCNT" in out.split()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return False
+            def sysctl(name):
+                return subprocess.run(["sysctl", "-n", name], capture_output=True, text=True,
+                                      timeout=10).stdout
+            flags = {x.lower() for x in (sysctl("machdep.cpu.features") + " "
+                                         + sysctl("machdep.cpu.leaf7_features")).split()}
+            vendor = sysctl("machdep.cpu.vendor").strip()
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return out
+    out["popcnt"] = "popcnt" in flags
+    out["fast_pext"] = "bmi2" in flags and (
+        vendor == "GenuineIntel" or (vendor == "AuthenticAMD" and family >= 0x19))
+    return out
 
 
 SANITIZE = _flag("GUANDAN_SANITIZE")
 DEBUG = _flag("GUANDAN_DEBUG") or SANITIZE          # the sanitizer build keeps the debug checks
 NATIVE = _flag("GUANDAN_NATIVE") and not DEBUG
-POPCNT = not NATIVE and not _flag("GUANDAN_PORTABLE") and _host_has_popcnt()
+HOST = {"popcnt": False, "fast_pext": False} if _flag("GUANDAN_PORTABLE") else _host_cpu()
+POPCNT = not NATIVE and HOST["popcnt"]
+PEXT = HOST["fast_pext"]
 
 if SANITIZE:
     MODE = "sanitize"
@@ -70,6 +95,8 @@ else:
     MODE = "release-native" if NATIVE else "release"
 if POPCNT:
     MODE += "-popcnt"                # its own objects, never mixed with a portable build's
+if PEXT:
+    MODE += "-pext"
 
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 
@@ -90,6 +117,8 @@ else:
     ldflags = []
 if POPCNT:
     cflags.append("-mpopcnt")
+if PEXT and not NATIVE:
+    cflags.append("-mbmi2")
 if sys.platform != "win32":
     cflags.append("-Wno-unreachable-code")
     # the solver's threads (gdthread.h); part of libc on recent glibc, a
@@ -107,6 +136,8 @@ directives = {
 }
 
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+if PEXT:
+    macros.append(("GUANDAN_FAST_PEXT", None))     # bits.h: gd_nib_compress by pext
 if not DEBUG:
     macros.append(("NDEBUG", None))
 
