@@ -445,21 +445,27 @@ cdef inline uint64_t present_nibbles(uint64_t x) noexcept nogil:
     return (x | (x >> 2)) & <uint64_t>0x1111111111111
 
 
-cdef inline uint64_t top_word(const State* st, uint64_t present) noexcept nogil:
+cdef inline uint64_t top_word(const State* st, uint64_t others) noexcept nogil:
     """The play to beat in a rank-free key: its type, its size and, for the
     types compared by one rank (single, pair, trips, three with two, bomb),
-    the number of ranks held at or below its rank (``present``: the ranks
-    held, one bit a nibble in level order, the level rank's set while a
-    wild is held) - the ranks held above it are the ones that can beat it,
-    which is all its rank decides - or which joker it is."""
+    the number of ranks the other players hold at or below its rank in
+    level order (``others``: the ranks they hold, one bit a nibble, the
+    level rank's set while one of them holds a wild; bit 52 set when one of
+    them holds a small joker, bit 53 a big one). The ranks they hold above
+    it are the plays that can beat it, which is all its rank decides (the
+    player who made it plays again only once the trick is over): so a 9 and
+    a 10 that the same cards beat are one play to beat, and so are an ace
+    and a small joker that nobody else can beat."""
     cdef int t = (st.top_lo >> TAG_SHIFT) & 15, k = (st.top_hi >> TAG_SHIFT) & 31, tslot
     cdef uint64_t tk = 0
     if t == T_SINGLE or t == T_PAIR or t == T_TRIPS or t == T_THREE_WITH_TWO or t == T_BOMB:
         if k < 13:
             tslot = 12 if k == st.rlevel else (k if k < st.rlevel else k - 1)
-            tk = <uint64_t>pc64(present & ((<uint64_t>1 << (4 * tslot + 4)) - 1))
-        elif t == T_SINGLE or t == T_PAIR:
-            tk = <uint64_t>(k + 8)              # a joker (above every rank: 21, 22)
+            tk = <uint64_t>pc64(others & ((<uint64_t>1 << (4 * tslot + 4)) - 1))
+        elif k == 13:                           # small joker(s)
+            tk = <uint64_t>pc64(others & ((<uint64_t>1 << 53) - 1))
+        else:                                   # big joker(s)
+            tk = <uint64_t>pc64(others)
     # (sequences, joker bomb: nobody can make another of that type, no key)
     return (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
 
@@ -498,20 +504,28 @@ cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1,
     level rank kept while a wild is held) have the same value, when their
     plays to beat are beaten by the same ranks held. The hands are keyed on
     their rank counts with the absent ranks squeezed out, the play to beat
-    on its type, size and the number of ranks held at or below its rank.
+    on its type, size and the number of ranks the other players hold at or
+    below its rank.
     ``hc``: the four hands in ``canon`` form."""
     cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
     cdef uint64_t v[4]
-    cdef uint64_t x, present = 0, jokers = 0
+    cdef uint64_t x, present = 0, jokers = 0, others = 0, ojokers = 0
     cdef int s, L = 4 * st.rlevel
     for s in range(4):
         jokers |= hc[s]
         v[s] = level_order(hc[s], L)
         present |= v[s]
+        if s != st.top_seat:
+            others |= v[s]
+            ojokers |= hc[s]
     present = present_nibbles(present)
+    others = present_nibbles(others)
     if (jokers >> 52) & 3:
         present |= <uint64_t>1 << 48            # a wild plays as the level rank
-    x = top_word(st, present)
+    if (ojokers >> 52) & 3:
+        others |= <uint64_t>1 << 48
+    others |= (<uint64_t>(((ojokers >> 54) & 3) != 0) << 52) | (<uint64_t>(((ojokers >> 56) & 3) != 0) << 53)
+    x = top_word(st, others)
     squeeze4(v, present)
     for s in range(4):
         mix_in(&a, &b, v[s] | (hc[s] & (<uint64_t>63 << 52)), s)   # wilds, small and big jokers

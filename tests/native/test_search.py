@@ -710,6 +710,105 @@ def test_rank_free_keys_only_join_positions_of_equal_value():
     assert joined > 100
 
 
+def test_rank_free_keys_join_plays_to_beat_by_the_players_who_can_beat_them():
+    """A rank-free key places the play to beat by the ranks the other three
+    players hold at or below it: two plays beaten by the same cards are one
+    (a single 9 or 10 of a hand holding both, no one else holding either,
+    leave the same position). Brute-forced trees of endgames in a few
+    neighbouring ranks (so such plays are common), some with wilds and
+    tricks under way: the positions sharing a key have one value, and many
+    of the keys join positions whose plays to beat differ in rank (a key
+    names one value in any position, so the groups span the deals)."""
+    from guandan._solve import _rank_free_key
+    rng = random.Random(38)
+    groups = {}                 # over all the deals: a key names one value wherever it is met
+    for i in range(60):
+        level = rng.choice(RANKS)
+        lo = rng.randrange(0, 9)
+        ranks = RANKS[lo:lo + rng.randrange(3, 6)]
+        pool = [c for c in DECK if c[1] in ranks]
+        if i % 3 == 0:
+            pool += ["H" + level, "SB", "HR"]
+        rng.shuffle(pool)
+        sizes = [rng.randint(1, 3) for _ in range(4)]
+        hands, k = [], 0
+        for n in sizes:
+            hands.append(pool[k:k + n])
+            k += n
+        g = Game.from_position(hands, level=level, to_act=rng.randrange(4))
+        memo = {}
+
+        def walk(game):
+            key = game.position
+            if key in memo:
+                return memo[key]
+            r0 = game.round_index
+            values = []
+            for move in list(game.legal_moves()):
+                game.play(move)
+                if game.round_index != r0 or game.is_over:
+                    values.append(round_value(game.last_round_order))
+                else:
+                    values.append(walk(game))
+                game.undo()
+            v = max(values) if game.to_act % 2 == 0 else min(values)
+            memo[key] = v
+            rk = _rank_free_key(game._core.state_bytes())
+            if rk is not None:
+                top = game.top
+                groups.setdefault(rk, set()).add((v, key, None if top is None else str(top.move)))
+            return v
+
+        walk(g)
+    joined = 0
+    for members in groups.values():
+        assert len({v for v, _, _ in members}) == 1, sorted(members)
+        if len({t for _, _, t in members}) > 1:
+            joined += 1
+    assert joined > 50
+
+
+def test_rank_free_keys_of_singles_to_beat_join_exactly_when_the_same_cards_beat_them():
+    """Same hands, the same player's single to beat, its rank varied: the
+    rank-free keys are equal exactly when the other three players hold the
+    same cards above it (level order: a wild is a level card, the jokers
+    above), and positions with equal keys have one value (brute force)."""
+    from guandan._solve import _rank_free_key
+    rng = random.Random(39)
+    joins = splits = 0
+    for _ in range(150):
+        level = rng.choice(RANKS)
+        lo = rng.randrange(0, 10)
+        pool = [c for c in DECK if c[1] in RANKS[lo:lo + 4]] + ["H" + level, "SB", "HR"]
+        rng.shuffle(pool)
+        hands, k = [], 0
+        for n in [rng.randint(1, 3) for _ in range(4)]:
+            hands.append(pool[k:k + n])
+            k += n
+        t = rng.randrange(4)
+        held = Counter(c for h in hands for c in h)
+        tops = [c for c in sorted(set(DECK)) if held[c] < 2]
+        seen = {}
+        for c in rng.sample(tops, 8):
+            g = Game.from_position(hands, level=level, to_act=(t + 1) % 4,
+                                   trick=[(t, ["Single", c[1], [c]])])
+            key = _rank_free_key(g._core.state_bytes())
+            assert key is not None
+            v = level_value(c, level)
+            beaten_by = tuple(sorted((s, x) for s in range(4) if s != t
+                                     for x in hands[s] if level_value(x, level) > v))
+            for key2, (beaten2, g2) in seen.items():
+                if key2 == key:
+                    joins += 1
+                    assert beaten2 == beaten_by, (g.position, g2.position)
+                    assert minimax(g) == minimax(g2), (g.position, g2.position)
+                else:
+                    splits += 1
+                    assert beaten2 != beaten_by, (g.position, g2.position)
+            seen[key] = (beaten_by, g)
+    assert joins > 100 and splits > 100
+
+
 # -- the search player -----------------------------------------------------------
 
 def test_search_decisions_deterministic():
