@@ -635,15 +635,55 @@ cdef void gc_reset(Solver* S) noexcept nogil:
     S.gresets += 1
 
 
-cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
-                    int flags, MoveBuf* out, uint64_t* ctx, Py_ssize_t* slot) noexcept nogil:
+cdef inline int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
+                           int flags, MoveBuf* out, uint64_t* ctx, Py_ssize_t* slot) noexcept nogil:
     """Append generate_with(one, two, level, lo, hi, flags) to ``out``, from
     the cache when it holds that list (-1: out of memory). ``ctx``: set to
     the hash of the arguments, the context's name in the table of moves
     that cut (odd; 0 when the cache could not be allocated); ``slot``: the
-    list's slot in the cache (-1: not kept), valid while ``S.ggen`` stays."""
+    list's slot in the cache (-1: not kept), valid while ``S.ggen`` stays.
+    This is the hit (inline); gen_miss makes and keeps a list."""
     cdef uint64_t tag = (<uint64_t>level << 1) | (<uint64_t>(flags & 0xFFFF) << 8) | 1
     cdef uint64_t h0, h
+    cdef uint64_t* e
+    cdef uint64_t* dst
+    cdef const uint64_t* src
+    cdef Py_ssize_t n, i
+    if S.gc == NULL:
+        return gen_miss(S, one, two, level, lo, hi, flags, out, ctx, slot, 0, 0)
+    h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
+              ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
+    h = h0
+    ctx[0] = h0 | 1
+    while True:
+        e = &S.gc[GC_WORDS * (h & (S.gslots - 1))]
+        if e[4] == 0:
+            return gen_miss(S, one, two, level, lo, hi, flags, out, ctx, slot, h0, h)
+        if e[0] == one and e[1] == two and e[2] == lo and e[3] == hi and e[4] == tag:
+            slot[0] = <Py_ssize_t>(h & (S.gslots - 1))
+            n = <Py_ssize_t>(<uint32_t>e[5])
+            if out.n + n > out.cap and buf_reserve(out, n) < 0:
+                return -1
+            dst = &out.data[2 * out.n]
+            src = &S.garena[2 * (e[5] >> 32)]
+            if n <= 8:
+                # most lists are short: a plain copy, no library call
+                for i in range(2 * n):
+                    dst[i] = src[i]
+            else:
+                memcpy(dst, src, n * 2 * sizeof(uint64_t))
+            out.n += n
+            return 0
+        h += 1
+
+
+cdef int gen_miss(Solver* S, uint64_t one, uint64_t two, int level, uint64_t lo, uint64_t hi,
+                  int flags, MoveBuf* out, uint64_t* ctx, Py_ssize_t* slot, uint64_t h0,
+                  uint64_t h) noexcept nogil:
+    """gen_cached of a list the cache does not hold: generate it and keep it
+    in the empty slot ``h`` (of the arguments' hash ``h0``); the cache is
+    made at the first call."""
+    cdef uint64_t tag = (<uint64_t>level << 1) | (<uint64_t>(flags & 0xFFFF) << 8) | 1
     cdef uint64_t* e
     cdef Py_ssize_t n, n0
     if S.gc == NULL:
@@ -657,23 +697,8 @@ cdef int gen_cached(Solver* S, uint64_t one, uint64_t two, int level, uint64_t l
             ctx[0] = 0
             slot[0] = -1
             return generate_with(S.g, one, two, level, lo, hi, flags, out)
-    h0 = fmix((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)
-              ^ (lo * <uint64_t>0x165667B19E3779F9) ^ ((hi + tag) * <uint64_t>0x27D4EB2F165667C5))
-    h = h0
-    ctx[0] = h0 | 1
-    while True:
-        e = &S.gc[GC_WORDS * (h & (S.gslots - 1))]
-        if e[4] == 0:
-            break
-        if e[0] == one and e[1] == two and e[2] == lo and e[3] == hi and e[4] == tag:
-            slot[0] = <Py_ssize_t>(h & (S.gslots - 1))
-            n = <Py_ssize_t>(<uint32_t>e[5])
-            if buf_reserve(out, n) < 0:
-                return -1
-            memcpy(&out.data[2 * out.n], &S.garena[2 * (e[5] >> 32)], n * 2 * sizeof(uint64_t))
-            out.n += n
-            return 0
-        h += 1
+        return gen_cached(S, one, two, level, lo, hi, flags, out, ctx, slot)
+    e = &S.gc[GC_WORDS * (h & (S.gslots - 1))]
     n0 = out.n
     slot[0] = -1
     if generate_with(S.g, one, two, level, lo, hi, flags, out) < 0:
