@@ -507,13 +507,24 @@ cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1,
     on its type, size and the number of ranks the other players hold at or
     below its rank.
     ``hc``: the four hands in ``canon`` form."""
+    cdef uint64_t lv[4]
+    cdef int s
+    for s in range(4):
+        lv[s] = level_order(hc[s], 4 * st.rlevel)
+    rank_keys_lv(st, hc, lv, k1, k2)
+
+
+cdef inline void rank_keys_lv(const State* st, const uint64_t* hc, const uint64_t* lv, uint64_t* k1,
+                              uint64_t* k2) noexcept nogil:
+    """rank_keys_of, the hands' rank nibbles in level order given (``lv``:
+    level_order of ``hc``)."""
     cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
     cdef uint64_t v[4]
     cdef uint64_t x, present = 0, jokers = 0, others = 0, ojokers = 0
-    cdef int s, L = 4 * st.rlevel
+    cdef int s
     for s in range(4):
         jokers |= hc[s]
-        v[s] = level_order(hc[s], L)
+        v[s] = lv[s]
         present |= v[s]
         if s != st.top_seat:
             others |= v[s]
@@ -1117,8 +1128,10 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
     cdef bint oer = out_ends_round(st, seat)    # going out now would end the round
     cdef int ready0 = 0, ecut
     cdef uint64_t ecut_e = 0
-    cdef uint64_t hcan[4]
-    cdef uint64_t ccan[4]
+    cdef uint64_t hcan[4]                # the node's hands (canon form, and in level order)
+    cdef uint64_t hlv[4]
+    cdef uint64_t ccan[4]                # a child's
+    cdef uint64_t clv[4]
 
     S.nodes += 1
     n0 = S.nodes
@@ -1218,6 +1231,7 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             return 0
         for s in range(4):
             hcan[s] = canon(st.one[s], st.two[s], st.rlevel)
+            hlv[s] = level_order(hcan[s], 4 * st.rlevel)
         # child 0 first, its table bucket then loading longest; the other
         # children's forced-pass tests use the ply after next, so that the
         # next ply's moves, which child 0's test leaves there, are still
@@ -1238,8 +1252,10 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
             if cmode == 2:
                 # only the mover's hand changed
                 memcpy(ccan, hcan, sizeof(ccan))
+                memcpy(clv, hlv, sizeof(clv))
                 ccan[seat] = canon(kid.one[seat], kid.two[seat], kid.rlevel)
-                rank_keys_of(kid, ccan, &P.kk[2 * jj], &P.kk[2 * jj + 1])
+                clv[seat] = level_order(ccan[seat], 4 * kid.rlevel)
+                rank_keys_lv(kid, ccan, clv, &P.kk[2 * jj], &P.kk[2 * jj + 1])
             else:
                 mode_keys(kid, cmode, &P.kk[2 * jj], &P.kk[2 * jj + 1])
             P.kcm[jj] = cmode
