@@ -55,8 +55,10 @@ Rank-free positions: once no hand can make a sequence (straight, straight
 flush, tube, plate) either, every combination left is compared by level
 order alone, so the value depends on the ranks only through their order:
 positions are keyed on the ranks in play squeezed together (the level rank
-keeping its place while a wild is held), and of two moves that reach the same
-squeezed position (two singles no other card lies between) one is searched.
+keeping its place while a wild is held), the play to beat on where it falls
+among the other three players' ranks (which of their cards beat it is all
+its rank decides), and of two moves that reach the same squeezed position
+(two singles no other card lies between) one is searched.
 
 Transposition cutoffs (ETC): at a node with at least ``ETC_CARDS`` cards
 left, every child is made first (after its forced passes) and its table
