@@ -15,9 +15,9 @@ Environment switches:
                       2008-2009; -mpopcnt: card counts are a popcount, and the
                       solver counts cards at every node), and BMI2's pext
                       where it runs in one step (Intel from Haswell, 2013;
-                      AMD from Zen 3, 2020; -mbmi2 -DGUANDAN_FAST_PEXT: the
-                      solver's rank-free keys squeeze each hand with one
-                      instruction). A binary built so stops with "illegal
+                      AMD from Zen 3, 2020; the solver module alone is built
+                      with -mbmi2 -DGUANDAN_FAST_PEXT: its rank-free keys
+                      squeeze each hand with one instruction). A binary built so stops with "illegal
                       instruction" on a processor without them: build wheels
                       for other machines with GUANDAN_PORTABLE=1 (then a
                       popcount is a few shifts and adds, no library call, and
@@ -117,8 +117,6 @@ else:
     ldflags = []
 if POPCNT:
     cflags.append("-mpopcnt")
-if PEXT and not NATIVE:
-    cflags.append("-mbmi2")
 if sys.platform != "win32":
     cflags.append("-Wno-unreachable-code")
     # the solver's threads (gdthread.h); part of libc on recent glibc, a
@@ -136,19 +134,25 @@ directives = {
 }
 
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
-if PEXT:
-    macros.append(("GUANDAN_FAST_PEXT", None))     # bits.h: gd_nib_compress by pext
 if not DEBUG:
     macros.append(("NDEBUG", None))
 
 
 def ext(name):
+    c, m = list(cflags), list(macros)
+    if PEXT and name == "_solve":
+        # the solver's rank-free keys squeeze each hand with one pext (bits.h
+        # gd_nib_compress); the solver alone, so the other modules' code
+        # (the move generator's measured figures among it) stays as it was
+        m.append(("GUANDAN_FAST_PEXT", None))
+        if not NATIVE:
+            c.append("-mbmi2")
     return Extension(
         f"guandan.{name}",
         [f"src/guandan/{name}.pyx"],
         include_dirs=[np.get_include(), "src/guandan"],
-        define_macros=macros,
-        extra_compile_args=cflags,
+        define_macros=m,
+        extra_compile_args=c,
         extra_link_args=ldflags,
     )
 
