@@ -16,9 +16,11 @@ def round_value(order):
     return gain if banker % 2 == 0 else -gain
 
 
-def minimax(game, memo=None):
+def minimax(game, memo=None, visit=None):
     """The exact team-0 value of the round from ``game``'s position (the
-    game is restored before returning)."""
+    game is restored before returning). ``visit(game, value)``, if given,
+    is called once for every position of the tree, the game standing in
+    it."""
     if memo is None:
         memo = {}
     key = game.position
@@ -32,11 +34,13 @@ def minimax(game, memo=None):
         if game.round_index != r0 or game.is_over:
             v = round_value(game.last_round_order)
         else:
-            v = minimax(game, memo)
+            v = minimax(game, memo, visit)
         game.undo()
         values.append(v)
     best = max(values) if maximize else min(values)
     memo[key] = best
+    if visit is not None:
+        visit(game, best)
     return best
 
 

@@ -39,6 +39,15 @@ def chi2_pvalue(x, k):
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
+def deal(cards, sizes):
+    """Hands of the given sizes, dealt in order from ``cards``."""
+    hands, k = [], 0
+    for n in sizes:
+        hands.append(list(cards[k:k + n]))
+        k += n
+    return hands
+
+
 def hands_of(w):
     return [Counter(h.cards()) for h in w.hands]
 
@@ -681,29 +690,13 @@ def test_rank_free_keys_only_join_positions_of_equal_value():
     for _ in range(40):
         g = level_heavy_endgame(rng, 3)
         groups = {}
-        memo = {}
 
-        def walk(game):
-            key = game.position
-            if key in memo:
-                return memo[key]
-            r0 = game.round_index
-            values = []
-            for move in list(game.legal_moves()):
-                game.play(move)
-                if game.round_index != r0 or game.is_over:
-                    values.append(round_value(game.last_round_order))
-                else:
-                    values.append(walk(game))
-                game.undo()
-            v = max(values) if game.to_act % 2 == 0 else min(values)
-            memo[key] = v
+        def visit(game, v):
             rk = _rank_free_key(game._core.state_bytes())
             if rk is not None:
-                groups.setdefault(rk, set()).add((v, key))
-            return v
+                groups.setdefault(rk, set()).add((v, game.position))
 
-        walk(g)
+        minimax(g, visit=visit)
         for members in groups.values():
             assert len({v for v, _ in members}) == 1, sorted(members)
             joined += len(members) - 1
@@ -730,36 +723,16 @@ def test_rank_free_keys_join_plays_to_beat_by_the_players_who_can_beat_them():
         if i % 3 == 0:
             pool += ["H" + level, "SB", "HR"]
         rng.shuffle(pool)
-        sizes = [rng.randint(1, 3) for _ in range(4)]
-        hands, k = [], 0
-        for n in sizes:
-            hands.append(pool[k:k + n])
-            k += n
+        hands = deal(pool, [rng.randint(1, 3) for _ in range(4)])
         g = Game.from_position(hands, level=level, to_act=rng.randrange(4))
-        memo = {}
 
-        def walk(game):
-            key = game.position
-            if key in memo:
-                return memo[key]
-            r0 = game.round_index
-            values = []
-            for move in list(game.legal_moves()):
-                game.play(move)
-                if game.round_index != r0 or game.is_over:
-                    values.append(round_value(game.last_round_order))
-                else:
-                    values.append(walk(game))
-                game.undo()
-            v = max(values) if game.to_act % 2 == 0 else min(values)
-            memo[key] = v
+        def visit(game, v):
             rk = _rank_free_key(game._core.state_bytes())
             if rk is not None:
                 top = game.top
-                groups.setdefault(rk, set()).add((v, key, None if top is None else str(top.move)))
-            return v
+                groups.setdefault(rk, set()).add((v, game.position, None if top is None else str(top.move)))
 
-        walk(g)
+        minimax(g, visit=visit)
     joined = 0
     for members in groups.values():
         assert len({v for v, _, _ in members}) == 1, sorted(members)
@@ -781,10 +754,7 @@ def test_rank_free_keys_of_singles_to_beat_join_exactly_when_the_same_cards_beat
         lo = rng.randrange(0, 10)
         pool = [c for c in DECK if c[1] in RANKS[lo:lo + 4]] + ["H" + level, "SB", "HR"]
         rng.shuffle(pool)
-        hands, k = [], 0
-        for n in [rng.randint(1, 3) for _ in range(4)]:
-            hands.append(pool[k:k + n])
-            k += n
+        hands = deal(pool, [rng.randint(1, 3) for _ in range(4)])
         t = rng.randrange(4)
         held = Counter(c for h in hands for c in h)
         tops = [c for c in sorted(set(DECK)) if held[c] < 2]
@@ -964,10 +934,7 @@ def test_nothing_hidden_is_used():
         deck = DECK[:]
         rng.shuffle(deck)
         sizes = [rng.randint(4, 12) for _ in range(4)]
-        hands, k = [], 0
-        for n in sizes:
-            hands.append(deck[k:k + n])
-            k += n
+        hands = deal(deck, sizes)
         seat = rng.randrange(4)
         others = [c for s in range(4) if s != seat for c in hands[s]]
         rng.shuffle(others)
