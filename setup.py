@@ -52,6 +52,8 @@ def _host_cpu():
     out = {"popcnt": False, "fast_pext": False}
     if platform.machine().lower() not in ("x86_64", "amd64") or sys.platform == "win32":
         return out
+    if "arm64" in os.environ.get("ARCHFLAGS", ""):
+        return out                  # a macOS cross or universal2 build: not only for this host
     flags, vendor, family = set(), "", 0
     try:
         if sys.platform.startswith("linux"):
