@@ -144,7 +144,7 @@ def ext(name):
     c, m = list(cflags), list(macros)
     if PEXT and name == "_solve":
         # the solver's rank-free keys squeeze each hand with one pext (bits.h
-        # gd_nib_compress); the solver alone, so the other modules' code
+        # gd_squeeze4); the solver alone, so the other modules' code
         # (the move generator's measured figures among it) stays as it was
         m.append(("GUANDAN_FAST_PEXT", None))
         if not NATIVE:

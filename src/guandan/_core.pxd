@@ -15,8 +15,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 cdef extern from "bits.h":
     int gd_ctz64(unsigned long long x) noexcept nogil
     int gd_popcount64(unsigned long long x) noexcept nogil
-    uint64_t gd_nib_compress(uint64_t v, uint64_t m) noexcept nogil
-    const int GD_FAST_PEXT
+    void gd_squeeze4(uint64_t* v, uint64_t m) noexcept nogil
     void gd_prefetch(const void* p) noexcept nogil
     const uint64_t FACE_MASK "GD_FACE_MASK"      # bits 0..53: the faces
     uint64_t mix_seed "gd_mix_seed"(uint64_t a, uint64_t b) noexcept nogil

@@ -102,7 +102,7 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._core cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, gd_popcount64, gd_nib_compress, GD_FAST_PEXT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
+    key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
     st_valid,
@@ -427,12 +427,14 @@ cdef inline void canon_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcep
 
 
 cdef inline void rank_keys(const State* st, uint64_t* k1, uint64_t* k2) noexcept nogil:
-    """Keys of a rank-free position: see rank_keys_of."""
+    """Keys of a rank-free position: see rank_keys_lv."""
     cdef uint64_t c[4]
+    cdef uint64_t lv[4]
     cdef int s
     for s in range(4):
         c[s] = canon(st.one[s], st.two[s], st.rlevel)
-    rank_keys_of(st, c, k1, k2)
+        lv[s] = level_order(c[s], 4 * st.rlevel)
+    rank_keys_lv(st, c, lv, k1, k2)
 
 
 cdef inline uint64_t level_order(uint64_t x, int L) noexcept nogil:
@@ -472,54 +474,17 @@ cdef inline uint64_t top_word(const State* st, uint64_t others) noexcept nogil:
     return (<uint64_t>t) | (tk << 4) | ((<uint64_t>ncards(st.top_lo, st.top_hi)) << 9)
 
 
-cdef inline void squeeze4(uint64_t* v, uint64_t present) noexcept nogil:
-    """Each of the four hands' nibbles ``v[s]`` at the ranks in ``present``
-    (one bit a nibble) packed together in order, the others dropped (``v``
-    is 0 at the absent ranks): one pext each where the build has a fast
-    one (gd_nib_compress), else a compress of the nibbles as in Hacker's
-    Delight 7-4, by 1, 2, 4 and 8 places, its masks shared by the hands."""
-    cdef uint64_t m = present, mk, mp, mv, x
-    cdef int it, s
-    if GD_FAST_PEXT:
-        for s in range(4):
-            v[s] = gd_nib_compress(v[s], present)
-        return
-    mk = (~m & <uint64_t>0x1111111111111) << 4
-    for it in range(4):
-        mp = mk ^ (mk << 4)
-        mp = mp ^ (mp << 8)
-        mp = mp ^ (mp << 16)
-        mp = mp ^ (mp << 32)
-        mv = mp & m
-        m = (m ^ mv) | (mv >> (4 << it))
-        mv = mv * 15
-        for s in range(4):
-            x = v[s] & mv
-            v[s] = (v[s] ^ x) | (x >> (4 << it))
-        mk = mk & ~mp
-
-
-cdef inline void rank_keys_of(const State* st, const uint64_t* hc, uint64_t* k1, uint64_t* k2) noexcept nogil:
+cdef inline void rank_keys_lv(const State* st, const uint64_t* hc, const uint64_t* lv, uint64_t* k1,
+                              uint64_t* k2) noexcept nogil:
     """Keys of a rank-free position (see seq_free): with no sequence possible
     every combination is compared by level order alone, so two positions whose
     hands match after an order-preserving renaming of the ranks held (the
     level rank kept while a wild is held) have the same value, when their
     plays to beat are beaten by the same ranks held. The hands are keyed on
-    their rank counts with the absent ranks squeezed out, the play to beat
-    on its type, size and the number of ranks the other players hold at or
-    below its rank.
-    ``hc``: the four hands in ``canon`` form."""
-    cdef uint64_t lv[4]
-    cdef int s
-    for s in range(4):
-        lv[s] = level_order(hc[s], 4 * st.rlevel)
-    rank_keys_lv(st, hc, lv, k1, k2)
-
-
-cdef inline void rank_keys_lv(const State* st, const uint64_t* hc, const uint64_t* lv, uint64_t* k1,
-                              uint64_t* k2) noexcept nogil:
-    """rank_keys_of, the hands' rank nibbles in level order given (``lv``:
-    level_order of ``hc``)."""
+    their rank counts with the absent ranks squeezed out (gd_squeeze4), the
+    play to beat on its type, size and the number of ranks the other
+    players hold at or below its rank (top_word). ``hc``: the four hands in
+    ``canon`` form; ``lv``: their rank nibbles in level order (level_order)."""
     cdef uint64_t a = <uint64_t>0x082EFA98EC4E6C89, b = <uint64_t>0xA4093822299F31D0
     cdef uint64_t v[4]
     cdef uint64_t x, present = 0, jokers = 0, others = 0, ojokers = 0
@@ -539,7 +504,7 @@ cdef inline void rank_keys_lv(const State* st, const uint64_t* hc, const uint64_
         others |= <uint64_t>1 << 48
     others |= (<uint64_t>(((ojokers >> 54) & 3) != 0) << 52) | (<uint64_t>(((ojokers >> 56) & 3) != 0) << 53)
     x = top_word(st, others)
-    squeeze4(v, present)
+    gd_squeeze4(v, present)
     for s in range(4):
         mix_in(&a, &b, v[s] | (hc[s] & (<uint64_t>63 << 52)), s)   # wilds, small and big jokers
     if (jokers >> 52) & 3:

@@ -21,24 +21,25 @@ static inline int gd_popcount64(unsigned long long x) {
 #else
 static inline int gd_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
 #endif
-/* The nibbles of v at the nibbles where m has its low bit set (m: a bit at
-   4k for each nibble k kept; v is 0 in the other nibbles), packed together
-   in order - the solver's squeeze of the absent ranks. Where the build
-   defines GUANDAN_FAST_PEXT (setup.py: BMI2 and a processor that runs
-   pext in one step, not AMD before Zen 3) one pext instruction; else a
-   compress of the nibbles as in Hacker's Delight 7-4, by 1, 2, 4 and 8
-   places. The same result either way. */
+/* The solver's squeeze of the absent ranks: each of the four words v[s]
+   keeps its nibbles at the nibbles where m has its low bit set (m: a bit
+   at 4k for each nibble k kept; every v[s] is 0 in the other nibbles),
+   packed together in order. Where the build defines GUANDAN_FAST_PEXT
+   (setup.py: BMI2 and a processor that runs pext in one step, not AMD
+   before Zen 3) one pext a word; else a compress of the nibbles as in
+   Hacker's Delight 7-4, by 1, 2, 4 and 8 places, its masks shared by the
+   four words. The same result either way. */
 #if defined(GUANDAN_FAST_PEXT) && defined(__BMI2__)
 #include <immintrin.h>
-#define GD_FAST_PEXT 1
-static inline uint64_t gd_nib_compress(uint64_t v, uint64_t m) {
-    return _pext_u64(v, m * 15);
+static inline void gd_squeeze4(uint64_t* v, uint64_t m) {
+    int s;
+    for (s = 0; s < 4; s++)
+        v[s] = _pext_u64(v[s], m * 15);
 }
 #else
-#define GD_FAST_PEXT 0
-static inline uint64_t gd_nib_compress(uint64_t v, uint64_t m) {
+static inline void gd_squeeze4(uint64_t* v, uint64_t m) {
     uint64_t mk = (~m & 0x1111111111111ULL) << 4, mp, mv, x;
-    int i;
+    int i, s;
     for (i = 0; i < 4; i++) {
         mp = mk ^ (mk << 4);
         mp = mp ^ (mp << 8);
@@ -46,11 +47,13 @@ static inline uint64_t gd_nib_compress(uint64_t v, uint64_t m) {
         mp = mp ^ (mp << 32);
         mv = mp & m;
         m = (m ^ mv) | (mv >> (4 << i));
-        x = v & (mv * 15);
-        v = (v ^ x) | (x >> (4 << i));
+        mv = mv * 15;
+        for (s = 0; s < 4; s++) {
+            x = v[s] & mv;
+            v[s] = (v[s] ^ x) | (x >> (4 << i));
+        }
         mk = mk & ~mp;
     }
-    return v;
 }
 #endif
 /* A hint that *p will be read soon (the solver's table probes miss the cache). */
