@@ -111,7 +111,6 @@ cdef int order_value(const int8_t* order) noexcept nogil
 cdef bint ends_round(const State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef Solver* solver_new(int tt_bits) noexcept nogil
 cdef void solver_free(Solver* S) noexcept nogil
-cdef void solver_clear(Solver* S) noexcept nogil
 cdef int solve_state(Solver* S, const State* st, int64_t max_nodes, double time_limit,
                      SolveOut* out) noexcept nogil
 cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double time_limit,

@@ -746,11 +746,12 @@ cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
     return -1 if x > y else (1 if x < y else 0)
 
 
-cdef inline int64_t move_score(uint64_t lo, uint64_t hi, int handn, int level,
-                               bint partner_top) noexcept nogil:
+cdef inline int64_t move_score(uint64_t lo, uint64_t hi, int handn, int level) noexcept nogil:
+    """A move's base score (higher first); the pass when the partner is on
+    top is moved up by order_moves."""
     cdef int t = (lo >> TAG_SHIFT) & 15, sz, k
     if t == T_PASS:
-        return 1500 if partner_top else 300
+        return 300
     sz = ncards(lo, hi)
     if sz == handn:
         return 2000
@@ -829,7 +830,7 @@ cdef Py_ssize_t order_base(Solver* S, const State* st, Ply* P, bint cf) noexcept
             sc = 0
             m -= 1
         else:
-            sc = move_score(lo, hi, handn, st.rlevel, False)
+            sc = move_score(lo, hi, handn, st.rlevel)
             if 500 <= sc < 1500:
                 # a non-bomb that breaks up a rank (takes some of its cards) later
                 sc -= 40 * broken_ranks(hc, mc)
@@ -1483,10 +1484,6 @@ cdef void solver_destroy(Solver* S) noexcept nogil:
     free(S.tt_raw)
     gen_free(S.g)
     free(S)
-
-
-cdef void solver_clear(Solver* S) noexcept nogil:
-    memset(S.tt, 0, (S.mask + 1) * sizeof(TTE))
 
 
 cdef void* root_worker(void* arg) noexcept nogil:
