@@ -1204,7 +1204,6 @@ cdef int ab(Solver* S, const State* st, int alpha, int beta, int ply, int mode,
         # children's forced-pass tests use the ply after next, so that the
         # next ply's moves, which child 0's test leaves there, are still
         # child 0's when its search starts (ready0)
-        ready0 = 0
         for jj in range(n):
             i = 0xFFFFF - (P.keys[jj] & 0xFFFFF)
             lo = P.moves.data[2 * i]
