@@ -1581,6 +1581,7 @@ def test_web_messages(msgs, seed, data):
     async def main():
         app = WebApp("127.0.0.1", 0, bot_delay=0, bots=("greedy", "random"))
         c = _Client(None)
+        out = []
         frames = [json.dumps({"type": "new_game", "bots": "greedy", "seed": seed})] + msgs
         for raw in frames:
             if raw in ("select", "play", "play-choice"):
@@ -1594,9 +1595,11 @@ def test_web_messages(msgs, seed, data):
             await app.handle(c, raw)
             if c.bots_task is not None:
                 await asyncio.wait_for(asyncio.shield(c.bots_task), 30)
-        out = []
-        while not c.queue.empty():
-            out.append(json.loads(c.queue.get_nowait()))
+            while not c.queue.empty():           # the page reads what it is sent
+                text = c.queue.get_nowait()
+                c.queued -= len(text)
+                out.append(json.loads(text))
+            assert not c.gone
         last = [m for m in out if m["type"] == "play"]
         if c.play is not None and last:          # the page was told the game's state
             g, st_ = c.play.game, last[-1]["state"]
@@ -1604,6 +1607,7 @@ def test_web_messages(msgs, seed, data):
             assert [x["c"] for x in st_["seats"][c.play.seat]["hand"]] == g.hands[c.play.seat].cards(g.level)
         app._end_play(c)
         app._pool.shutdown(wait=True)
+        app._work.shutdown(wait=True)
         return out
     import asyncio
     out = asyncio.run(main())

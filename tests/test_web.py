@@ -364,16 +364,20 @@ def test_watch_bot_table_advances_with_hands():
     run(main())
 
 
-def test_serve_web_watches_contest_table():
+@pytest.mark.parametrize("program_hands", [False, True])
+def test_serve_web_watches_contest_table(program_hands):
     """A contest table server with a web table: the tables are listed and
-    their actions reach the watching page."""
+    their actions reach the watching page. The seats are programs that
+    could watch the page: their hands (and the deal seed) are hidden from
+    spectators unless the server is started with ``program_hands``
+    (``serve --web-hands``)."""
     from guandan.server import TableServer
     from guandan.web.server import run_with_tables
 
     async def main():
         srv = TableServer("127.0.0.1", 0, bots={1: "greedy", 2: "greedy", 3: "greedy"},
                           games=1, timeout=5)
-        app = WebApp("127.0.0.1", 0)
+        app = WebApp("127.0.0.1", 0, program_hands=program_hands)
         task = asyncio.ensure_future(run_with_tables(srv, app))
         while app.bound_port is None or srv.bound_port is None:
             await asyncio.sleep(0.05)
@@ -391,7 +395,10 @@ def test_serve_web_watches_contest_table():
                         await bot.send(json.dumps({"actIndex": 0}))
                         got = await p.wait("table", until=lambda m: m["state"] and m["state"]["actions"] > 2)
                         break
-                assert got is not None and got["hands"] is True
+                assert got is not None and got["hands"] is program_hands
+                assert w["tables"][0]["open_hands"] is program_hands
+                assert all((x["hand"] is not None) is program_hands for x in got["state"]["seats"])
+                assert got["state"]["seed"] is None
                 assert got["state"]["seats"][0]["name"] == "me"
         task.cancel()
         try:
@@ -523,7 +530,7 @@ def test_serve_tables_web_lists_every_table():
             async with connect(url(app)) as ws:
                 w = await Page(ws).ask({"type": "hello"}, "welcome")
                 assert [t["title"] for t in w["tables"]] == ["contest table 1", "contest table 2"]
-                assert all(t["kind"] == "contest" and t["open_hands"] for t in w["tables"])
+                assert all(t["kind"] == "contest" and not t["open_hands"] for t in w["tables"])
         finally:
             task.cancel()
             try:

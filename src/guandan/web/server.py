@@ -19,13 +19,14 @@ import logging
 import os
 import re
 import threading
+import time
 from http import HTTPStatus
 from importlib import resources
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..errors import GuandanError
 from ..feed import Spectators
-from ..records import read_record_file, validate_record
+from ..records import read_record_file
 from ..rules import Rules
 from ..server import origin_allowed
 from .page import INDEX_HTML
@@ -42,9 +43,19 @@ _STATIC = {"/": (None, "text/html; charset=utf-8"),
            "/app.js": ("app.js", "text/javascript; charset=utf-8"),
            "/style.css": ("style.css", "text/css; charset=utf-8")}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}(/[A-Za-z0-9_.-]{1,100}){0,3}$")
-_MAX_LISTED = 500
-_MAX_UPLOADS = 20
-_QUEUE = 512                       # messages waiting for one page: then it is dropped
+_MAX_LISTED = 500                  # record names offered
+_MAX_SCANNED = 20_000              # folder entries looked at for them (one listing)
+_LIST_TTL = 2.0                    # seconds one listing of the records folder is reused
+_MAX_RECORD_FILE = 16 << 20        # bytes of a record file the page may replay
+#: per page: uploads it keeps, messages and bytes queued for it before it is
+#: dropped, seconds one message may take to go out, frames a second it may send
+MAX_UPLOADS = 4
+MAX_QUEUE = 256
+MAX_QUEUE_BYTES = 2 << 20
+SEND_TIMEOUT = 10.0
+RATE, RATE_BURST = 20.0, 60
+#: pages connected at once (more are answered 503)
+MAX_CLIENTS = 64
 
 
 def _static(name: Optional[str]) -> bytes:
@@ -55,25 +66,55 @@ def _static(name: Optional[str]) -> bytes:
 
 
 class _Client:
+    """One page's connection: what it watches, plays and replays, and its
+    bounded outbox (:meth:`send`; a page that does not read is dropped)."""
+
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.queue: asyncio.Queue = asyncio.Queue()
+        self.queued = 0                      # bytes waiting in the queue
         self.watching: Optional[str] = None
         self.watch_hands = False
         self.play: Optional[PlaySession] = None
         self.play_id: Optional[str] = None
         self.bots_task: Optional[asyncio.Task] = None
         self.replay: Optional[Replay] = None
+        self.uploads: Dict[str, Dict[str, Any]] = {}   # this page's own records
         self.gone = False
+        self.tokens = float(RATE_BURST)      # frames this page may still send now
+        self.last = time.monotonic()
+        self.warned = 0.0
 
-    def send(self, msg: Dict[str, Any]) -> None:
+    def send(self, msg: Any) -> None:
+        """Queue one message (a dict, or its JSON text already encoded)."""
         if self.gone:
             return
-        if self.queue.qsize() >= _QUEUE:         # the page does not read: dropped
+        text = msg if isinstance(msg, str) else _encode(msg)
+        if self.queue.qsize() >= MAX_QUEUE or self.queued + len(text) > MAX_QUEUE_BYTES:
+            self.drop()                      # the page does not read
+            return
+        self.queued += len(text)
+        self.queue.put_nowait(text)
+
+    def drop(self) -> None:
+        if not self.gone:
             self.gone = True
             self.queue.put_nowait(None)
-            return
-        self.queue.put_nowait(json.dumps(msg, separators=(",", ":")))
+
+    def allow(self) -> bool:
+        """Whether one more frame is taken now (a token bucket: ``RATE`` a
+        second, bursts of ``RATE_BURST``)."""
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.last) * RATE)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def _encode(msg: Dict[str, Any]) -> str:
+    return json.dumps(msg, separators=(",", ":"))
 
 
 class WebApp:
@@ -83,13 +124,27 @@ class WebApp:
     tables to start (each a list of four specs or one); ``watch_delay`` /
     ``bot_delay``: seconds between two actions of a watched table / of the
     bots in a game against a person; ``spectators``: a hub shared with
-    table servers (:meth:`guandan.server.TableServer.publish_to`)."""
+    table servers (:meth:`guandan.server.TableServer.publish_to`).
+
+    ``program_hands``: spectators of contest tables (``serve --web``,
+    ``arena --web``: the seats are external programs) may ask for every
+    hand. Off by default: a program at the table could watch the page and
+    read its opponents' cards, so those hands stay hidden until the round
+    ends. The built-in bot tables (``watch``) always show them.
+
+    What each viewer gets is in docs/web.md ("What each viewer can see");
+    every page's resources are bounded (:data:`MAX_CLIENTS`,
+    :data:`MAX_QUEUE_BYTES`, :data:`RATE`), and the work a frame can ask for
+    (a record to read and replay, a jump, the records folder's listing) runs
+    in a worker thread, never in the event loop that the contest tables of
+    ``serve --web`` share."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 8765, *,
                  records: Optional[str] = None, bots: Sequence[str] = DEFAULT_BOTS,
                  watch: Sequence[Sequence[str]] = (), watch_delay: float = 0.8,
                  bot_delay: float = 0.6, seed: int = 0, rules: Optional[Rules] = None,
-                 spectators: Optional[Spectators] = None, origins: Sequence[str] = ()) -> None:
+                 spectators: Optional[Spectators] = None, origins: Sequence[str] = (),
+                 program_hands: bool = False, max_clients: int = MAX_CLIENTS) -> None:
         self.host = host
         self.port = port
         self.records_dir = os.path.realpath(records) if records else None
@@ -101,11 +156,12 @@ class WebApp:
         self.watch_delay = watch_delay
         self.bot_delay = bot_delay
         self.origins = list(origins)
+        self.program_hands = program_hands
+        self.max_clients = max_clients
         self.spectators = spectators or Spectators()
         self.bot_tables = [BotTable(w, seed=(seed + 1000 * i) % (1 << 63), rules=rules)
                            for i, w in enumerate(watch)]
         self._bot_table_ids: Dict[str, BotTable] = {}
-        self.uploads: Dict[str, Dict[str, Any]] = {}
         self.clients: List[_Client] = []
         self.bound_port: Optional[int] = None
         self._server: Any = None
@@ -115,6 +171,11 @@ class WebApp:
         self._flush: Optional[asyncio.TimerHandle] = None
         self._token: Optional[int] = None
         self._pool = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="guandan-web-bot")
+        # a page's heavy work (records read and replayed, jumps, the folder's listing)
+        self._work = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="guandan-web-work")
+        self._listing: List[str] = []
+        self._listed_at = -1e9
+        self._listing_task: Optional[asyncio.Future] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
 
     # -- lifecycle ------------------------------------------------------------------
@@ -125,8 +186,14 @@ class WebApp:
             raise GuandanError("the web table needs websockets >= 13: pip install 'guandan[server]'") from None
         self._loop = asyncio.get_running_loop()
         self._token = self.spectators.listen(self._loop, self._changed)
+        # incoming: a frame of at most MAX_FRAME, two waiting (then the socket
+        # is not read: TCP holds the rest); no compression (its buffers are
+        # per connection and a compressed frame costs more to read than to send)
         self._server = await ws_serve(self._handler, self.host, self.port, max_size=MAX_FRAME,
+                                      max_queue=2, compression=None,
                                       process_request=self._process_request)
+        if self.records_dir is not None:
+            await self._refresh_listing()
         self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
         for i, bt in enumerate(self.bot_tables):
             t = self.spectators.add(f"bots {i + 1}: {', '.join(bt.bots)}", lambda bt=bt: bt.game,
@@ -146,6 +213,7 @@ class WebApp:
             self._server.close()
             await self._server.wait_closed()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._work.shutdown(wait=False, cancel_futures=True)
 
     def start_thread(self) -> Callable[[], None]:
         """Serve from a daemon thread with its own event loop (a blocking
@@ -192,6 +260,8 @@ class WebApp:
         from websockets.http11 import Response
         path = request.path.split("?", 1)[0]
         if path == "/ws":
+            if len(self.clients) >= self.max_clients:
+                return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "too many pages connected\n")
             origins = request.headers.get_all("Origin")
             if not origins or (len(origins) == 1 and origin_allowed(
                     origins[0], request.headers.get("Host"), self.origins)):
@@ -214,6 +284,13 @@ class WebApp:
             async for raw in ws:
                 if c.gone:
                     break
+                if not c.allow():              # over the rate: ignored, said once a second
+                    now = time.monotonic()
+                    if now - c.warned >= 1.0:
+                        c.warned = now
+                        c.send({"type": "error", "kind": "WebMessageError",
+                                "message": f"too many messages: at most {RATE:g} a second"})
+                    continue
                 await self.handle(c, raw)
         except Exception:
             pass                               # the connection broke
@@ -236,20 +313,31 @@ class WebApp:
             c.send({"type": "error", "kind": "internal", "message": type(e).__name__})
 
     async def _writer(self, c: _Client) -> None:
+        """Send a page its queue; a page that does not take a message within
+        :data:`SEND_TIMEOUT`, or lets :data:`MAX_QUEUE_BYTES` pile up, is
+        dropped (its connection aborted, its queue freed)."""
         while True:
             text = await c.queue.get()
             if text is None:
-                await c.ws.close(1008, "too slow")
-                return
+                break
+            c.queued -= len(text)
             try:
-                await c.ws.send(text)
+                await asyncio.wait_for(c.ws.send(text), SEND_TIMEOUT)
             except Exception:
-                return
+                break
+        c.gone = True
+        while not c.queue.empty():
+            c.queue.get_nowait()
+        c.queued = 0
+        transport = getattr(c.ws, "transport", None)
+        if transport is not None:
+            transport.abort()
 
     async def _dispatch(self, c: _Client, msg: Dict[str, Any]) -> None:
         kind = msg["type"]
         if kind in ("hello", "list"):
-            c.send(self._welcome() if kind == "hello" else self._lists())
+            await self._refresh_listing()
+            c.send(self._welcome(c) if kind == "hello" else self._lists(c))
         elif kind == "watch":
             t = self.spectators.get(msg["table"])
             if t is None:
@@ -264,20 +352,48 @@ class WebApp:
         elif kind in ("select", "play", "pass", "undo", "hint"):
             await self._act(c, kind, msg)
         elif kind == "replay_open":
-            self._replay_open(c, msg)
+            await self._replay_open(c, msg)
         elif kind == "replay_goto":
-            if c.replay is None:
+            r = c.replay
+            if r is None:
                 raise WebMessageError("open a record first (replay_open)")
-            c.replay.goto(msg["step"])
-            c.send({"type": "replay", "state": c.replay.view()})
+            view = await self._off_loop(_goto_view, r, msg["step"])
+            if c.replay is r:
+                c.send({"type": "replay", "state": view})
 
-    def _welcome(self) -> Dict[str, Any]:
-        return {**self._lists(), "type": "welcome", "bots": self.bots}
+    async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A page's heavy work, in a worker thread: the loop (and the contest
+        tables in it) goes on meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self._work, fn, *args)
 
-    def _lists(self) -> Dict[str, Any]:
-        tables = [{"id": t.id, "title": t.title, "kind": t.kind, "open_hands": t.open_hands,
-                   "names": t.names()} for t in self.spectators.tables()]
-        return {"type": "lists", "tables": tables, "records": self._record_names()}
+    def _welcome(self, c: _Client) -> Dict[str, Any]:
+        return {**self._lists(c), "type": "welcome", "bots": self.bots}
+
+    def _open_hands(self, t: Any) -> bool:
+        """Whether a spectator of table ``t`` may ask for its hands: built-in
+        bot tables, and contest tables (programs) with ``program_hands``;
+        never a table where a person plays."""
+        return bool(t.open_hands) and (t.kind == "bots" or (t.kind == "contest" and self.program_hands))
+
+    def _tables(self) -> List[Dict[str, Any]]:
+        return [{"id": t.id, "title": t.title, "kind": t.kind, "open_hands": self._open_hands(t),
+                 "names": t.names()} for t in self.spectators.tables()]
+
+    def _lists(self, c: Optional[_Client] = None) -> Dict[str, Any]:
+        """The tables and the records offered to page ``c`` (its own uploads
+        first; None: what every page is offered)."""
+        own = list(c.uploads) if c is not None else []
+        return {"type": "lists", "tables": self._tables(), "records": own + self._record_names()}
+
+    def _broadcast_lists(self) -> None:
+        """Every page's lists: encoded once for the pages without uploads."""
+        common = None
+        for c in list(self.clients):
+            if c.uploads:
+                c.send(self._lists(c))
+            else:
+                common = common or _encode(self._lists())
+                c.send(common)
 
     # -- watch ----------------------------------------------------------------------
     def _changed(self, table_id: str) -> None:
@@ -291,15 +407,13 @@ class WebApp:
         dirty, self._dirty = self._dirty, set()
         known = {t.id for t in self.spectators.tables()}
         if dirty - known or any(self._is_new(t) for t in dirty):
-            lists = self._lists()
-            for c in self.clients:
-                c.send(lists)
+            self._broadcast_lists()
         for tid in dirty & known:
-            cache: Dict[bool, Dict[str, Any]] = {}
-            for c in self.clients:
+            cache: Dict[bool, str] = {}
+            for c in list(self.clients):
                 if c.watching == tid:
                     if c.watch_hands not in cache:
-                        cache[c.watch_hands] = self._table_msg(tid, c.watch_hands)
+                        cache[c.watch_hands] = _encode(self._table_msg(tid, c.watch_hands))
                     c.send(cache[c.watch_hands])
 
     def _is_new(self, tid: str) -> bool:
@@ -309,15 +423,20 @@ class WebApp:
         return True
 
     def _table_msg(self, tid: str, hands: bool) -> Dict[str, Any]:
-        """A watched table's view: hands only where the table allows it."""
+        """A watched table's view: hands only where :meth:`_open_hands`
+        allows them; the deal seed only on a built-in bot table shown with
+        its hands (elsewhere it would deal the hidden hands, or those of the
+        server's next game)."""
         t = self.spectators.get(tid)
         if t is None:
             return {"type": "table", "table": tid, "state": None}
         g = t.game()
-        show = range(4) if (hands and t.open_hands) else ()
-        state = None if g is None else table_view(g, t.names(), visible=show)
-        return {"type": "table", "table": tid, "title": t.title, "open_hands": t.open_hands,
-                "hands": bool(show), "state": state}
+        open_hands = self._open_hands(t)
+        show = range(4) if (hands and open_hands) else ()
+        state = None if g is None else table_view(g, t.names(), visible=show,
+                                                  show_seed=bool(show) and t.kind == "bots")
+        return {"type": "table", "table": tid, "title": t.title, "kind": t.kind,
+                "open_hands": open_hands, "hands": bool(show) and open_hands, "state": state}
 
     async def _run_bot_table(self, tid: str, bt: BotTable) -> None:
         loop = asyncio.get_running_loop()
@@ -326,9 +445,7 @@ class WebApp:
                 if bt.game.is_over:
                     await asyncio.sleep(max(3 * self.watch_delay, 0.05))
                     bt.next_game()
-                    lists = self._lists()             # its record is offered for replay
-                    for c in self.clients:
-                        c.send(lists)
+                    self._broadcast_lists()           # its record is offered for replay
                 else:
                     at, m = await loop.run_in_executor(self._pool, bt.choice)
                     bt.apply(at, m)
@@ -345,8 +462,8 @@ class WebApp:
                 raise WebMessageError(f"bot {b[:60]!r} is not offered here; bots: {', '.join(self.bots)}")
         self._end_play(c)
         seat = msg["seat"] or 0
-        seed = msg["seed"] if msg["seed"] is not None else int.from_bytes(os.urandom(4), "big")
-        c.play = PlaySession(msg["bots"], seat, seed, practice=bool(msg["practice"]), rules=self.rules)
+        c.play = PlaySession(msg["bots"], seat, msg["seed"], practice=bool(msg["practice"]),
+                             rules=self.rules)
         p = c.play
         t = self.spectators.add(f"person vs {', '.join(sorted(set(p.bot_specs.values())))}",
                                 lambda: p.game, lambda: p.names, open_hands=False, kind="people")
@@ -424,27 +541,35 @@ class WebApp:
 
     # -- replay ---------------------------------------------------------------------
     def _record_names(self) -> List[str]:
-        names = list(self.uploads)
+        """The records every page is offered: the bot tables' last games and
+        the records folder's files (its listing, cached: :meth:`_refresh_listing`)."""
+        names: List[str] = []
         for tid, bt in self._bot_table_ids.items():
             names += [f"{tid}-game{bt.games - len(bt.records) + k + 1}" for k in range(len(bt.records))]
-        d = self.records_dir
-        if d is not None:
-            found = []
-            for root, dirs, files in os.walk(d):
-                dirs.sort()
-                for f in sorted(files):
-                    if f.endswith(".json"):
-                        rel = os.path.relpath(os.path.join(root, f), d).replace(os.sep, "/")
-                        if _NAME.match(rel):
-                            found.append(rel)
-                if len(found) >= _MAX_LISTED:
-                    break
-            names += found[:_MAX_LISTED]
-        return names
+        return names + self._listing
 
-    def _load_named(self, name: str) -> Any:
-        if name in self.uploads:
-            return self.uploads[name]
+    async def _refresh_listing(self) -> None:
+        """List the records folder again if the listing is older than
+        :data:`_LIST_TTL` seconds: one walk at a time, in a worker thread, of
+        at most :data:`_MAX_SCANNED` entries, however many pages ask."""
+        if self.records_dir is None or time.monotonic() - self._listed_at < _LIST_TTL:
+            return
+        if self._listing_task is None:
+            self._listing_task = asyncio.ensure_future(self._off_loop(_scan_records, self.records_dir))
+        task = self._listing_task
+        try:
+            names = await asyncio.shield(task)
+        finally:
+            if self._listing_task is task and task.done():
+                self._listing_task = None
+        if task.exception() is None:
+            self._listing, self._listed_at = names, time.monotonic()
+
+    def _load_named(self, c: _Client, name: str) -> Any:
+        """A record offered to ``c`` by name (its uploads, the bot tables',
+        the records folder's); a file is read in the worker thread."""
+        if name in c.uploads:
+            return c.uploads[name]
         m = re.match(r"^(t\d+)-game(\d+)$", name)
         if m and m.group(1) in self._bot_table_ids:
             bt = self._bot_table_ids[m.group(1)]
@@ -457,23 +582,81 @@ class WebApp:
         path = os.path.realpath(os.path.join(d, name))
         if os.path.commonpath([path, d]) != d or not os.path.isfile(path):
             raise WebMessageError(f"no record {name[:100]!r}")
+        if os.path.getsize(path) > _MAX_RECORD_FILE:
+            raise WebMessageError(f"{name[:100]} is larger than {_MAX_RECORD_FILE >> 20} MiB: "
+                                  "too long for the web table (guandan replay FILE reads it)")
         return read_record_file(path)
 
-    def _replay_open(self, c: _Client, msg: Dict[str, Any]) -> None:
+    async def _replay_open(self, c: _Client, msg: Dict[str, Any]) -> None:
         if msg["record"] is not None:
+            # a page's own record: kept for that page only, its seed shown to it
             rec = msg["record"]
-            validate_record(rec)
             text = json.dumps(rec, sort_keys=True, separators=(",", ":"))
             name = "upload-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+            replay = await self._off_loop(_open_replay, None, rec, name, True)
+            c.uploads.pop(name, None)
+            c.uploads[name] = rec
+            while len(c.uploads) > MAX_UPLOADS:
+                c.uploads.pop(next(iter(c.uploads)))
         else:
             name = msg["name"]
-            rec = self._load_named(name)
-        c.replay = Replay(rec, name)
-        if msg["record"] is not None:
-            self.uploads[name] = rec
-            while len(self.uploads) > _MAX_UPLOADS:
-                self.uploads.pop(next(iter(self.uploads)))
-        c.send({"type": "replay", "state": c.replay.view()})
+            if name in c.uploads:
+                replay = await self._off_loop(_open_replay, None, c.uploads[name], name, True)
+            else:
+                replay = await self._off_loop(_open_replay, lambda: self._load_named(c, name),
+                                              None, name, False)
+        c.replay = replay
+        c.send({"type": "replay", "state": replay.view()})
+
+
+def _open_replay(load: Optional[Callable[[], Any]], rec: Any, name: str, own: bool) -> Replay:
+    """(worker thread) A :class:`Replay` of ``rec`` or of what ``load()`` reads."""
+    return Replay(load() if load is not None else rec, name, show_seed=own)
+
+
+def _goto_view(r: Replay, step: int) -> Dict[str, Any]:
+    """(worker thread) Step a replay to ``step`` and return its view."""
+    r.goto(step)
+    return r.view()
+
+
+def _scan_records(d: str) -> List[str]:
+    """(worker thread) The ``*.json`` files under ``d`` (four levels deep,
+    names :data:`_NAME` admits), sorted, at most :data:`_MAX_LISTED`,
+    looking at no more than :data:`_MAX_SCANNED` folder entries."""
+    found: List[str] = []
+    seen = 0
+
+    def walk(folder: str, rel: str, depth: int) -> None:
+        nonlocal seen
+        try:
+            with os.scandir(folder) as it:
+                entries = []
+                for e in it:
+                    seen += 1
+                    if seen > _MAX_SCANNED:
+                        break
+                    entries.append(e)
+        except OSError:
+            return
+        entries.sort(key=lambda e: e.name)
+        dirs = []
+        for e in entries:                    # a folder's files first, then its folders
+            name = rel + e.name
+            try:
+                if e.name.endswith(".json") and e.is_file() and _NAME.match(name):
+                    found.append(name)
+                elif depth < 3 and e.is_dir(follow_symlinks=False) and _NAME.match(name):
+                    dirs.append((e.path, name))
+            except OSError:
+                continue
+        for path, name in dirs:
+            if len(found) >= _MAX_LISTED:
+                return
+            walk(path, name + "/", depth + 1)
+
+    walk(d, "", 0)
+    return found[:_MAX_LISTED]
 
 
 def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[Callable[[str], None]] = None,

@@ -8,6 +8,7 @@ engine's."""
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -21,7 +22,12 @@ from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
 
-__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS"]
+__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS",
+           "MAX_REPLAY_ACTIONS"]
+
+#: the longest record the web table steps through (a 100-round game has
+#: about 12,000 actions); longer ones are refused (``guandan replay`` reads any)
+MAX_REPLAY_ACTIONS = 50_000
 
 #: the bots offered to the page (``guandan web --bots`` changes the list)
 DEFAULT_BOTS = ("greedy", "expert", "random", "search:ms=300", "search:rollouts=200")
@@ -70,9 +76,14 @@ class PlaySession:
     """One person at ``seat`` against ``bots`` (one spec, or one per other
     seat in seat order). The bots' decisions are made by :meth:`bot_choice`
     on a copy (so a slow search can run in a thread) and played by
-    :meth:`bot_play`. ``practice``: :meth:`undo` is allowed."""
+    :meth:`bot_play`. ``practice``: :meth:`undo` is allowed.
 
-    def __init__(self, bots: Sequence[str], seat: int = 0, seed: int = 0, *,
+    ``seed`` None deals from 63 random bits (a seed of fewer bits could be
+    found by trying them all against the person's own hand). The seed deals
+    every hand, so :meth:`view` shows it only when the person chose it
+    (``seed`` given) or once the game is over."""
+
+    def __init__(self, bots: Sequence[str], seat: int = 0, seed: Optional[int] = None, *,
                  practice: bool = False, rules: Optional[Rules] = None,
                  name: str = "you") -> None:
         if len(bots) == 1:
@@ -82,6 +93,9 @@ class PlaySession:
         self.seat = seat
         self.bot_specs = {s: check_bot(b) for s, b in zip([x for x in range(4) if x != seat], bots)}
         self.practice = practice
+        self.seed_chosen = seed is not None
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "big") >> 1
         self.seed = seed
         self.game = Game(rules=rules, seed=seed, policy_seed=seed)
         self.names = [name if s == seat else self.bot_specs[s] for s in range(4)]
@@ -93,8 +107,8 @@ class PlaySession:
         return not g.is_over and g.to_act == self.seat
 
     def view(self) -> Dict[str, Any]:
-        v = table_view(self.game, self.names, visible=[self.seat])
         g = self.game
+        v = table_view(g, self.names, visible=[self.seat], show_seed=self.seed_chosen or g.is_over)
         v.update(you=self.seat, your_turn=self.my_turn, practice=self.practice,
                  can_pass=self.my_turn and any(m.is_pass for m in g.legal_moves()),
                  can_undo=self.practice and any(s == self.seat for s, _ in g.moves_played),
@@ -179,13 +193,20 @@ class PlaySession:
 class Replay:
     """A game record stepped move by move: position ``0..len(actions)``,
     every hand shown. ``rounds``/``tricks``: the positions where each
-    round and each trick starts."""
+    round and each trick starts. ``show_seed``: the views carry the record's
+    seed (a record the viewer brought themselves); else ``seed`` is None, as
+    a seed can tell the deals of games still being played (a table server
+    deals game ``k + 1`` from game ``k``'s seed plus one)."""
 
-    def __init__(self, record: Any, name: str = "") -> None:
+    def __init__(self, record: Any, name: str = "", *, show_seed: bool = False) -> None:
         rec = record
         validate_record(rec)
+        if len(rec["actions"]) > MAX_REPLAY_ACTIONS:
+            raise GuandanError(f"the record has {len(rec['actions']):,} actions: the web table "
+                               f"replays at most {MAX_REPLAY_ACTIONS:,} (guandan replay FILE reads any)")
         full = Game.replay(rec)                              # every action checked
         self.name = name
+        self.show_seed = show_seed
         self.record = rec
         self.actions = [a for _, a in full.moves_played]
         self.result = {"over": full.is_over, "winner": full.winner,
@@ -219,7 +240,7 @@ class Replay:
             self.pos += 1
 
     def view(self) -> Dict[str, Any]:
-        v = table_view(self.game, ("",) * 4, visible=range(4))
+        v = table_view(self.game, ("",) * 4, visible=range(4), show_seed=self.show_seed)
         v.update(step=self.pos, steps=len(self.actions), rounds=self.rounds, tricks=self.tricks,
                  name=self.name, result=self.result)
         return v

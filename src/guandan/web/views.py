@@ -1,7 +1,9 @@
 """What the web table sends about a game: JSON views built from the public
 :class:`~guandan.Game` API only. The one rule about hands lives here: a
-hand is put into a view only for the seats in ``visible`` (the caller
-decides who may see what; see :mod:`guandan.web.session`)."""
+hand is put into a view only for the seats in ``visible``, and the deal
+seed only when ``show_seed`` says so (the seed deals every hand of every
+round: it is as secret as the hands; the caller decides who may see what,
+see :mod:`guandan.web.session` and :mod:`guandan.web.server`)."""
 
 from __future__ import annotations
 
@@ -28,11 +30,21 @@ def move_view(m: Move, level: Optional[str] = None) -> Dict[str, Any]:
             "cards": cards_view(m.cards, lv), "text": str(m), "bomb": m.is_bomb}
 
 
-def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = ()) -> Dict[str, Any]:
+def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,
+               show_seed: bool = False) -> Dict[str, Any]:
     """The table as everyone may see it (counts, trick, levels, finishing
-    order, tribute, results), plus the hands of the seats in ``visible``.
-    Hands left at a round's end are public (the contest protocol's
-    ``restCards``)."""
+    order, tribute, results), plus the hands of the seats in ``visible``
+    and, with ``show_seed``, the deal seed (else ``seed`` is None: from the
+    seed anyone can deal every hand of the game). Hands left at a round's
+    end are public (the contest protocol's ``restCards``).
+
+    >>> from guandan import Game
+    >>> v = table_view(Game(seed=7), ["a", "b", "c", "d"], visible=[0])
+    >>> v["seed"], v["seats"][0]["hand"] is not None, v["seats"][1]["hand"]
+    (None, True, None)
+    >>> table_view(Game(seed=7), "abcd", show_seed=True)["seed"]
+    7
+    """
     g = g.copy()                          # one consistent state, whoever plays on
     show = set(visible)
     lv = g.level
@@ -71,7 +83,8 @@ def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = ()) -> Di
         jiefeng = bool(plays) and plays[-1] in fin and g.to_act == (plays[-1] + 2) % 4
     return {
         "phase": str(g.phase), "to_act": None if over else g.to_act, "level": lv,
-        "team_levels": list(g.team_levels), "round": g.round_index + 1, "seed": g.seed,
+        "team_levels": list(g.team_levels), "round": g.round_index + 1,
+        "seed": g.seed if show_seed else None,
         "seats": seats, "trick": trick, "top_seat": top.seat if top is not None else None,
         "finish_order": list(fin), "tribute": tribute, "last_round": result,
         "last_action": last_action, "actions": len(played), "over": over, "winner": g.winner, "jiefeng": jiefeng,
