@@ -143,6 +143,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
+    if args.web_hands and args.web is None:
+        raise GuandanError("--web-hands goes with --web PORT")
     if args.tables != 1:
         from .tables import serve_tables as serve      # several tables on one port
         extra = {"tables": args.tables}
@@ -170,7 +172,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         else:
             from .server import TableServer
             srv = TableServer(args.host, args.port, **kwargs)
-        app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules))
+        app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
+                     program_hands=args.web_hands)
         asyncio.run(run_with_tables(srv, app))
     return 0
 
@@ -235,13 +238,16 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     limits = Limits(move_time=args.move_time, game_time=args.game_time,
                     connect_time=args.connect_time, max_rounds=args.max_rounds)
     show = args.progress or (not args.quiet and sys.stderr.isatty())
+    if args.web_hands and args.web is None:
+        raise GuandanError("--web-hands goes with --web PORT")
     stop_web, hub = None, None
     if args.web is not None:
         from .feed import Spectators
         from .web.server import WebApp
         hub = Spectators()
         with _listening("127.0.0.1", str(args.web)):
-            stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None).start_thread()
+            stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None,
+                              program_hands=args.web_hands).start_thread()
         print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
               file=sys.stderr, flush=True)
     try:
@@ -350,8 +356,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")
     sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
     sv.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
-                    help="also serve the web table on this port to watch the tables live "
-                         "(all hands may be shown: the seats are programs)")
+                    help="also serve the web table on this port to watch the tables live; "
+                         "spectators see what every player sees, and each round's cards once it "
+                         "ends (with --web-hands: every hand)")
+    sv.add_argument("--web-hands", action="store_true",
+                    help="let --web spectators see every hand while a round is played (a client "
+                         "could then read its opponents' cards: for tables of your own programs)")
     sv.add_argument("-v", "--verbose", action="store_true", help="log every connection and decision")
     sv.set_defaults(func=_cmd_serve)
 
@@ -416,7 +426,10 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--quiet", action="store_true", help="no progress line")
     ar.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
                     help="serve the web table on this port (127.0.0.1) to watch the external "
-                         "programs' tables live")
+                         "programs' tables live (hands hidden until each round ends, unless --web-hands)")
+    ar.add_argument("--web-hands", action="store_true",
+                    help="let --web spectators see every hand while a round is played (a program "
+                         "could then read its opponents' cards)")
     ar.add_argument("-v", "--verbose", action="store_true",
                     help="log the table server's connections and faults (external bots)")
     ar.set_defaults(func=_cmd_arena)

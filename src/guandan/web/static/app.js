@@ -16,6 +16,7 @@ const L = {
     seats: ["South", "East", "North", "West"], you: "you", cards: "cards",
     level: "level", levels: "levels", team: "team", toAct: "to act", lead: "leads",
     passWord: "pass", noTables: "no tables yet", hiddenHands: "hands hidden: people play at this table",
+    hiddenProgramHands: "hands hidden until the round ends: the players could watch this page",
     finish: ["1st out", "2nd out", "3rd out", "last"],
     tribute: "tribute", back_: "return", anti: "anti-tribute", jiefeng: "partner leads (jiefeng)",
     paysTo: "pays", returnsTo: "returns", to: "to",
@@ -45,6 +46,7 @@ const L = {
     seats: ["南", "东", "北", "西"], you: "你", cards: "张",
     level: "级", levels: "级数", team: "队", toAct: "出牌中", lead: "首出",
     passWord: "不出", noTables: "暂无牌桌", hiddenHands: "有真人在此桌：手牌不可见",
+    hiddenProgramHands: "本局结束前手牌不可见：玩家可能也在看此页",
     finish: ["头游", "二游", "三游", "末游"],
     tribute: "进贡", back_: "还贡", anti: "抗贡", jiefeng: "接风",
     paysTo: "进贡", returnsTo: "还贡", to: "给",
@@ -304,7 +306,7 @@ function renderWatch() {
   const m = state.watchState;
   const cb = $("watch-hands");
   cb.disabled = !m.open_hands;
-  $("watch-note").textContent = m.open_hands ? "" : t("hiddenHands");
+  $("watch-note").textContent = m.open_hands ? "" : t(m.kind === "contest" ? "hiddenProgramHands" : "hiddenHands");
   renderBoard($("watch-board"), m.state, 0);
   $("watch-actions").textContent = m.state ? m.state.actions : 0;
   const res = m.state && m.state.last_round ? resultText(m.state) : "";
@@ -358,7 +360,7 @@ function renderPlay() {
   const st = state.play;
   if (!st) return;
   $("play-panel").hidden = false;
-  $("play-seed").value = st.seed;
+  if (st.seed !== null) $("play-seed").value = st.seed;   // the server shows a seed you chose, or once the game is over
   renderBoard($("play-board"), st, st.you);
   const hand = $("hand"); hand.textContent = "";
   const mine = st.seats[st.you].hand || [];
@@ -379,7 +381,8 @@ function renderPlay() {
   const text = resultText(st, st.you);
   res.hidden = !text; res.textContent = text;
   if (!st.your_turn && !st.over) $("matches").textContent = t("notYourTurn");
-  setHash("play&bots=" + encodeURIComponent(st.bots.filter((b) => b)[0] || "") + "&seed=" + st.seed +
+  setHash("play&bots=" + encodeURIComponent(st.bots.filter((b) => b)[0] || "") +
+          (st.seed !== null ? "&seed=" + st.seed : "") +
           "&seat=" + st.you + (st.practice ? "&practice=1" : ""));
 }
 function selectedCards() {

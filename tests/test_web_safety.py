@@ -1,0 +1,427 @@
+"""The web table against hostile pages: what each viewer may know (no hand,
+no deal seed, no other page's upload), bounded resources per page (queued
+bytes, connections, frame rate: RSS stays flat under a soak of pages that
+never read), and no page's work stalls the event loop that the contest
+tables of ``serve --web`` share (a contest client's and a normal page's
+latency beside an abusive page)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+websockets = pytest.importorskip("websockets")
+from websockets.asyncio.client import connect  # noqa: E402
+
+import guandan  # noqa: E402
+from guandan import Game  # noqa: E402
+from guandan.web import WebApp  # noqa: E402
+from guandan.web import server as web_server  # noqa: E402
+from guandan.web.session import PlaySession, Replay  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(coro, timeout=90):
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+async def started(**kw):
+    kw.setdefault("bot_delay", 0)
+    app = WebApp("127.0.0.1", 0, **kw)
+    await app.start()
+    return app
+
+
+def url(port):
+    return f"ws://127.0.0.1:{port}/ws"
+
+
+async def ask(ws, msg, *types, until=None, timeout=20):
+    await ws.send(json.dumps(msg))
+    return await wait(ws, *types, until=until, timeout=timeout)
+
+
+async def wait(ws, *types, until=None, timeout=20):
+    while True:
+        m = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+        if m["type"] in types and (until is None or until(m)):
+            return m
+
+
+def played_record(seed=11):
+    g = Game(seed=seed, policy_seed=seed)
+    while not g.is_over:
+        g.play(g.choose("greedy"))
+    return g.record()
+
+
+# -- what each viewer may know ----------------------------------------------------------
+
+def test_play_view_hides_a_random_seed_and_its_spectators_see_neither_seed_nor_hands():
+    """A game the page started without a seed: its state never carries the
+    seed (from it anyone deals every hand) nor other hands, to the player or
+    to a spectator of its table; a seed the player chose is echoed to the
+    player only."""
+    async def main():
+        app = await started(bot_delay=0.05)
+        try:
+            async with connect(url(app.bound_port)) as a, connect(url(app.bound_port)) as b:
+                m = await ask(a, {"type": "new_game", "bots": "greedy", "seat": 1}, "play")
+                st = m["state"]
+                assert st["seed"] is None
+                assert [s["hand"] is not None for s in st["seats"]] == [False, True, False, False]
+                w = await ask(b, {"type": "hello"}, "welcome")
+                tid = next(t["id"] for t in w["tables"] if t["kind"] == "people")
+                assert not next(t for t in w["tables"] if t["id"] == tid)["open_hands"]
+                v = await ask(b, {"type": "watch", "table": tid, "hands": True}, "table")
+                assert v["hands"] is False and v["state"]["seed"] is None
+                assert all(s["hand"] is None for s in v["state"]["seats"])
+                # a chosen seed: back to its player, not to the spectator
+                m = await ask(a, {"type": "new_game", "bots": "greedy", "seed": 1234}, "play")
+                assert m["state"]["seed"] == 1234
+                w = await ask(b, {"type": "list"}, "lists")
+                tid = next(t["id"] for t in w["tables"] if t["kind"] == "people")
+                v = await ask(b, {"type": "watch", "table": tid, "hands": True}, "table",
+                              until=lambda x: x["state"] is not None)
+                assert v["state"]["seed"] is None
+                assert all(s["hand"] is None for s in v["state"]["seats"])
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_random_seeds_have_63_bits():
+    """A seed of 32 bits could be found by dealing all 2**32 against the
+    player's own 27 cards: the page's random seeds take 63."""
+    seeds = [PlaySession(["greedy"]).seed for _ in range(16)]
+    assert all(0 <= s < 1 << 63 for s in seeds)
+    assert sum(s >= 1 << 40 for s in seeds) >= 14
+
+
+def test_replays_show_the_seed_of_an_upload_only(tmp_path):
+    """A record of the records folder is replayed without its seed (a table
+    server deals game k + 1 from game k's seed plus one); a record the page
+    brought itself shows it."""
+    rec = played_record(5)
+    (tmp_path / "game_001_seed_5.json").write_text(json.dumps(rec))
+    assert Replay(rec).view()["seed"] is None
+    assert Replay(rec, show_seed=True).view()["seed"] == 5
+
+    async def main():
+        app = await started(records=str(tmp_path))
+        try:
+            async with connect(url(app.bound_port)) as a:
+                r = await ask(a, {"type": "replay_open", "name": "game_001_seed_5.json"}, "replay")
+                assert r["state"]["seed"] is None and r["state"]["steps"] == len(rec["actions"])
+                r = await ask(a, {"type": "replay_open", "record": rec}, "replay")
+                assert r["state"]["seed"] == 5
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_an_upload_is_offered_to_its_own_page_only():
+    rec = played_record(7)
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port)) as a, connect(url(app.bound_port)) as b:
+                r = await ask(a, {"type": "replay_open", "record": rec}, "replay")
+                name = r["state"]["name"]
+                assert name in (await ask(a, {"type": "list"}, "lists"))["records"]
+                assert name not in (await ask(b, {"type": "hello"}, "welcome"))["records"]
+                e = await ask(b, {"type": "replay_open", "name": name}, "error", "replay")
+                assert e["type"] == "error" and "no record" in e["message"]
+                # the page itself can open it again by name
+                r = await ask(a, {"type": "replay_open", "name": name}, "replay")
+                assert r["state"]["name"] == name
+            # a page keeps a few uploads, not all it ever sent
+            async with connect(url(app.bound_port)) as c:
+                for s in range(web_server.MAX_UPLOADS + 3):
+                    await ask(c, {"type": "replay_open", "record": dict(rec, format=rec["format"],
+                                                                        seed=rec["seed"] + 0,
+                                                                        result={"n": s})},
+                              "replay", "error")
+                lists = await ask(c, {"type": "list"}, "lists")
+                assert sum(n.startswith("upload-") for n in lists["records"]) <= web_server.MAX_UPLOADS
+        finally:
+            await app.stop()
+    run(main())
+
+
+# -- bounded resources ------------------------------------------------------------------
+
+def test_connections_are_bounded():
+    async def main():
+        app = await started(max_clients=3)
+        try:
+            pages = [await connect(url(app.bound_port)) for _ in range(3)]
+            for p in pages:
+                await ask(p, {"type": "hello"}, "welcome")
+            with pytest.raises(websockets.exceptions.InvalidStatus) as e:
+                await connect(url(app.bound_port))
+            assert e.value.response.status_code == 503
+            await pages[0].close()
+            for _ in range(100):                  # its place is free again
+                if len(app.clients) < 3:
+                    break
+                await asyncio.sleep(0.02)
+            async with connect(url(app.bound_port)) as p:
+                await ask(p, {"type": "hello"}, "welcome")
+            for p in pages[1:]:
+                await p.close()
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_frames_over_the_rate_are_refused_and_the_page_goes_on():
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port)) as a:
+                for _ in range(web_server.RATE_BURST + 40):
+                    await a.send(json.dumps({"type": "unwatch"}))
+                e = await wait(a, "error")
+                assert "too many messages" in e["message"]
+                await asyncio.sleep(0.5)          # the bucket refills
+                await ask(a, {"type": "hello"}, "welcome")
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_a_page_that_does_not_read_is_dropped_and_its_queue_freed():
+    async def main():
+        app = await started()
+        try:
+            c = web_server._Client(None)
+            big = "x" * (web_server.MAX_QUEUE_BYTES // 4)
+            for _ in range(5):
+                c.send({"type": "error", "message": big})
+            assert c.gone and c.queued <= web_server.MAX_QUEUE_BYTES
+            n = c.queue.qsize()
+            c.send({"type": "hello"})
+            assert c.queue.qsize() == n          # nothing more is queued for it
+        finally:
+            await app.stop()
+    run(main())
+
+
+class _RawPage:
+    """A page on a plain socket: it sends text frames and never reads (the
+    hostile page of the soak)."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                           "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(1)
+            if not chunk:
+                raise ConnectionError("closed during the handshake")
+            head += chunk
+        self.status = int(head.split()[1])
+        self.sock.setblocking(False)
+
+    def send(self, text):
+        data = text.encode()
+        mask = os.urandom(4)
+        n = len(data)
+        head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+        try:
+            self.sock.send(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+            return True
+        except (BlockingIOError, OSError):
+            return False                    # the server stopped reading it, or dropped it
+
+    def close(self):
+        self.sock.close()
+
+
+def _rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def _long_named_records(folder, n=500):
+    """``n`` records under names of about 300 characters (a large listing)."""
+    rec = json.dumps(played_record(3))
+    part = "r" * 95
+    for i in range(n):
+        d = os.path.join(folder, f"{part}{i // 100:02d}", f"{part}{i % 7}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, f"{part[:90]}{i:04d}.json"), "w") as f:
+            f.write(rec)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Proc:
+    """A ``guandan`` command in a subprocess (the package under test),
+    killed on exit whatever happened."""
+
+    def __init__(self, *args, ready):
+        env = dict(os.environ)
+        pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
+        env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "guandan", *args], cwd=REPO, env=env,
+                                     stdin=subprocess.DEVNULL, stdout=self.err, stderr=self.err)
+        t0 = time.monotonic()
+        while ready not in self.output():
+            if self.proc.poll() is not None or time.monotonic() - t0 > 60:
+                self.close()
+                raise AssertionError(f"not ready: {self.output()[-2000:]}")
+            time.sleep(0.05)
+
+    def output(self):
+        self.err.seek(0)
+        return self.err.read().decode("utf-8", "replace")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def test_hostile_soak_keeps_rss_flat(tmp_path):
+    """20 pages that never read ask for a large listing again and again (a
+    records folder of 500 long names): the server drops them, its memory
+    stays flat (it took 46 → 901 MiB before the outbox was bounded) and a
+    normal page is still answered."""
+    _long_named_records(str(tmp_path))
+    port = _free_port()
+    with _Proc("web", "--port", str(port), "--records", str(tmp_path), ready="web table:") as srv:
+        async def page_ok():
+            async with connect(url(port), max_size=None) as ws:
+                t0 = time.monotonic()
+                w = await ask(ws, {"type": "hello"}, "welcome")
+                assert len(w["records"]) == 500
+                return time.monotonic() - t0
+        run(page_ok())
+        time.sleep(0.5)
+        before = _rss_mib(srv.proc.pid)
+        peak = before
+        for wave in range(3):
+            pages = [_RawPage(port) for _ in range(20)]
+            assert all(p.status == 101 for p in pages)
+            frame = json.dumps({"type": "list"})
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 2.5:
+                for p in pages:
+                    for _ in range(20):
+                        p.send(frame)
+                peak = max(peak, _rss_mib(srv.proc.pid))
+                time.sleep(0.05)
+            for p in pages:
+                p.close()
+        time.sleep(1.0)
+        after = _rss_mib(srv.proc.pid)
+        peak = max(peak, after)
+        assert peak - before < 150, (before, peak, after)
+        assert run(page_ok()) < 5.0
+        assert srv.proc.poll() is None
+        assert "Traceback" not in srv.output()
+
+
+# -- nothing stalls the loop ------------------------------------------------------------
+
+def test_an_abusive_page_stalls_neither_the_contest_table_nor_other_pages(tmp_path):
+    """``serve --web``: a contest client at the table and a normal page
+    beside a page that asks for the listing of a records folder of 30,000
+    files and jumps a long replay back and forth. The contest client's
+    questions and the normal page's answers keep coming (before, 20 list
+    frames froze a contest table for 9.9 s; 200 jumps took a page from 5 ms
+    to 3 s)."""
+    rec_dir = tmp_path / "records"
+    many = rec_dir / "many"
+    many.mkdir(parents=True)
+    for i in range(30_000):
+        (many / f"g{i:05d}.json").touch()
+    long = played_record(9)
+    (rec_dir / "long.json").write_text(json.dumps(long))
+    steps = len(long["actions"])
+    port, web = _free_port(), _free_port()
+    args = ["serve", "--port", str(port), "--web", str(web), "--record", str(rec_dir),
+            "--bots", "1=greedy,2=greedy,3=greedy", "--games", "50", "--seed", "1",
+            "--timeout", "30"]
+    with _Proc(*args, ready="listening on ws://") as srv:
+        async def main():
+            gaps, page_times = [], []
+            stop = asyncio.Event()
+
+            async def contest():
+                async with connect(f"ws://127.0.0.1:{port}/game/me") as bot:
+                    sent = None
+                    while not stop.is_set():
+                        try:
+                            raw = await asyncio.wait_for(bot.recv(), 15)
+                        except asyncio.TimeoutError:
+                            gaps.append(15.0)
+                            return
+                        msg = json.loads(raw)
+                        if msg.get("type") == "act":
+                            if sent is not None:
+                                gaps.append(time.monotonic() - sent)
+                            await bot.send(json.dumps({"actIndex": 0}))
+                            sent = time.monotonic()
+
+            async def normal_page():
+                async with connect(url(web), max_size=None) as ws:
+                    while not stop.is_set():
+                        t0 = time.monotonic()
+                        await ask(ws, {"type": "watch", "table": "t1"}, "table")
+                        page_times.append(time.monotonic() - t0)
+                        await asyncio.sleep(0.1)
+
+            async def abuser():
+                async with connect(url(web), max_size=None) as ws:
+                    await ask(ws, {"type": "replay_open", "name": "long.json"}, "replay", timeout=30)
+                    for k in range(12):
+                        for _ in range(15):
+                            await ws.send(json.dumps({"type": "list"}))
+                            await ws.send(json.dumps({"type": "replay_goto",
+                                                      "step": 0 if k % 2 else steps}))
+                        await asyncio.sleep(0.5)
+                stop.set()
+
+            tasks = [asyncio.ensure_future(f()) for f in (contest, normal_page)]
+            await asyncio.sleep(1.0)               # the baseline
+            base = len(gaps)
+            await abuser()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return gaps, base, page_times
+        gaps, base, page_times = run(main(), timeout=120)
+        during = gaps[base:]
+        assert len(during) >= 20, gaps
+        assert max(during) < 1.0, sorted(during)[-5:]
+        assert page_times and max(page_times) < 1.0, sorted(page_times)[-5:]
+        assert "Traceback" not in srv.output()
