@@ -222,7 +222,7 @@ def _cmd_bot(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from .arena import Engine, Limits, arena
+    from .arena import ArenaInterrupted, Engine, Limits, arena
     from .rules import Rules
 
     if args.verbose:
@@ -250,23 +250,66 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                               program_hands=args.web_hands).start_thread()
         print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
               file=sys.stderr, flush=True)
+    stopped = None
     try:
-        res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
-                    rules=Rules.named(args.rules), levels=args.levels, tribute=not args.no_tribute,
-                    sprt=" ".join(args.sprt) if args.sprt else None, concurrency=args.concurrency,
-                    limits=limits, records=args.records, progress=show, output=args.out,
-                    spectators=hub)
+        with _StopOnSignals():
+            try:
+                res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
+                            rules=Rules.named(args.rules), levels=args.levels,
+                            tribute=not args.no_tribute,
+                            sprt=" ".join(args.sprt) if args.sprt else None,
+                            concurrency=args.concurrency, limits=limits, records=args.records,
+                            progress=show, output=args.out, spectators=hub)
+            except ArenaInterrupted as e:
+                stopped = e
     finally:
         if stop_web is not None:
             stop_web()
+    if stopped is not None:
+        if stopped.result is None:             # before the run had anything to keep
+            print(f"guandan arena: interrupted by {stopped.signal_name}", file=sys.stderr)
+            return 128 + stopped.signum
+        res = stopped.result
     print(res.format())
     if args.out:
         print(f"result saved to {args.out}")
     if args.records:
         print(f"records saved under {args.records}/ (guandan replay FILE)")
-    if args.plot:
+    if args.plot and (stopped is None or any(r.pairs for r in res.pairings)):
         print(f"plot saved to {res.plot(args.plot)}")
-    return 0
+    return 0 if stopped is None else 128 + stopped.signum
+
+
+class _StopOnSignals:
+    """While ``guandan arena`` runs, SIGINT (Ctrl-C) and SIGTERM raise
+    :class:`ArenaInterrupted`, so both end the run the same way: every
+    process it started ends, the finished pairs are kept. Later signals are
+    ignored while the run cleans up (a few seconds at most)."""
+
+    def __enter__(self) -> "_StopOnSignals":
+        import signal
+        self.fired = False
+        self.old = {}
+        for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+            if sig is None:
+                continue
+            try:
+                self.old[sig] = signal.signal(sig, self._handler)
+            except (ValueError, OSError):     # not the main thread: signals stay as they are
+                pass
+        return self
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        from .arena import ArenaInterrupted
+        raise ArenaInterrupted(signum)
+
+    def __exit__(self, *exc: Any) -> None:
+        import signal
+        for sig, old in self.old.items():
+            signal.signal(sig, old)
 
 
 def _version() -> str:

@@ -17,7 +17,12 @@ answer within ``move_time``; an invalid answer (not ``{"actIndex": N}`` with
 N in range); thinking longer than ``game_time`` in all; a table that runs
 past its wall-clock bound (the side that used more thinking time). After the
 table ends (``gameResult`` sent, connections closed) the programs get 2 s to
-exit, then they are killed.
+exit, then their process groups are killed: always, also when the program
+itself has exited (a wrapper's helpers would live on otherwise), and on every
+path (end of a table, a forfeit, an error, :meth:`ExternalTables.close`).
+Each program leads a session of its own (its own process group); on Linux it
+also gets a parent-death signal, so it ends with the arena even when the
+arena is killed.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .participants import Participant
-from .runner import Limits, _rules_for, half_result, pair_result
+from .runner import PR_SET_PDEATHSIG, Limits, _prctl, _rules_for, half_result, pair_result
 from .schedule import RANKS, DealSpec
 
 __all__ = ["ExternalTables"]
@@ -88,8 +93,17 @@ class ExternalTables:
             return
         self._ready.set()
         self._loop.run_forever()
-        self._loop.run_until_complete(self._server.stop())
-        self._loop.close()
+        try:
+            # tables still playing (an interrupted run): cancelled, so that
+            # each one's cleanup (its programs' groups killed) runs
+            tasks = asyncio.all_tasks(self._loop)
+            for t in tasks:
+                t.cancel()
+            if tasks:
+                self._loop.run_until_complete(asyncio.wait(tasks, timeout=10))
+            self._loop.run_until_complete(self._server.stop())
+        finally:
+            self._loop.close()
 
     @property
     def port(self) -> int:
@@ -100,11 +114,16 @@ class ExternalTables:
         return asyncio.run_coroutine_threadsafe(self._pairs(a, b, list(specs), records), self._loop)
 
     def close(self) -> None:
+        """Kill every program still running (its whole process group), stop
+        the table server. Safe to call at any time, from any thread."""
+        for p in list(self._procs):
+            _kill(p, reap=False)         # at once: an interrupted run waits for nobody
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(30)
-        for p in self._procs:
+        for p in list(self._procs):      # and those started meanwhile
             _kill(p)
+        self._procs.clear()
 
     # -- tables -----------------------------------------------------------------------
     async def _pairs(self, a: Participant, b: Participant, specs: List[DealSpec],
@@ -203,11 +222,11 @@ class ExternalTables:
                 break
             now = loop.time() - t0
             if not table.started:
-                dead = [s for s, p in procs.items() if p.poll() is not None
+                dead = [s for s, p in procs.items() if _exited(p) is not None
                         and not table.connected(s)]
                 if dead:
                     s = dead[0]
-                    why = (f"exited with code {procs[s].returncode} before connecting"
+                    why = (f"exited with code {_exited(procs[s])} before connecting"
                            f"{_tail(logs[s])}")
                     return await _abort(table, task, s, why)
                 if now > lim.connect_time:
@@ -226,12 +245,9 @@ class ExternalTables:
         f = table.forfeit
         if f is not None and f["seat"] in procs:
             p = procs[f["seat"]]
-            try:
-                await asyncio.wait_for(loop.run_in_executor(None, p.wait), 0.5)
-            except asyncio.TimeoutError:
-                pass
-            if p.poll() is not None and "disconnect" in f["reason"]:
-                f["reason"] += f" (the program exited with code {p.returncode}){_tail(logs[f['seat']])}"
+            code = await loop.run_in_executor(None, _wait_exit, p, 0.5)
+            if code is not None and "disconnect" in f["reason"]:
+                f["reason"] += f" (the program exited with code {code}){_tail(logs[f['seat']])}"
         return None
 
 
@@ -250,38 +266,95 @@ def _spawn(eng: Any, url: str, seat: int, log_path: str) -> subprocess.Popen:
         kw: Dict[str, Any] = {}
         if os.name == "posix":
             kw["start_new_session"] = True          # its own process group: killed as a whole
-        return subprocess.Popen(eng.argv(url, seat), cwd=eng.dir or None,
-                                env={**os.environ, **eng.env} if eng.env else None,
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                **kw)
+            death = _parent_death_hook()
+            if death is not None:
+                kw["preexec_fn"] = death
+        p = subprocess.Popen(eng.argv(url, seat), cwd=eng.dir or None,
+                             env={**os.environ, **eng.env} if eng.env else None,
+                             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             **kw)
+        # the group to kill, recorded now: it outlives the program itself when
+        # the program leaves helpers behind
+        p.pgid = p.pid if os.name == "posix" else None    # type: ignore[attr-defined]
+        return p
     finally:
         out.close()
 
 
-def _kill(p: subprocess.Popen) -> None:
-    if p.poll() is not None:
-        return
-    try:
-        if os.name == "posix":
-            os.killpg(p.pid, signal.SIGKILL)
-        else:
+def _parent_death_hook() -> Optional[Any]:
+    """On Linux, a ``preexec_fn`` that asks for SIGKILL when the arena's
+    thread that started the program ends (the arena killed included); None
+    elsewhere. The C function is looked up here, in the parent, so the child
+    only calls it."""
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:                  # the arena died before that
+            os._exit(1)
+    return hook
+
+
+def _exited(p: subprocess.Popen) -> Optional[int]:
+    """The exit code once the program has exited, else None, without reaping
+    it where possible: the zombie keeps its pid, hence its process group id,
+    from being reused until :func:`_kill` has signalled the group."""
+    if p.returncode is not None:
+        return p.returncode
+    if os.name == "posix" and hasattr(os, "waitid"):
+        try:
+            r = os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:                   # reaped elsewhere
+            return p.poll()
+        except OSError:
+            return p.poll()
+        if r is None or r.si_pid == 0:
+            return None
+        return r.si_status if r.si_code == os.CLD_EXITED else -r.si_status
+    return p.poll()
+
+
+def _wait_exit(p: subprocess.Popen, timeout: float) -> Optional[int]:
+    """Wait up to ``timeout`` s for the program to exit (without reaping it)."""
+    end = time.monotonic() + timeout
+    while True:
+        code = _exited(p)
+        if code is not None or time.monotonic() >= end:
+            return code
+        time.sleep(0.02)
+
+
+def _kill(p: subprocess.Popen, reap: bool = True) -> None:
+    """Kill the program's whole process group, always: also when the program
+    itself has exited, so helpers it started (a wrapper's children) end with
+    it. Then reap the program (``reap``)."""
+    pgid = getattr(p, "pgid", None)
+    if pgid is not None:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass                                    # the group is gone already
+    elif p.poll() is None:
+        try:
             p.kill()
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-    try:
-        p.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
+        except OSError:
+            pass
+    if reap:
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def _reap(procs: List[subprocess.Popen]) -> None:
-    """Give the programs 2 s to exit after the table closed, then kill them."""
+    """Give the programs 2 s to exit after the table closed, then kill their
+    process groups (whether they exited or not)."""
     end = time.monotonic() + 2.0
     for p in procs:
-        try:
-            p.wait(max(0.0, end - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
+        _wait_exit(p, max(0.0, end - time.monotonic()))
         _kill(p)
 
 

@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 import json
 import os
 import re
+import signal
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -20,13 +21,33 @@ from ..errors import GuandanError
 from ..rules import Rules
 from . import stats as st
 from .participants import Participant, parse_participants
-from .runner import Limits, play_batch_isolated, play_batch_native, play_batch_python
+from .runner import Limits, play_batch_isolated, play_batch_native, play_batch_python, worker_init
 from .schedule import DealSpec, deal_spec, pairings, parse_levels
 
-__all__ = ["arena", "ArenaResult", "PairingResult"]
+__all__ = ["arena", "ArenaResult", "PairingResult", "ArenaInterrupted"]
 
 NATIVE_BATCH = 250          # deals per native task
 PYTHON_BATCH = 4            # deals per task through Game (SPRT and progress granularity)
+
+
+class ArenaInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal (Ctrl-C: SIGINT; ``guandan arena`` also
+    raises it on SIGTERM). A KeyboardInterrupt, so code that handles Ctrl-C
+    handles it; :func:`arena` re-raises it with ``result``: the
+    :class:`ArenaResult` of the pairs finished so far (``result.interrupted``
+    says by what and after how many pairs), already written to ``output``."""
+
+    def __init__(self, signum: int = signal.SIGINT, result: Optional["ArenaResult"] = None) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.result = result
+
+    @property
+    def signal_name(self) -> str:
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
 
 
 class PairingResult:
@@ -92,10 +113,15 @@ class ArenaResult:
         self.settings = settings
         self.elapsed = elapsed
         self.ratings = self._fit() if len(participants) > 2 else None
+        # None, or {"signal": "SIGINT", "pairs": done, "of": planned}: the run
+        # was stopped and these are the pairs finished before
+        self.interrupted: Optional[Dict[str, Any]] = None
 
-    def _fit(self) -> Dict[str, Any]:
+    def _fit(self) -> Optional[Dict[str, Any]]:
         data = [(self.participants.index(r.a), self.participants.index(r.b),
                  [p["pair"] for p in r.pairs]) for r in self.pairings if r.pairs]
+        if not _connected(len(self.participants), [(i, j) for i, j, _ in data]):
+            return None        # an interrupted run: some participant is not linked to the rest
         fit = st.fit_ratings(len(self.participants), data)
         return {"names": [p.name for p in self.participants], **fit}
 
@@ -106,7 +132,8 @@ class ArenaResult:
         return {"format": "guandan-arena/1", "settings": self.settings,
                 "participants": [p.to_dict() for p in self.participants],
                 "pairings": [r.to_dict(with_pairs) for r in self.pairings],
-                "ratings": self.ratings, "seconds": self.elapsed}
+                "ratings": self.ratings, "seconds": self.elapsed,
+                "interrupted": self.interrupted}
 
     def save(self, path: str) -> str:
         from .._files import atomic_write
@@ -123,6 +150,19 @@ class ArenaResult:
     def plot(self, path: str) -> str:
         from .report import plot_result
         return plot_result(self, path)
+
+
+def _connected(n: int, edges: Sequence[Tuple[int, int]]) -> bool:
+    """Whether the pairings with results link all n participants."""
+    seen, todo = {0}, [0]
+    while todo:
+        k = todo.pop()
+        for i, j in edges:
+            for a, b in ((i, j), (j, i)):
+                if a == k and b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+    return len(seen) == n
 
 
 def _jsonable(x: Any) -> Any:
@@ -238,10 +278,7 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             lo = b * batch[k]
             if lo < deals:
                 queue.append((r.index, list(range(lo, min(deals, lo + batch[k])))))
-    ext_table = None
-    if "external" in kinds:
-        from .external import ExternalTables
-        ext_table = ExternalTables(rules, unit, limits, concurrency, spectators)
+    ext_table: Any = None
     pools: Dict[str, Any] = {}
 
     def pool_for(k: str) -> Any:
@@ -253,7 +290,8 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             if k == "native":
                 pools[k] = cf.ThreadPoolExecutor(max_workers=concurrency)
             elif _picklable([r.a for r in results] + [r.b for r in results]):
-                pools[k] = cf.ProcessPoolExecutor(max_workers=concurrency)
+                pools[k] = cf.ProcessPoolExecutor(max_workers=concurrency, initializer=worker_init,
+                                                  initargs=(os.getpid(),))
             else:
                 # objects that cannot go to another process play here, in the
                 # main thread (where the per-move alarm still works)
@@ -281,7 +319,12 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     task_ids: Dict[Any, List[int]] = {}
     qi = 0
     dask = executor is not None and _is_dask_client(executor)
+    stopped: Optional[KeyboardInterrupt] = None
+    failed = False
     try:
+        if "external" in kinds:
+            from .external import ExternalTables
+            ext_table = ExternalTables(rules, unit, limits, concurrency, spectators)
         while qi < len(queue) or pending:
             while qi < len(queue) and len(pending) < window:
                 idx, ids = queue[qi]
@@ -328,18 +371,65 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
                         if j == idx:
                             f.cancel()         # if it already runs, its result is ignored
                 prog.update()
+    except KeyboardInterrupt as e:        # Ctrl-C (or SIGTERM through guandan arena)
+        stopped = e
+    except BaseException:
+        failed = True
+        raise
     finally:
-        for f in pending:
-            f.cancel()
-        for p in pools.values():
-            p.shutdown(wait=True, cancel_futures=True)
-        if ext_table is not None:
-            ext_table.close()
+        # every process the run started ends here, whichever way it ends:
+        # an interrupted or failed run waits for no running task
+        try:
+            _cleanup(pending, ext_table, pools, abort=failed or stopped is not None)
+        except KeyboardInterrupt as e:
+            # a signal while a finished run cleaned up: the rest without waiting
+            _cleanup(pending, ext_table, pools, abort=True)
+            if stopped is None:
+                stopped = e
         prog.close()
     res = ArenaResult(parts, results, settings, time.perf_counter() - t0)
+    if stopped is not None:
+        signum = getattr(stopped, "signum", signal.SIGINT)
+        res.interrupted = {"signal": ArenaInterrupted(signum).signal_name,
+                           "pairs": sum(len(r.pairs) for r in results),
+                           "of": deals * len(results)}
     if output:
         res.save(output)
+    if stopped is not None:
+        raise ArenaInterrupted(signum, res) from None
     return res
+
+
+def _cleanup(pending: Dict[Any, int], ext_table: Any, pools: Dict[str, Any], abort: bool) -> None:
+    """Cancel what is queued, kill the external programs, shut the pools."""
+    for f in pending:
+        f.cancel()
+    try:
+        if ext_table is not None:
+            ext_table.close()
+    finally:
+        for p in pools.values():
+            _shutdown(p, abort)
+
+
+def _shutdown(pool: Any, abort: bool) -> None:
+    """Shut an executor down; ``abort``: without waiting for running tasks,
+    the arena's own worker processes terminated (killed if they resist)."""
+    if not abort:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values()) \
+        if isinstance(pool, cf.ProcessPoolExecutor) else []
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    end = time.monotonic() + 2.0
+    for p in procs:
+        p.join(max(0.0, end - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1)
 
 
 def _picklable(objs: Sequence[Any]) -> bool:

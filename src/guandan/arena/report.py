@@ -145,6 +145,10 @@ def format_result(res: Any) -> str:
         for k, i in enumerate(order, 1):
             lines.append(f"{k:<5}{rt['names'][i]:<24}{rt['ratings'][i]:>+8.1f}{rt['err'][i]:>8.1f}")
         lines.append("(maximum-likelihood Bradley-Terry, pool mean 0, pair-level robust intervals)")
+    stop = getattr(res, "interrupted", None)
+    if stop:
+        lines.append(f"interrupted by {stop['signal']} after {stop['pairs']} of {stop['of']} pairs "
+                     f"(the numbers above count the finished pairs only)")
     return "\n".join(lines)
 
 

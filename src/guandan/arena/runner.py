@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import signal
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -83,6 +85,44 @@ def _alarm(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+PR_SET_PDEATHSIG = 1
+_PRCTL: List[Any] = []
+
+
+def _prctl() -> Optional[Any]:
+    """libc's ``prctl`` (Linux only), or None."""
+    if not _PRCTL:
+        fn = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                fn = ctypes.CDLL(None, use_errno=True).prctl
+                fn.restype = ctypes.c_int
+                fn.argtypes = [ctypes.c_int, ctypes.c_ulong]
+            except (OSError, AttributeError, ImportError):
+                fn = None
+        _PRCTL.append(fn)
+    return _PRCTL[0]
+
+
+def worker_init(parent: Optional[int] = None) -> None:
+    """The initializer of the arena's worker processes: Ctrl-C is the arena's
+    to handle (it ends its workers itself), and on Linux the worker gets
+    SIGKILL when the arena ends, however it ends (a no-op elsewhere)."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)   # not the arena's handler (fork)
+    except (ValueError, OSError):
+        pass
+    prctl = _prctl()
+    if prctl is None:
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent is not None and os.getppid() != parent:      # the arena died before that
+        os._exit(1)
 
 
 def seats_of(half: int, side: int) -> Tuple[int, int]:
@@ -258,14 +298,40 @@ def play_batch_python(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, rule
 
 
 def _isolated_child(conn: Any, spec: DealSpec, half: int, players: Any, names: Any, unit: str,
-                    rules: Any, limits: Limits) -> None:
+                    rules: Any, limits: Limits, parent: Optional[int] = None) -> None:
     global _REPORT
     _REPORT = conn
+    worker_init(parent)
     try:
         res, rec = play_half_python(spec, half, players, names, unit, rules, limits)
         conn.send(("result", res, rec))
     finally:
         conn.close()
+
+
+def _watch_isolated(proc: Any, parent: Any, limits: Limits) -> Tuple[Any, Any, Optional[str]]:
+    """Wait for an isolated half: (result or None, the side thinking last, why)."""
+    last: Optional[Tuple[int, int]] = None
+    got = None
+    why = None
+    deadline = time.monotonic() + 2 * limits.game_time + 30
+    while got is None:
+        if parent.poll(0.05):
+            try:
+                msg = parent.recv()
+            except (EOFError, OSError):
+                break
+            if msg[0] == "side":
+                last = (msg[1], msg[2])
+            else:
+                got = (msg[1], msg[2])
+        elif not proc.is_alive() and not parent.poll():
+            break
+        if time.monotonic() > deadline:
+            why = f"timeout: the game ran past {2 * limits.game_time + 30:g} s"
+            proc.kill()
+            break
+    return got, last, why
 
 
 def play_batch_isolated(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, rules: Any,
@@ -284,31 +350,18 @@ def play_batch_isolated(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, ru
         for half in (0, 1):
             parent, child = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_isolated_child, daemon=True,
-                               args=(child, spec, half, (a, b), names, unit, rules, limits))
+                               args=(child, spec, half, (a, b), names, unit, rules, limits,
+                                     os.getpid()))
             proc.start()
             child.close()
-            last: Optional[Tuple[int, int]] = None
-            got = None
-            why = None
-            deadline = time.monotonic() + 2 * limits.game_time + 30
-            while got is None:
-                if parent.poll(0.05):
-                    try:
-                        msg = parent.recv()
-                    except (EOFError, OSError):
-                        break
-                    if msg[0] == "side":
-                        last = (msg[1], msg[2])
-                    else:
-                        got = (msg[1], msg[2])
-                elif not proc.is_alive() and not parent.poll():
-                    break
-                if time.monotonic() > deadline:
-                    why = f"timeout: the game ran past {2 * limits.game_time + 30:g} s"
+            try:
+                got, last, why = _watch_isolated(proc, parent, limits)
+                proc.join(5)
+            finally:
+                if proc.is_alive():                 # an interrupt, an error: no orphan
                     proc.kill()
-                    break
-            proc.join(5)
-            parent.close()
+                    proc.join(5)
+                parent.close()
             if got is None:
                 side, seat = last if last is not None else (0, half)
                 why = why or f"crash: the bot's process died (exit code {proc.exitcode})"
