@@ -400,6 +400,48 @@ def test_json_result_is_strict_json(tmp_path):
     assert d["pairings"][0]["stats"]["elo"] in ("inf", d["pairings"][0]["stats"]["elo"])
 
 
+def test_interrupted_run_keeps_the_finished_pairs(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C in the middle: ArenaInterrupted carries the result of the
+    pairs finished so far, the --out file says it was interrupted; the CLI
+    prints the table with a note and exits 130."""
+    from guandan.arena import ArenaInterrupted
+    from guandan.arena import match
+
+    def stop_after(n):
+        seen = []
+
+        def on_pair(r, pr):                  # called once per finished pair
+            seen.append(pr)
+            if len(seen) >= n:
+                raise KeyboardInterrupt
+        return on_pair
+    out = tmp_path / "r.json"
+    with pytest.raises(ArenaInterrupted) as ei:
+        arena(["greedy", "random", "random:note=x"], deals=50, seed=1, concurrency=2,
+              output=str(out), on_pair=stop_after(7))
+    res = ei.value.result
+    assert isinstance(ei.value, KeyboardInterrupt) and ei.value.signal_name == "SIGINT"
+    assert res.interrupted == {"signal": "SIGINT", "pairs": 7, "of": 150}
+    assert sum(len(p.pairs) for p in res.pairings) == 7
+    d = json.loads(out.read_text())
+    assert d["interrupted"] == res.interrupted
+    assert sum(len(p["pairs"]) for p in d["pairings"]) == 7
+    assert "interrupted by SIGINT after 7 of 150 pairs" in res.format()
+    # the CLI: the same through a KeyboardInterrupt from inside the run
+    real_arena = match.arena
+    monkeypatch.setattr("guandan.arena.arena",
+                        lambda *a, **k: real_arena(*a, on_pair=stop_after(3), **k))
+    out2 = tmp_path / "cli.json"
+    assert main(["arena", "greedy", "random", "--deals", "300", "--quiet", "--out", str(out2)]) == 130
+    text = capsys.readouterr().out
+    assert "Score of greedy vs random" in text and "interrupted by SIGINT after" in text
+    assert f"result saved to {out2}" in text
+    assert json.loads(out2.read_text())["interrupted"]["signal"] == "SIGINT"
+    # a finished run says it was not interrupted
+    arena(["greedy", "random"], deals=3, output=str(out))
+    assert json.loads(out.read_text())["interrupted"] is None
+
+
 def test_cli_arena_games_gauntlet_and_errors(tmp_path, capsys):
     assert main(["arena", "random", "greedy", "random", "--games", "2", "--tournament",
                  "gauntlet", "--quiet"]) == 0

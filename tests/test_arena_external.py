@@ -144,3 +144,155 @@ def test_external_against_python_policy_seats(client):
     r = res[0]
     assert len(r.pairs) == 1 and not r.forfeits
     assert all(sorted(h["order"]) == [0, 1, 2, 3] for h in r.pairs[0]["halves"])
+
+
+# -- no process outlives the arena ------------------------------------------------
+
+linux_proc = pytest.mark.skipif(not os.path.isdir("/proc/self") or os.name != "posix",
+                                reason="counts processes through /proc")
+
+
+def _with_marker(marker):
+    """Pids of the live processes whose command line holds ``marker``."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if marker.encode() in cmd:           # a zombie's command line is empty
+            pids.append(int(d))
+    return pids
+
+
+def _left_over(marker, grace=3.0):
+    end = time.monotonic() + grace
+    while True:
+        pids = _with_marker(marker)
+        if not pids or time.monotonic() > end:
+            return pids
+        time.sleep(0.1)
+
+
+def _kill_all(marker, proc=None):
+    import signal
+    if proc is not None and proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)          # the arena and its pool workers
+        except OSError:
+            pass
+        proc.wait(10)
+    for pid in _with_marker(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def wrapper(tmp_path):
+    """An engine command whose program starts a long helper first, as a
+    shell wrapper does (``sleep ... & exec bot``): every process it makes
+    carries a marker in its command line."""
+    import uuid
+    marker = f"arena-leftover-{uuid.uuid4().hex[:12]}"
+    client = tmp_path / f"client_{marker}.py"
+    client.write_text(CLIENT)
+    wrap = tmp_path / f"wrap_{marker}.sh"
+    wrap.write_text(f"#!/bin/sh\n"
+                    f"'{sys.executable}' -c 'import time; time.sleep(120)' {marker} &\n"
+                    f"exec '{sys.executable}' '{client}' \"$@\"\n")
+    try:
+        yield marker, f'name=w cmd="sh {wrap} {{url}} first"'
+    finally:
+        _kill_all(marker)
+
+
+def _arena_cli(tmp_path, marker, engine_spec, deals):
+    from test_arena import SRC
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # three participants: two pairings on the table server (the wrapped
+    # program), one in the process pool (a policy with options: its
+    # workers carry the marker too)
+    argv = [sys.executable, "-m", "guandan", "arena", "--engine", engine_spec, "greedy",
+            f"random:note={marker}", "--deals", str(deals), "--concurrency", "2", "--quiet",
+            "--move-time", "5", "--connect-time", "20", "--out", str(tmp_path / "out.json"),
+            "--records", str(tmp_path / "recs")]
+    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+@linux_proc
+def test_program_helpers_end_with_its_group(wrapper, tmp_path):
+    # the program exits first (and is waited for); its helper still dies with the group
+    from guandan.arena.external import _kill, _spawn, _wait_exit
+    marker, _ = wrapper
+    up = tmp_path / "helper-up"
+    helper = f"import sys, time; open(sys.argv[1], 'w').close(); time.sleep(120)"
+    eng = Engine("x", ["sh", "-c", f"'{sys.executable}' -c \"{helper}\" '{up}' {marker} & "
+                       f"while [ ! -e '{up}' ]; do sleep 0.05; done; exit 0"])
+    log = tmp_path / "x.log"
+    p = _spawn(eng, "ws://127.0.0.1:9/game/x", 0, str(log))
+    try:
+        assert _wait_exit(p, 30) == 0, log.read_text()
+        assert _with_marker(marker), log.read_text()        # the helper runs on
+    finally:
+        _kill(p)
+    assert _left_over(marker) == []
+
+
+@linux_proc
+def test_no_process_outlives_a_normal_run(wrapper, tmp_path):
+    marker, spec = wrapper
+    proc = _arena_cli(tmp_path, marker, spec, deals=1)
+    try:
+        try:
+            out, err = proc.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.system(f"ps -ef --forest | grep -v grep | grep -B3 -A8 {marker} | cut -c1-250")
+            os.system(f"py-spy dump --pid {proc.pid} 2>&1 | head -80")
+            raise
+        assert proc.returncode == 0, err
+        assert "Score of w vs greedy" in out
+        assert json.loads((tmp_path / "out.json").read_text())["interrupted"] is None
+        assert _left_over(marker) == []
+    finally:
+        _kill_all(marker, proc)
+
+
+@linux_proc
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_keeps_the_finished_pairs_and_ends_every_process(wrapper, tmp_path, signame):
+    import signal
+    marker, spec = wrapper
+    deals = 40
+    proc = _arena_cli(tmp_path, marker, spec, deals=deals)
+    try:
+        recs = tmp_path / "recs"
+        deadline = time.monotonic() + 60
+        # a finished pair of the table server's (its records) and programs running
+        while time.monotonic() < deadline and proc.poll() is None:
+            done = [f for d in recs.glob("w-vs-*") for f in d.iterdir()] if recs.is_dir() else []
+            if done and len(_with_marker(marker)) > 3:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()[1]
+        sig = getattr(signal, signame)
+        proc.send_signal(sig)                       # the arena alone, as kill(1) does
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + sig, err
+        assert "Traceback" not in err, err
+        d = json.loads((tmp_path / "out.json").read_text())
+        stop = d["interrupted"]
+        finished = sum(len(p["pairs"]) for p in d["pairings"])
+        assert stop == {"signal": signame, "pairs": finished, "of": 3 * deals}
+        assert 1 <= finished < 3 * deals
+        assert "Score of w vs greedy" in out
+        assert f"interrupted by {signame} after {finished} of {3 * deals} pairs" in out
+        assert "result saved to" in out
+        assert _left_over(marker) == []
+    finally:
+        _kill_all(marker, proc)

@@ -41,7 +41,8 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .participants import Participant
-from .runner import PR_SET_PDEATHSIG, Limits, _prctl, _rules_for, half_result, pair_result
+from .runner import (PR_SET_PDEATHSIG, SPAWN_LOCK, Limits, _prctl, _rules_for, half_result,
+                     pair_result)
 from .schedule import RANKS, DealSpec
 
 __all__ = ["ExternalTables"]
@@ -269,10 +270,11 @@ def _spawn(eng: Any, url: str, seat: int, log_path: str) -> subprocess.Popen:
             death = _parent_death_hook()
             if death is not None:
                 kw["preexec_fn"] = death
-        p = subprocess.Popen(eng.argv(url, seat), cwd=eng.dir or None,
-                             env={**os.environ, **eng.env} if eng.env else None,
-                             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                             **kw)
+        with SPAWN_LOCK:            # no worker process forks meanwhile (it would keep Popen's pipe)
+            p = subprocess.Popen(eng.argv(url, seat), cwd=eng.dir or None,
+                                 env={**os.environ, **eng.env} if eng.env else None,
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 **kw)
         # the group to kill, recorded now: it outlives the program itself when
         # the program leaves helpers behind
         p.pgid = p.pid if os.name == "posix" else None    # type: ignore[attr-defined]

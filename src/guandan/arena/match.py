@@ -21,7 +21,8 @@ from ..errors import GuandanError
 from ..rules import Rules
 from . import stats as st
 from .participants import Participant, parse_participants
-from .runner import Limits, play_batch_isolated, play_batch_native, play_batch_python, worker_init
+from .runner import (SPAWN_LOCK, Limits, play_batch_isolated, play_batch_native, play_batch_python,
+                     worker_init)
 from .schedule import DealSpec, deal_spec, pairings, parse_levels
 
 __all__ = ["arena", "ArenaResult", "PairingResult", "ArenaInterrupted"]
@@ -307,7 +308,10 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             return pool_for(k).submit(play_batch_native, r.a.native, r.b.native, sp, unit, rules,
                                       limits, want)
         if k == "python":
-            return pool_for(k).submit(play_batch_python, r.a, r.b, sp, unit, rules, limits, want)
+            pool = pool_for(k)
+            # a process pool forks its workers in submit: not while a program starts
+            with SPAWN_LOCK:
+                return pool.submit(play_batch_python, r.a, r.b, sp, unit, rules, limits, want)
         return ext_table.submit(r.a, r.b, sp, want)
 
     from .report import Progress

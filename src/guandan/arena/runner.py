@@ -87,6 +87,12 @@ def _alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
+# Held around every fork the arena makes (process-pool workers, replayed
+# halves, external programs). A worker forked while another thread is
+# starting a program would inherit that Popen's pipe, which then never sees
+# EOF: the start would wait forever.
+SPAWN_LOCK = threading.Lock()
+
 PR_SET_PDEATHSIG = 1
 _PRCTL: List[Any] = []
 
@@ -352,7 +358,8 @@ def play_batch_isolated(a: Any, b: Any, specs: Sequence[DealSpec], unit: str, ru
             proc = ctx.Process(target=_isolated_child, daemon=True,
                                args=(child, spec, half, (a, b), names, unit, rules, limits,
                                      os.getpid()))
-            proc.start()
+            with SPAWN_LOCK:
+                proc.start()
             child.close()
             try:
                 got, last, why = _watch_isolated(proc, parent, limits)
