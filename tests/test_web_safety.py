@@ -272,6 +272,18 @@ def _long_named_records(folder, n=500):
             f.write(rec)
 
 
+def _wait_listening(port, timeout=30):
+    t0 = time.monotonic()
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() - t0 > timeout:
+                raise
+            time.sleep(0.05)
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -326,6 +338,7 @@ def test_hostile_soak_keeps_rss_flat(tmp_path):
                 w = await ask(ws, {"type": "hello"}, "welcome")
                 assert len(w["records"]) == 500
                 return time.monotonic() - t0
+        _wait_listening(port)                 # "web table: URL" is printed just before the bind
         run(page_ok())
         time.sleep(0.5)
         before = _rss_mib(srv.proc.pid)
@@ -374,6 +387,7 @@ def test_an_abusive_page_stalls_neither_the_contest_table_nor_other_pages(tmp_pa
             "--bots", "1=greedy,2=greedy,3=greedy", "--games", "50", "--seed", "1",
             "--timeout", "30"]
     with _Proc(*args, ready="listening on ws://") as srv:
+        _wait_listening(web)
         async def main():
             gaps, page_times = [], []
             stop = asyncio.Event()
