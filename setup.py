@@ -159,7 +159,7 @@ def ext(name):
     )
 
 
-MODULES = ["_core", "_engine", "_sim", "_vec", "_bench", "_expert", "_solve", "_search"]
+MODULES = ["_gen", "_core", "_contest", "_engine", "_sim", "_vec", "_bench", "_expert", "_solve", "_search"]
 CYTHON_DIR = os.path.join("build", f"cython-{MODE}")   # generated C per build mode
 
 

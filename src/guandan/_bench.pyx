@@ -1,16 +1,21 @@
 # cython: language_level=3
-"""Benchmark support (not used by the library): the move generator timed in a
-native loop, as a game loop would call it. ``bench/movegen.py`` drives it."""
+"""Benchmark and profiling support (not used by the library): the move
+generator timed in a native loop, as a game loop would call it, and per move
+type (:func:`phase_times`). ``bench/movegen.py`` drives it."""
 
 from libc.stdlib cimport malloc, free
-from libc.stdint cimport uint8_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 
 cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with
-from guandan._core cimport F_PATTERN, c_array
+from guandan._gen cimport (
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, generate_types, F_PATTERN,
+)
+from guandan._core cimport c_array
+
+from .errors import LevelError
 
 cnp.import_array()
 
@@ -144,3 +149,67 @@ def move_counts(counts_, levels_, last_, bint pattern=False):
                                last_[i:i + 1] if last_.shape[0] else last_, pattern, 1)
         out[i] = tot
     return out
+
+
+# ---------------------------------------------------------------------------
+# Profiling support per move type (bench/movegen.py --phases, docs/profile.md)
+# ---------------------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int reps=1, last_=None):
+    """Seconds and moves of generation restricted to the types of the bit
+    mask ``types`` (bit t: type t; 0 = set-up only) over the hands given as
+    ``one``/``two`` uint64 words and ``levels`` (int64), ``reps`` times;
+    leading, or answering the rows of ``last`` (uint64 (n, 2)). Profiling
+    support only."""
+    one_ = c_array(one_, np.uint64, 1, 0, "one")
+    two_ = c_array(two_, np.uint64, 1, 0, "two")
+    levels_ = c_array(levels_, np.int64, 1, 0, "levels")
+    cdef Py_ssize_t n = one_.shape[0], i
+    if last_ is None:
+        last_ = np.zeros((n, 2), dtype=np.uint64)
+    last_ = c_array(last_, np.uint64, 2, 2, "last")
+    if two_.shape[0] != n or levels_.shape[0] != n or last_.shape[0] != n:
+        raise ValueError("one (one, two, level, last) per hand")
+    cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
+    cdef const uint64_t* one = <const uint64_t*>cnp.PyArray_DATA(one_)
+    cdef const uint64_t* two = <const uint64_t*>cnp.PyArray_DATA(two_)
+    cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
+    cdef Gen* g = gen_new()
+    cdef MoveBuf buf
+    cdef int rep, rc = 0
+    cdef int64_t t0, spent = 0, total = 0
+    cdef uint64_t cs = 0
+    buf.data = NULL
+    buf.n = 0
+    buf.cap = 0
+    if g == NULL or buf_reserve(&buf, 1 << 15) < 0:
+        gen_free(g)
+        buf_free(&buf)
+        raise MemoryError()
+    with nogil:
+        for rep in range(reps):
+            for i in range(n):
+                if levels[i] < 0 or levels[i] > 12:
+                    rc = -2
+                    break
+                buf.n = 0
+                t0 = <int64_t>gd_now_ns()
+                rc = generate_types(g, one[i], two[i], <int>levels[i], last[2 * i], last[2 * i + 1],
+                                    F_PATTERN if pattern else 0, types, &buf)
+                spent += <int64_t>gd_now_ns() - t0
+                if rc < 0:
+                    break
+                total += buf.n
+                if buf.n:
+                    cs ^= buf.data[2 * buf.n - 1]
+            if rc < 0:
+                break
+    gen_free(g)
+    buf_free(&buf)
+    if rc == -2:
+        raise LevelError("level index must be 0..12")
+    if rc < 0:
+        raise MemoryError()
+    return spent / 1e9, total, cs

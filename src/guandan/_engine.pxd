@@ -3,7 +3,8 @@
 with nogil functions; the Python Game and the bulk simulator drive it."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
-from guandan._core cimport Gen, MoveBuf, Hand
+from guandan._gen cimport Gen, MoveBuf
+from guandan._core cimport Hand
 
 cdef enum:
     PH_TRIBUTE = 0

@@ -14,8 +14,9 @@ from libc.string cimport memset, memcpy
 
 cimport cython
 import numpy as np
-from guandan._core cimport (
-    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
+from guandan._core cimport MoveList, Hand
+from guandan._gen cimport (
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok, hand_minus,
     T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,

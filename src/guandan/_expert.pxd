@@ -2,7 +2,7 @@
 """C-level interface of the native rule-based expert policy (``_expert.pyx``)."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
-from guandan._core cimport MoveBuf
+from guandan._gen cimport MoveBuf
 from guandan._engine cimport View
 
 cdef enum:

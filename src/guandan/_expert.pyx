@@ -27,8 +27,9 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, 
 from libc.string cimport memset, memcpy
 
 cimport cython
-from guandan._core cimport (
-    MoveBuf, MoveList, Hand, card_count, move_size, rank_strength, is_bomb_type,
+from guandan._core cimport MoveList, Hand
+from guandan._gen cimport (
+    MoveBuf, card_count, move_size, rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,

@@ -1,35 +1,138 @@
 # cython: language_level=3
-"""The move generator's scratch state (private to _core.pyx: other modules
-see only the opaque ``Gen`` of _core.pxd)."""
+"""C-level interface of the move generator (``_gen.pyx``), for the other
+native modules to cimport: the move word and its fields, the rank and bomb
+orders, classification, generation and comparison.
 
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from guandan._movebuf cimport MoveBuf
+A card set (a hand, or the cards of a move) is two 64-bit words:
+``one`` has bit ``f`` set when face ``f`` is present at least once and
+``two`` when it is present twice. Face ``f = rank*4 + suit`` for ranks
+2..A (0..12) and suits S H C D (0..3); 52 is the small joker, 53 the big one.
+
+A move is 16 bytes, the same two words with a tag in bits 56..63:
+``lo = one | type << 56`` and ``hi = two | key << 56`` (see ``_gen.pyx``).
+"""
+
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
+
+cdef extern from "bits.h":
+    int gd_ctz64(unsigned long long x) noexcept nogil
+    int gd_popcount64(unsigned long long x) noexcept nogil
+    void gd_squeeze4(uint64_t* v, uint64_t m) noexcept nogil
+    void gd_prefetch(const void* p) noexcept nogil
+    const uint64_t FACE_MASK "GD_FACE_MASK"      # bits 0..53: the faces
+    uint64_t mix_seed "gd_mix_seed"(uint64_t a, uint64_t b) noexcept nogil
 
 cdef enum:
-    OPTMAX = 32           # slot options per (k, rank): at most 16 + 10 + 4 for triples
-    SLACK = 4             # moves of slack the chunked emitter may read / write past a list (bits.h)
+    T_PASS = 0
+    T_SINGLE = 1
+    T_PAIR = 2
+    T_TRIPS = 3
+    T_THREE_PAIR = 4
+    T_THREE_WITH_TWO = 5
+    T_TWO_TRIPS = 6
+    T_STRAIGHT = 7
+    T_STRAIGHT_FLUSH = 8
+    T_BOMB = 9
+    T_JOKER_BOMB = 10
+    T_TRIBUTE = 11
+    T_BACK = 12
 
-ctypedef struct GenImpl:
-    uint64_t hone, htwo          # the whole hand, wilds included
-    uint8_t nat[16]              # natural state per rank (level hearts removed); 13..15 zero
-    uint8_t ncnt[16]             # natural card count per rank; 13..15 zero
-    int L, w, nsb, nhr
-    int maxbomb                  # largest bomb size the hand can make
-    uint32_t bombable            # ranks with at least 4 cards counting the wilds
-    int pattern, wild_sf
-    uint32_t types               # bit t set: generate type t
-    int minkey                   # non-bombs: key strength must exceed this
-    int bombmin                  # bombs: bomb value must exceed this
-    int bombsize                 # 0, or the only bomb size wanted (classify)
-    uint64_t wone[3]
-    uint64_t wtwo[3]
-    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
-    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
-    # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
-    uint8_t optdone[4][13]
-    uint8_t optn[4][13]
-    uint8_t optseg[4][13][4]             # options with j wilds: optseg[j] .. optseg[j + 1] - 1
-    uint64_t optw[4][13][2 * OPTMAX]     # natural cards of each option, interleaved (one, two)
-    uint64_t optpad[2 * SLACK]           # the emitter's read slack past the last row
-    uint8_t optnw[4][13][OPTMAX]
-    MoveBuf* out
+cdef enum:
+    F_PATTERN = 1         # suit-merged pattern mode
+    F_NO_WILD_SF = 2      # variant: a wild may not complete a straight flush
+
+cdef enum:
+    TAG_SHIFT = 56        # type (in lo) and key (in hi) live in bits 56..63
+
+# The one definition of the move word's fields, for every native module.
+cdef inline int move_type(uint64_t lo) noexcept nogil:
+    return <int>((lo >> TAG_SHIFT) & 15)
+
+cdef inline int move_key(uint64_t hi) noexcept nogil:
+    return <int>((hi >> TAG_SHIFT) & 31)
+
+cdef inline uint64_t move_once(uint64_t lo) noexcept nogil:
+    """The faces the move uses at least once."""
+    return lo & FACE_MASK
+
+cdef inline uint64_t move_twice(uint64_t hi) noexcept nogil:
+    """The faces the move uses twice."""
+    return hi & FACE_MASK
+
+cdef inline void hand_minus(uint64_t* one, uint64_t* two, uint64_t mo, uint64_t mt) noexcept nogil:
+    """A hand (faces held at least once, twice) minus the cards of a move it
+    holds (faces used at least once ``mo``, twice ``mt``)."""
+    cdef uint64_t o = one[0], t = two[0]
+    one[0] = (o & ~mo) | (t & mo & ~mt)
+    two[0] = t & ~mo
+
+# The one definition of the rank and bomb orders (inline in every module).
+cdef inline int card_count(uint64_t one, uint64_t two) noexcept nogil:
+    return gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK)
+
+cdef inline int move_size(uint64_t lo, uint64_t hi) noexcept nogil:
+    return card_count(lo, hi)
+
+cdef inline int rank_strength(int rank, int level) noexcept nogil:
+    """Level order of a rank-keyed key: 2..A, level rank above A, SB, HR."""
+    if rank == level:
+        return 13
+    if rank >= 13:
+        return rank + 1
+    return rank
+
+cdef inline bint is_bomb_type(int t) noexcept nogil:
+    return t == T_BOMB or t == T_STRAIGHT_FLUSH or t == T_JOKER_BOMB
+
+cdef inline bint is_seq_type(int t) noexcept nogil:
+    return t == T_STRAIGHT or t == T_STRAIGHT_FLUSH or t == T_THREE_PAIR or t == T_TWO_TRIPS
+
+cdef inline int bomb_value(int t, int key, int size, int level) noexcept nogil:
+    """Total order of bombs: 4 < 5 < straight flush < 6 < ... < 10 < jokers."""
+    if t == T_JOKER_BOMB:
+        return 8 * 16
+    if t == T_STRAIGHT_FLUSH:
+        return 2 * 16 + key
+    if size == 4:
+        return rank_strength(key, level)
+    if size == 5:
+        return 16 + rank_strength(key, level)
+    return (size - 3) * 16 + rank_strength(key, level)
+
+cdef inline int key_strength(int t, int key, int level) noexcept nogil:
+    if is_seq_type(t):
+        return key
+    return rank_strength(key, level)
+
+from guandan._movebuf cimport MoveBuf    # a growable array of move words
+
+# The generator's scratch state is opaque outside _gen.pyx (its layout is
+# private to it): take one with gen_new, give it back with gen_free, and
+# pass it to generate_with.
+cdef extern from *:
+    """
+    struct gd_gen;
+    """
+    ctypedef struct Gen "struct gd_gen":
+        pass
+
+cdef Gen* gen_new() noexcept nogil
+cdef void gen_free(Gen* g) noexcept nogil
+
+cdef int buf_reserve(MoveBuf* b, Py_ssize_t extra) noexcept nogil
+cdef void buf_free(MoveBuf* b) noexcept nogil
+
+cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
+                       uint64_t last_lo, uint64_t last_hi, int flags,
+                       MoveBuf* out) noexcept nogil
+# generate_with restricted to the move types of the bit mask ``types`` (bit
+# t: type t; 0: the set-up alone): the profiling hook of _bench.phase_times
+cdef int generate_types(Gen* g, uint64_t one, uint64_t two, int level,
+                        uint64_t last_lo, uint64_t last_hi, int flags, uint32_t types,
+                        MoveBuf* out) noexcept nogil
+cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
+                       MoveBuf* out) noexcept nogil
+cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
+                int level) noexcept nogil
+cdef int seq_rank(int pos) noexcept nogil
+cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil

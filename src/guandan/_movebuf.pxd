@@ -1,6 +1,6 @@
 # cython: language_level=3
 """A growable buffer of moves (two 64-bit words each), shared by the native
-modules through _core.pxd."""
+modules through _gen.pxd."""
 
 from libc.stdint cimport uint64_t
 

@@ -4,7 +4,7 @@ sampler, native rollouts and the determinized Monte-Carlo search, for other
 native modules to cimport."""
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
-from guandan._core cimport Gen, MoveBuf
+from guandan._gen cimport Gen, MoveBuf
 from guandan._engine cimport State, View, RuleSet
 
 cdef enum:

@@ -47,8 +47,9 @@ cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport (
-    Gen, gen_new, gen_free, MoveBuf, MoveList, Hand, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
+from guandan._core cimport MoveList, Hand
+from guandan._gen cimport (
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
     bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
 )
 from guandan._engine cimport (

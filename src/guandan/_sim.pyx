@@ -11,8 +11,9 @@ cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport (
-    Gen, gen_new, gen_free, MoveBuf, MoveList, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
+from guandan._core cimport MoveList
+from guandan._gen cimport (
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
     move_type, move_key, move_once, move_twice, FACE_MASK, mix_seed,
     beats,
 )

@@ -3,7 +3,7 @@
 native modules (the search player cimports it)."""
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from guandan._core cimport Gen, MoveBuf
+from guandan._gen cimport Gen, MoveBuf
 from guandan._engine cimport State
 
 cdef extern from "gdtime.h":

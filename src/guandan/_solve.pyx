@@ -100,7 +100,7 @@ from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memset, memcpy
 
 cimport cython
-from guandan._core cimport (
+from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
     key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )

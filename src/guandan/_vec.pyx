@@ -10,7 +10,7 @@ cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport Gen, gen_new, gen_free, MoveBuf, buf_free, mix_seed
+from guandan._gen cimport Gen, gen_new, gen_free, MoveBuf, buf_free, mix_seed
 from guandan._engine cimport (
     State, RuleSet, NativeRules, PH_OVER, st_new_game, st_legal, st_apply, View, view_of,
     obs_fill, st_round_reward, OBS_DIM,
