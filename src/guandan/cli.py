@@ -217,7 +217,7 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     from .bots import check_url, load_bot, run_bot
 
     url = check_url(args.url)                   # before loading anything
-    run_bot(load_bot(args.bot), url)
+    run_bot(load_bot(args.bot), url, rules=args.rules)
     return 0
 
 
@@ -480,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")
     bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan")
+    bt.add_argument("--rules", default="contest",
+                    help="the server's rules preset: contest (default) or default")
     bt.set_defaults(func=_cmd_bot)
     return p
 

@@ -740,7 +740,9 @@ class Game:
     def observation(self, seat: int) -> Dict[str, Any]:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
-        this round once resolved, and the last round's order. Nothing hidden."""
+        this round once resolved, the last round's order and the game's rules
+        (``"rules"``: :meth:`Rules.to_dict`, read back by
+        :func:`guandan.rules.rules_of`). Nothing hidden."""
         seat = check_int(seat, "seat", 0, 3)
         c = self._core
         lv = c.rlevel
@@ -774,6 +776,7 @@ class Game:
             "finish_order": c.fin,
             "tribute": trib,
             "last_round_order": c.last_order,
+            "rules": self.rules.to_dict(),
         }
 
     def _deal_strings(self) -> List[str]:

@@ -43,6 +43,7 @@ from . import _core, _engine
 from . import _expert  # noqa: F401  (registers the native "expert" policy)
 from ._core import Hand
 from .errors import GuandanError
+from .rules import resolve_rules, rules_of
 
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
            "policy_names", "parse_policy", "explain", "observation_fields", "BUILTIN"]
@@ -90,15 +91,15 @@ class NativePolicy:
     """A built-in native policy as a callable over an observation (for SDK
     bots, the network client and Python loops). The decision is exactly the
     native one: the observation is turned into the same view the native
-    loop builds from the state, on ``rules`` (a :class:`guandan.Rules`;
-    default: the default rules; observations do not carry them)."""
+    loop builds from the state, under the observation's rules
+    (:func:`guandan.rules.rules_of`; for an observation without them,
+    ``rules``, else the default rules)."""
 
     def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None) -> None:
-        from .rules import Rules
         self.name = name
         self.code = native_code(name)
         self._rng = random.Random(seed)
-        self.rules = rules if rules is not None else Rules.default()
+        self.rules = None if rules is None else resolve_rules(rules)
 
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
@@ -107,7 +108,8 @@ class NativePolicy:
             import numpy as np
             words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
             legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
-        i = _choose(self.code, observation, legal_moves, self.rules, self._rng.getrandbits(64))
+        i = _choose(self.code, observation, legal_moves, rules_of(observation, self.rules),
+                    self._rng.getrandbits(64))
         if not 0 <= i < len(legal_moves):
             raise GuandanError(f"policy {self.name} made no choice")
         return legal_moves[i]

@@ -50,6 +50,7 @@ from ._core import Hand
 from .errors import GuandanError
 from .moves import Move
 from .policies import observation_fields
+from .rules import resolve_rules, rules_of
 
 __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
            "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose",
@@ -376,9 +377,10 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     """The native information set of an observation (play phase): what
     :class:`SearchPolicy` samples worlds from. The observation's history
     must be this round's complete history (not so in a game started from a
-    position after some plays: use :meth:`guandan.Game.sample_worlds`)."""
-    from .rules import Rules
-    r = rules if rules is not None else Rules.default()
+    position after some plays: use :meth:`guandan.Game.sample_worlds`).
+    The rules are the observation's (:func:`guandan.rules.rules_of`; for an
+    observation without them, ``rules``, else the default rules)."""
+    r = rules_of(obs, rules)
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
     f = observation_fields(obs, r)
@@ -396,8 +398,9 @@ class SearchPolicy:
     (for :class:`guandan.bots.Bot`, the network client, Python loops). It
     decides from the observation alone, tribute knowledge included; its own
     seeded stream gives every decision's seed, so the same seed and the same
-    observations give the same moves. Tribute and return: the rollout
-    policy's choice."""
+    observations give the same moves. It samples and rolls out under the
+    observation's rules (``rules`` for observations without them, else the
+    default rules). Tribute and return: the rollout policy's choice."""
 
     name = "search"
 
@@ -406,7 +409,7 @@ class SearchPolicy:
         self.config = config if config is not None else SearchConfig(**options)
         if config is not None and options:
             self.config = self.config.replace(**options)
-        self.rules = rules
+        self.rules = None if rules is None else resolve_rules(rules)
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.last: Optional[SearchResult] = None

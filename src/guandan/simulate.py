@@ -535,7 +535,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
     if len(policies) != 4:
         raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
-    rules = rules if rules is not None else Rules.default()
+    rules = resolve_rules(rules)
     codes = np.array([native_code(p) for p in policies], dtype=np.int8)
     n = len(seeds)
     sd = np.asarray(seeds, dtype=np.uint64).reshape(n)
