@@ -39,7 +39,7 @@ to act (:attr:`guandan.Game.to_act`).
 - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``.
 
 **Episodes and seeds.** ``reset(seed=s)`` starts a new :class:`guandan.Game`
-whose deal seed is ``guandan.simulate.game_seed(s, 0)``; later new games of the
+whose deal seed is ``guandan.seeds.game_seed(s, 0)``; later new games of the
 same environment use ``game_seed(s, 1)``, ``game_seed(s, 2)`` ... — exactly
 the games of ``VecGame(1, seed=s, unit=...)``, so the environment and the
 batched :class:`guandan.VecGame` produce identical trajectories from the same
@@ -147,7 +147,7 @@ except ImportError as _e:          # an optional extra
 from .errors import GuandanError
 from .game import Game
 from .rules import Rules, resolve_rules
-from .simulate import game_seed
+from .seeds import game_seed
 from .vec import OBS_DIM, move_features
 
 __all__ = ["env", "raw_env", "GuandanEnv", "LegalMoves", "DEFAULT_MAX_ACTIONS"]

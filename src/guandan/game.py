@@ -32,6 +32,7 @@ from .positions import cards_str, check_level, check_seed, parse_position_string
 from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
+from .seeds import game_seed, policy_seed
 
 if TYPE_CHECKING:
     from ._search import InfoSet
@@ -50,12 +51,6 @@ _R = _engine.REFUSALS                    # the native Refusal codes by name
 _R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
 _R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
 _R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
-
-
-def _mix_seed(a: int, b: int) -> int:
-    """A 64-bit seed from two integers (the native splitmix64 seed mix)."""
-    from .simulate import game_seed
-    return game_seed(a, b)
 
 
 def _rollout_code(policy: Any) -> int:
@@ -640,13 +635,13 @@ class Game:
         trick = tuple(self.trick)
         out = []
         for i in range(n):
-            wseed = _mix_seed(seed, i)
+            wseed = game_seed(seed, i)
             st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
                                                for s in range(4)], wseed)
             g = Game.__new__(Game)
             g._init(self.rules, wseed)
             g._core.load_state_bytes(st)
-            g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
+            g._core.seed_policy(policy_seed(wseed))
             g._initial_trick = trick
             g._round0 = g._core.round_index
             g._deals = [g._deal_strings()]
@@ -731,7 +726,7 @@ class Game:
             lo, hi = self._core.pick(_rollout_code(cfg.rollout))
             return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
         seat = self._core.to_act
-        seed = cfg.seed if cfg.seed is not None else _mix_seed(self.seed, self._core.decisions)
+        seed = cfg.seed if cfg.seed is not None else game_seed(self.seed, self._core.decisions)
         raw = self._info(seat).search(*cfg.native_args(), seed)
         return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 

@@ -39,6 +39,7 @@ from .policies import native_code
 PY_SEAT = _sim.PY_SEAT
 from .errors import GuandanError
 from .rules import Rules, resolve_rules
+from .seeds import POLICY_SALT, chunk_seeds, game_seed
 
 __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
            "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
@@ -48,19 +49,6 @@ OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
 CHUNK_DEALS = 2000
 CHUNK_GAMES = 100
 MAX_N = 1 << 40               # ~10^12 deals (weeks of CPU): larger counts are mistakes
-
-
-def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
-    """(game seed, policy seed) of chunk ``index``: the ``index``-th child of
-    ``SeedSequence(seed)``."""
-    a, b = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, dtype=np.uint64)
-    return int(a), int(b)
-
-
-def game_seed(base: int, k: int) -> int:
-    """The deal seed of game ``k`` from a base seed (the native loop's mix):
-    game ``k`` of a chunk with game seed ``base`` is ``Game(seed=game_seed(base, k))``."""
-    return _sim.game_seed(base, k)
 
 
 def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...],
@@ -547,7 +535,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
             if o is not None:
                 lo[i] = o
     if policy_seeds is None:
-        ps = sd ^ np.uint64(0xA5A5A5A5DEADBEEF)
+        ps = sd ^ np.uint64(POLICY_SALT)           # policy_seed, elementwise
     else:
         ps = np.asarray(policy_seeds, dtype=np.uint64).reshape(n)
     u = 0 if unit == "deal" else 1
