@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("websockets")
 
 from guandan import Game  # noqa: E402
-from guandan.tables import MultiTableServer  # noqa: E402
+from guandan.server import MultiTableServer  # noqa: E402
 
 
 async def _client(url, log, slow_at=None, slow=0.0):

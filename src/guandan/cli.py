@@ -146,7 +146,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
     if args.tables != 1:
-        from .tables import serve_tables as serve      # several tables on one port
+        from .server import serve_tables as serve      # several tables on one port
         extra = {"tables": args.tables}
     else:
         extra = {}
@@ -166,7 +166,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if args.record:
             os.makedirs(args.record, exist_ok=True)
         if args.tables != 1:
-            from .tables import MultiTableServer
+            from .server import MultiTableServer
             kwargs.pop("tables")
             srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
         else:
