@@ -208,6 +208,7 @@ def run_phases(args):
         return statistics.median(x[0] for x in out) / (m * r) * 1e6, out[0][1] / (m * r)
 
     res = {}
+    base = [(0.0, 0.0)] * 3            # the bit-0 row (no phase switched off), set first
     print(f"{'phase (us per hand, moves)':<26}{'lead full':>18}{'lead pattern':>18}{'follow':>18}")
     for bit, name in PHASES:
         mask = 0 if bit == 0 else (1 << bit)

@@ -1,7 +1,6 @@
 """The bot SDK: one Bot class plays over the network, in-process and in the simulator."""
 
 import asyncio
-import json
 
 import pytest
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from guandan import (Game, Hand, IllegalMoveError, Move, MoveType, Rules, classify, contest_order,
+from guandan import (Game, MoveType, Rules, classify, contest_order,
                      legal_moves)
 from guandan.moves import ORDERS
 

@@ -25,16 +25,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import guandan
 from guandan import (
     Game,
     GuandanError,
     Hand,
-    InvalidMoveError,
     Move,
     MoveType,
     Rules,
@@ -1035,7 +1033,6 @@ def mutate_record(rec, data):
 @given(k=st.integers(0, 5), data=st.data())
 def test_replay_mutated_records(k, data):
     rec, pos = base_record(k)
-    original = copy.deepcopy(rec)
     rec, applied = mutate_record(rec, data)
     ok, g = attempt("Game.replay(record)", Game.replay, rec)
     if not applied:
@@ -1059,7 +1056,6 @@ def _one_line_error(err):
 @given(k=st.integers(0, 5), data=st.data())
 def test_cli_replay_in_process(k, data, tmp_path_factory):
     rec, pos = base_record(k)
-    original = copy.deepcopy(rec)
     rec, applied = mutate_record(rec, data)
     path = tmp_path_factory.mktemp("rec") / "r.json"
     text = rec if isinstance(rec, str) else json.dumps(rec, default=repr)

@@ -3,8 +3,6 @@ errors), lower-case cards, the missing-extra message, bots from the current
 folder, the simulate module, --version and help, the library niceties
 (reprs, to_pandas, Wilson intervals, CSV), the docs in the repository."""
 
-import io
-import json
 import os
 import re
 import socket
@@ -12,11 +10,10 @@ import subprocess
 import sys
 import types
 
-import numpy as np
 import pytest
 
 import guandan
-from guandan import Game, Hand, Rules, SimulationResult, classify, legal_moves, simulate
+from guandan import Game, Hand, SimulationResult, classify, legal_moves, simulate
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from guandan import Game, Hand
+from guandan import Game
 from guandan.play import Style, describe, play_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

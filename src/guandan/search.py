@@ -40,13 +40,12 @@ from __future__ import annotations
 import math
 import random
 import threading
-from dataclasses import dataclass, field, fields, replace as _dc_replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, fields, replace as _dc_replace
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core, _engine, _search
-from ._core import Hand
 from .errors import GuandanError
 from .moves import Move
 from .policies import observation_fields

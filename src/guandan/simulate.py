@@ -34,12 +34,12 @@ import numpy as np
 from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
-from .policies import native_code
-
-PY_SEAT = _sim.PY_SEAT
 from .errors import GuandanError
+from .policies import native_code
 from .rules import Rules, resolve_rules
 from .seeds import POLICY_SALT, chunk_seeds, game_seed
+
+PY_SEAT = _sim.PY_SEAT
 
 __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
            "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
