@@ -100,23 +100,38 @@ class Game:
         r = resolve_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
-        self._init(r, check_seed(seed))
+        seed = check_seed(seed)
+        core = _engine.GameCore.new_game(seed, r.native)
         if policy_seed is not None:           # the built-in random policy's draws
-            self._core.seed_policy(check_seed(policy_seed))
-        self._deals = [self._deal_strings()]  # cards dealt at each round start
+            core.seed_policy(check_seed(policy_seed))
+        self._setup(core, r, seed, round0=0)
 
-    def _init(self, rules: Rules, seed: int) -> None:
-        # the one constructor path (new games and positions)
+    def _setup(self, core: Any, rules: Rules, seed: int, *, start: Optional[str] = None,
+               round_start: Optional[Dict[str, Any]] = None,
+               initial_trick: Tuple[Tuple[int, Move], ...] = (),
+               log: Optional[List[Tuple[int, int, int, int, int]]] = None,
+               deals: Optional[List[List[str]]] = None, round0: Optional[int] = None) -> None:
+        # the one constructor path: every Game (new, position, deal, copy,
+        # sampled world) is its native core plus these fields
         self.rules = rules
         self.seed = seed
-        self._start: Optional[str] = None
-        self._round_start: Optional[Dict[str, Any]] = None
-        self._core = _engine.GameCore.new_game(seed, rules.native)
+        self._core = core
         self._lock = threading.RLock()
-        self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
-        self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
-        self._deals: List[List[str]] = []
-        self._round0 = 0                  # round index the game (or position) starts at
+        self._start: Optional[str] = start
+        self._round_start: Optional[Dict[str, Any]] = round_start
+        self._log: List[Tuple[int, int, int, int, int]] = [] if log is None else log  # (seat, lo, hi, level, round)
+        self._initial_trick: Tuple[Tuple[int, Move], ...] = initial_trick
+        self._round0 = core.round_index if round0 is None else round0   # the round the game starts at
+        # cards dealt at each round start
+        self._deals: List[List[str]] = [self._deal_strings()] if deals is None else deals
+
+    @classmethod
+    def _from_core(cls, core: Any, rules: Rules, seed: int, **fields: Any) -> "Game":
+        """A Game around a native core already in its state (the private
+        constructor; ``fields`` as :meth:`_setup`)."""
+        g = cls.__new__(cls)
+        g._setup(core, rules, seed, **fields)
+        return g
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -155,12 +170,9 @@ class Game:
         seed = check_seed(seed)
         pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
-        g = cls.__new__(cls)
-        g._init(r, seed)
-        g._core.set_position(*pos.native, seed, r.native)
-        g._initial_trick = pos.trick
-        g._round0 = g._core.round_index
-        g._deals = [g._deal_strings()]
+        core = _engine.GameCore.new_game(seed, r.native)
+        core.set_position(*pos.native, seed, r.native)
+        g = cls._from_core(core, r, seed, initial_trick=pos.trick)
         g._start = g.position
         return g
 
@@ -202,15 +214,13 @@ class Game:
             if order[0] & 1 != owner:
                 raise GuandanError(f"the previous banker (seat {order[0]}) must be in the owner "
                                    f"team {owner}: the round is played at the last winner's level")
-        g = cls.__new__(cls)
-        g._init(r, seed)
-        g._core.start_round(seed, tl, owner, order, r.native)
+        core = _engine.GameCore.new_game(seed, r.native)
+        core.start_round(seed, tl, owner, order, r.native)
         if policy_seed is not None:
-            g._core.seed_policy(check_seed(policy_seed))
-        g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
-                          "last_order": order}
-        g._deals = [g._deal_strings()]
-        return g
+            core.seed_policy(check_seed(policy_seed))
+        return cls._from_core(core, r, seed, round_start={"team_levels": [_RANKS[x] for x in tl],
+                                                          "owner": owner, "last_order": order},
+                               round0=0)
 
     # -- state ----------------------------------------------------------------
     @property
@@ -531,18 +541,9 @@ class Game:
     @_locked
     def copy(self) -> "Game":
         """An independent copy (native state and undo history copied)."""
-        g = Game.__new__(Game)
-        g._lock = threading.RLock()
-        g.rules = self.rules
-        g.seed = self.seed
-        g._start = self._start
-        g._round_start = self._round_start
-        g._core = self._core.copy()
-        g._log = list(self._log)
-        g._deals = list(self._deals)
-        g._round0 = self._round0
-        g._initial_trick = self._initial_trick
-        return g
+        return Game._from_core(self._core.copy(), self.rules, self.seed, start=self._start,
+                               round_start=self._round_start, initial_trick=self._initial_trick,
+                               log=list(self._log), deals=list(self._deals), round0=self._round0)
 
     @_locked
     def choose(self, policy: Union[str, Callable[..., Any]]) -> Move:
@@ -638,13 +639,10 @@ class Game:
             wseed = game_seed(seed, i)
             st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
                                                for s in range(4)], wseed)
-            g = Game.__new__(Game)
-            g._init(self.rules, wseed)
-            g._core.load_state_bytes(st)
-            g._core.seed_policy(policy_seed(wseed))
-            g._initial_trick = trick
-            g._round0 = g._core.round_index
-            g._deals = [g._deal_strings()]
+            core = _engine.GameCore.new_game(wseed, self.rules.native)
+            core.load_state_bytes(st)
+            core.seed_policy(policy_seed(wseed))
+            g = Game._from_core(core, self.rules, wseed, initial_trick=trick)
             g._start = g.position
             out.append(g)
         return out
