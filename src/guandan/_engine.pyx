@@ -763,11 +763,11 @@ REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": R
             "NOT_A_PLAY": REFUSE_NOT_A_PLAY, "LEADER_PASS": REFUSE_LEADER_PASS,
             "DOES_NOT_BEAT": REFUSE_DOES_NOT_BEAT, "OTHER": REFUSE_OTHER}
 
-# Built-in native policies by code (guandan.policies names them).
 # a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
 cdef uint64_t _POLICY_SALT = 0xA5A5A5A5DEADBEEFULL
 POLICY_SALT = _POLICY_SALT
 
+# Built-in native policies by code (guandan.policies names them).
 NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL_EXPERT}
 
 

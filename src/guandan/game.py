@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random as _random
 import threading
+from enum import IntEnum
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -47,10 +48,8 @@ _native_move = Move._from_native        # words read from the native state
 _TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
-_R = _engine.REFUSALS                    # the native Refusal codes by name
-_R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
-_R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
-_R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
+# why the native state machine refused an action (its codes, named once)
+Refusal = IntEnum("Refusal", _engine.REFUSALS)
 
 
 def _rollout_code(policy: Any) -> int:
@@ -501,30 +500,31 @@ class Game:
         # the rule is native (st_refusal); here it is only put into words
         c = self._core
         lo, hi = m.words
-        code = c.refusal(lo, hi)
+        code = Refusal(c.refusal(lo, hi))
         seat = c.to_act
-        if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
-            return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
-        if code == _R_NOT_IN_HAND:
+        if code in (Refusal.TRIBUTE_DUE, Refusal.RETURN_DUE):
+            due = "pay tribute" if code == Refusal.TRIBUTE_DUE else "return a card"
+            return f"seat {seat} must {due} now, not play {m}"
+        if code == Refusal.NOT_IN_HAND:
             hand = c.hand(seat)
             missing = _missing(hand, m)
             once = [x for x in missing if hand.count(x) == 1]
             note = f" ({' '.join(once)} held once, needed twice)" if once else ""
             return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
-        if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
+        if code == Refusal.TRIBUTE_CARD or code == Refusal.RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
-            if code == _R_TRIBUTE_CARD:
+            if code == Refusal.TRIBUTE_CARD:
                 return f"the tribute is the highest card in level order, never a wild: one of {choices}"
             return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if code == _R_NOT_A_PLAY:
+        if code == Refusal.NOT_A_PLAY:
             return f"there is no {m.type.platform} in the play phase"
-        if code == _R_LEADER_PASS:
+        if code == Refusal.LEADER_PASS:
             return "the leader cannot pass"
-        if code == _R_DOES_NOT_BEAT:
+        if code == Refusal.DOES_NOT_BEAT:
             top = self.top
             assert top is not None
             return f"{m} does not beat {top.move} (played by seat {top.seat})"
-        if code == _R_GAME_OVER:
+        if code == Refusal.GAME_OVER:
             return "the game is over"
         return f"{m} is not legal here"
 
