@@ -28,7 +28,7 @@ from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
-from .policies import native_code, parse_policy
+from .policies import native_code, parse_policy, rollout_code
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
@@ -50,15 +50,6 @@ _FACE_MASK = _core.MOVE_FACE_MASK
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
 # why the native state machine refused an action (its codes, named once)
 Refusal = IntEnum("Refusal", _engine.REFUSALS)
-
-
-def _rollout_code(policy: Any) -> int:
-    """The native code of a rollout policy name (a native policy that is not
-    a search)."""
-    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
-        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
-                           f"got {policy!r:.60}")
-    return native_code(parse_policy(policy)[0])
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -660,7 +651,7 @@ class Game:
         import time
         from . import _search
         from .search import RolloutResult
-        code = _rollout_code(policy)
+        code = rollout_code(policy)
         n = check_int(n, "n", 0, 100_000_000)
         seed = check_seed(seed)
         if self.phase is not Phase.PLAY:
@@ -721,7 +712,7 @@ class Game:
             raise GuandanError("config must be a guandan.search.SearchConfig")
         if self.phase is not Phase.PLAY:
             # tribute and return: the rollout policy's choice
-            lo, hi = self._core.pick(_rollout_code(cfg.rollout))
+            lo, hi = self._core.pick(rollout_code(cfg.rollout))
             return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
         seat = self._core.to_act
         seed = cfg.seed if cfg.seed is not None else game_seed(self.seed, self._core.decisions)

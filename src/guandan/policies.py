@@ -45,7 +45,7 @@ from ._core import Hand
 from .errors import GuandanError
 from .rules import resolve_rules, rules_of
 
-__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
+__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code", "rollout_code",
            "policy_names", "parse_policy", "explain", "observation_fields", "BUILTIN"]
 
 _NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
@@ -85,6 +85,15 @@ def native_code(name: str) -> int:
     if code is None or not _engine.policy_available(code):
         raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
     return code
+
+
+def rollout_code(policy: Any) -> int:
+    """The native code of a rollout policy name: a native policy that is not
+    a search (GuandanError otherwise)."""
+    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
+        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
+                           f"got {policy!r:.60}")
+    return native_code(parse_policy(policy)[0])
 
 
 class NativePolicy:

@@ -48,7 +48,7 @@ import numpy as np
 from . import _core, _engine, _search
 from .errors import GuandanError
 from .moves import Move
-from .policies import observation_fields
+from .policies import observation_fields, rollout_code
 from .rules import resolve_rules, rules_of
 
 __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
@@ -161,8 +161,7 @@ class SearchConfig:
         return _dc_replace(self, **changes)
 
     def rollout_code(self) -> int:
-        from .game import _rollout_code
-        return _rollout_code(self.rollout)
+        return rollout_code(self.rollout)
 
     def native_args(self) -> Tuple[int, int, float, int, int, int, int, float, bool]:
         """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin,
