@@ -140,7 +140,7 @@ def test_hand_from_anything(x):
             raise AssertionError(f"Hand() refused a valid multiset {as_list}: {h}")
         return
     if as_list is not None:
-        # card strings are accepted in either case (issue 12): 's2' is S2
+        # card strings are accepted in either case: 's2' is S2
         assert Counter(c.upper() for c in as_list) == Counter(h), (x, h)
     assert Hand(str(h)) == h and eval(repr(h), {"Hand": Hand}) == h
     assert Hand.from_counts(h.counts()) == h and Hand.from_masks(*h.masks) == h
@@ -167,7 +167,7 @@ def test_hand_methods(h, other, level, card, masks):
         assert w == h.count("H" + RANKS[level_ok(level)])
     ok, n = attempt("Hand.count(card)", h.count, card)
     if ok:
-        assert card.upper() in FACES and n == Counter(h)[card.upper()]   # either case (issue 12)
+        assert card.upper() in FACES and n == Counter(h)[card.upper()]   # either case
     attempt("x in Hand", lambda: card in h)
     assert Hand.from_masks(*h.masks) == h
     ok, r = attempt("Hand.from_masks", Hand.from_masks, *masks)
@@ -263,7 +263,7 @@ def test_move_methods_on_arbitrary_words(args, other_args, triple, level):
 
 
 def test_move_known_bad_tags():
-    # the words of issue 8: type tags 13 and 15 (no such type), keys >= 16, a level >= 13
+    # hostile words: type tags 13 and 15 (no such type), keys >= 16, a level >= 13
     for lo, hi, lv in ((13 << TAG, 0, 0), (15 << TAG, 0, 0), ((15 << TAG) | 1, 0, 0), ((13 << TAG) | 0xF, 0, 5),
                        ((1 << TAG) | 1, 16 << TAG, 0), ((1 << TAG) | 1, 31 << TAG, 0), ((1 << TAG) | 1, 0, 13),
                        ((1 << TAG) | 1, 0, 14), ((1 << TAG) | 1, 0, -1)):
@@ -306,7 +306,7 @@ def test_classify(cards, level, rules):
     as_list = cards.split() if isinstance(cards, str) else list(cards) if isinstance(cards, (list, tuple)) else None
     for m in readings:
         if as_list is not None:
-            assert Counter(m.cards) == Counter(c.upper() for c in as_list)   # either case (issue 12)
+            assert Counter(m.cards) == Counter(c.upper() for c in as_list)   # either case
         assert Move.from_platform(m.to_platform(), lv + 2, rules=rules) == m
     if readings:
         assert Move.from_cards(cards, level, rules=rules) == readings[0]

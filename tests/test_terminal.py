@@ -1,4 +1,4 @@
-"""Issue 12, the terminal game (guandan play), driven by scripted input and,
+"""The terminal game (guandan play), driven by scripted input and,
 for the 80x24 screen, through tmux."""
 
 import io
