@@ -152,3 +152,10 @@ def test_import_guandan_simulate_gives_the_module():
     r = simulate(50, seed=1, workers=1)                  # and callable as the function
     assert isinstance(r, SimulationResult) and len(r) == 50
     assert guandan.simulate(10, workers=1).n == 10
+
+
+def test_simulate_refuses_absurd_counts_instead_of_running_forever():
+    # the fuzz suite drew n = 2**64 now and then and simulated until killed
+    with pytest.raises(ValueError, match="n must be an int 0.."):
+        simulate(2 ** 64, workers=1)
+    one_line_error(cli("simulate", "--deals", str(2 ** 64)), 2, "argument --deals: must be at most")
