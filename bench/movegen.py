@@ -203,7 +203,7 @@ def run_phases(args):
     def t(mask, pattern, lastw, idx=slice(None), r=reps):
         o, w, l = one[idx].copy(), two[idx].copy(), lv[idx].copy()
         lw = None if lastw is None else lastw[idx].copy()
-        out = [_core._phase_times(o, w, l, mask, pattern, r, lw) for _ in range(args.runs)]
+        out = [_bench.phase_times(o, w, l, mask, pattern, r, lw) for _ in range(args.runs)]
         m = len(o)
         return statistics.median(x[0] for x in out) / (m * r) * 1e6, out[0][1] / (m * r)
 

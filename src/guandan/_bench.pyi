@@ -1,6 +1,6 @@
-"""Type stubs for the benchmark harness (guandan._bench)."""
+"""Type stubs for the benchmark and profiling harness (guandan._bench)."""
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -10,3 +10,6 @@ def bench_loop(counts: npt.NDArray[np.uint8], levels: npt.NDArray[np.int64],
 def ideal_loop(nmoves: npt.NDArray[np.int64], reps: int = ...) -> Tuple[int, int, float]: ...
 def move_counts(counts: npt.NDArray[np.uint8], levels: npt.NDArray[np.int64],
                 last: npt.NDArray[np.uint64], pattern: bool = ...) -> npt.NDArray[np.int64]: ...
+def phase_times(one: npt.NDArray[np.uint64], two: npt.NDArray[np.uint64],
+                levels: npt.NDArray[np.int64], types: int, pattern: bool = ...,
+                reps: int = ..., last: Optional[npt.NDArray[np.uint64]] = ...) -> Tuple[float, int, int]: ...

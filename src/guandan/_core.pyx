@@ -7,7 +7,8 @@ C-level, in ``_gen.pyx``; the contest platform's ``actionList`` order is in
 """
 
 from guandan._gen cimport (
-    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, classify_into, beats,
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, generate_batch,
+    classify_into, beats,
     words_shape_ok, move_type, move_key, move_size, card_count, is_seq_type, seq_rank, gd_ctz64,
     FACE_MASK, TAG_SHIFT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
     T_STRAIGHT_FLUSH, T_THREE_PAIR, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, F_PATTERN, F_NO_WILD_SF,
@@ -762,14 +763,13 @@ def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=Tru
     counts_ = c_array(counts_, np.uint8, 2, 54, "counts")
     levels_ = c_array(levels_, np.int64, 1, 0, "levels")
     last_ = c_array(last_, np.uint64, 2, 2, "last")
-    cdef Py_ssize_t n = counts_.shape[0], i, f
+    cdef Py_ssize_t n = counts_.shape[0]
     if levels_.shape[0] != n or last_.shape[0] not in (0, n):
         raise ValueError("one level (and none or one play to beat) per hand")
     cdef const uint8_t* counts = <const uint8_t*>cnp.PyArray_DATA(counts_)
     cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
     cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
     cdef MoveBuf buf
-    cdef uint64_t one, two
     cdef int rc = 0, flags = _flags(pattern, wild_sf)
     cdef cnp.ndarray offsets = np.empty(n + 1, dtype=np.int64)
     cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
@@ -779,44 +779,13 @@ def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=Tru
     off[0] = 0
     with nogil:
         rc = buf_reserve(&buf, n * (64 if pattern else 256) + 16)
-        for i in range(n):
-            if rc < 0:
-                break
-            _counts_to_masks(counts + 54 * i, &one, &two)
-            if has_last:
-                rc = generate_with(g, one, two, <int>levels[i], last[2 * i], last[2 * i + 1], flags, &buf)
-            else:
-                rc = generate_with(g, one, two, <int>levels[i], 0, 0, flags, &buf)
-            off[i + 1] = buf.n
+        if rc == 0:
+            rc = generate_batch(g, counts, levels, last, has_last, n, flags, &buf, off)
     _give_gen(g)
     if rc < 0:
         buf_free(&buf)
         raise MemoryError("move buffer allocation failed")
     return offsets, _owned_array(&buf)
-
-
-cdef inline uint64_t _bytes_nonzero(uint64_t x) noexcept nogil:
-    """Bit 0 of each byte: that byte of x is not zero (bits folded within bytes)."""
-    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F) | (x & <uint64_t>0x0F0F0F0F0F0F0F0F)
-    x = ((x >> 2) & <uint64_t>0x0303030303030303) | (x & <uint64_t>0x0303030303030303)
-    return ((x >> 1) | x) & <uint64_t>0x0101010101010101
-
-
-cdef inline void _counts_to_masks(const uint8_t* c, uint64_t* one, uint64_t* two) noexcept nogil:
-    """The (one, two) words of 54 counts (>= 1: in one, >= 2: in two), eight
-    counts per step: a per-byte test, the eight bits gathered by a multiply."""
-    cdef uint64_t o = 0, t = 0, x
-    cdef int i
-    for i in range(7):
-        if i < 6:
-            memcpy(&x, c + 8 * i, 8)
-        else:                           # faces 48..53
-            x = <uint64_t>c[48] | (<uint64_t>c[49] << 8) | (<uint64_t>c[50] << 16) | (
-                <uint64_t>c[51] << 24) | (<uint64_t>c[52] << 32) | (<uint64_t>c[53] << 40)
-        o |= ((_bytes_nonzero(x) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
-        t |= ((_bytes_nonzero(x & <uint64_t>0xFEFEFEFEFEFEFEFE) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
-    one[0] = o
-    two[0] = t
 
 
 def make_movelist(words, int level):

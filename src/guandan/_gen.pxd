@@ -125,6 +125,11 @@ cdef void buf_free(MoveBuf* b) noexcept nogil
 cdef int generate_with(Gen* g, uint64_t one, uint64_t two, int level,
                        uint64_t last_lo, uint64_t last_hi, int flags,
                        MoveBuf* out) noexcept nogil
+# generate_with over n hands given as 54 card counts each (the batch entry
+# point of _core): off[i + 1] = out.n after hand i
+cdef int generate_batch(Gen* g, const uint8_t* counts, const int64_t* levels,
+                        const uint64_t* last, bint has_last, Py_ssize_t n, int flags,
+                        MoveBuf* out, int64_t* off) noexcept nogil
 # generate_with restricted to the move types of the bit mask ``types`` (bit
 # t: type t; 0: the set-up alone): the profiling hook of _bench.phase_times
 cdef int generate_types(Gen* g, uint64_t one, uint64_t two, int level,

@@ -1049,6 +1049,53 @@ cdef int generate_types(Gen* g, uint64_t one, uint64_t two, int level,
     return rc
 
 
+cdef inline uint64_t _bytes_nonzero(uint64_t x) noexcept nogil:
+    """Bit 0 of each byte: that byte of x is not zero (bits folded within bytes)."""
+    x = ((x >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F) | (x & <uint64_t>0x0F0F0F0F0F0F0F0F)
+    x = ((x >> 2) & <uint64_t>0x0303030303030303) | (x & <uint64_t>0x0303030303030303)
+    return ((x >> 1) | x) & <uint64_t>0x0101010101010101
+
+
+cdef inline void _counts_to_masks(const uint8_t* c, uint64_t* one, uint64_t* two) noexcept nogil:
+    """The (one, two) words of 54 counts (>= 1: in one, >= 2: in two), eight
+    counts per step: a per-byte test, the eight bits gathered by a multiply."""
+    cdef uint64_t o = 0, t = 0, x
+    cdef int i
+    for i in range(7):
+        if i < 6:
+            memcpy(&x, c + 8 * i, 8)
+        else:                           # faces 48..53
+            x = <uint64_t>c[48] | (<uint64_t>c[49] << 8) | (<uint64_t>c[50] << 16) | (
+                <uint64_t>c[51] << 24) | (<uint64_t>c[52] << 32) | (<uint64_t>c[53] << 40)
+        o |= ((_bytes_nonzero(x) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+        t |= ((_bytes_nonzero(x & <uint64_t>0xFEFEFEFEFEFEFEFE) * <uint64_t>0x0102040810204080) >> 56) << (8 * i)
+    one[0] = o
+    two[0] = t
+
+
+cdef int generate_batch(Gen* g, const uint8_t* counts, const int64_t* levels,
+                        const uint64_t* last, bint has_last, Py_ssize_t n, int flags,
+                        MoveBuf* out, int64_t* off) noexcept nogil:
+    """The plays of ``n`` hands given as 54 card counts each (``counts``), hand
+    i at ``levels[i]`` answering row i of ``last`` (when ``has_last``, else
+    leading), appended to ``out``; ``off[i + 1]`` is ``out.n`` after hand i.
+    -1 out of memory."""
+    cdef GenImpl* gi = <GenImpl*>g
+    cdef Py_ssize_t i
+    cdef uint64_t one, two
+    cdef int rc = 0
+    for i in range(n):
+        if rc < 0:
+            break
+        _counts_to_masks(counts + 54 * i, &one, &two)
+        if has_last:
+            rc = _generate_with(gi, one, two, <int>levels[i], last[2 * i], last[2 * i + 1], flags, out)
+        else:
+            rc = _generate_with(gi, one, two, <int>levels[i], 0, 0, flags, out)
+        off[i + 1] = out.n
+    return rc
+
+
 cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil:
     """Append every reading of exactly the cards (one, two), highest first."""

@@ -27,7 +27,8 @@ from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
-from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
+from .moves import (ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, contest_order,
+                    parse_move)
 from .policies import native_code, parse_policy, rollout_code
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
@@ -424,7 +425,7 @@ class Game:
             raise GuandanError(f"order must be 'generator' or 'contest', got {order!r:.40}")
         moves = self._core.legal()
         if order == "contest" and self.phase is Phase.PLAY:
-            moves = _core.contest_order(moves, self._core.hand(self._core.to_act))
+            moves = contest_order(moves, self._core.hand(self._core.to_act))
         return moves
 
     def parse_action(self, action: Any) -> Move:

@@ -3,7 +3,7 @@ the public entry points :func:`legal_moves`, :func:`classify` and
 :func:`legal_moves_batch`.
 
 A move is the triple (type, key rank, card multiset) of docs/rules.md. Internally
-it is 16 bytes (two 64-bit words, see ``_core.pyx``); :class:`Move` is a thin
+it is 16 bytes (two 64-bit words, see ``_gen.pyx``); :class:`Move` is a thin
 view over them, built only when asked for.
 
 >>> from guandan import legal_moves
@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _contest, _core
 from ._core import Hand
 from .errors import CardError, GuandanError, InvalidMoveError, LevelError, TooManyCopiesError
 from .rules import Rules
@@ -410,7 +410,7 @@ def contest_order(moves: MoveList, hand: Any) -> MoveList:
         raise GuandanError(f"contest_order takes a MoveList, got {type(moves).__name__}")
     if type(hand) is not Hand:
         hand = Hand(hand)
-    return _core.contest_order(moves, hand)
+    return _contest.contest_order(moves, hand)
 
 
 def legal_moves(hand: Any, level: Any, last: Any = None, *, mode: str = "full",
@@ -460,7 +460,7 @@ def legal_moves(hand: Any, level: Any, last: Any = None, *, mode: str = "full",
         lo, hi = _last_words(last, lv, rules)
     moves = _core.generate_moves(hand, lv, lo, hi, pattern,
                                  True if rules is None else _wild_sf(rules))
-    return moves if order == "generator" else _core.contest_order(moves, hand)
+    return moves if order == "generator" else _contest.contest_order(moves, hand)
 
 
 def classify(cards: Any, level: Any, *, rules: Optional[Rules] = None) -> List[Move]:
