@@ -3,24 +3,22 @@
 native loop (no Python object per decision, GIL released), over the same
 state machine as :class:`guandan.Game` (``_engine.pyx``)."""
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport malloc, free
-from libc.string cimport memset, memcpy
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from libc.stdlib cimport free
+from libc.string cimport memcpy
 
 cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport MoveList
+from guandan._core cimport MoveList, c_array
 from guandan._gen cimport (
-    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS, gd_ctz64,
-    move_type, move_key, move_once, move_twice, FACE_MASK, mix_seed,
-    beats,
+    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, is_bomb_type, T_PASS,
+    move_type, move_once, move_twice, mix_seed, beats,
 )
 from guandan._engine cimport (
-    State, RuleSet, NativeRules, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER, st_seed, rng_next, rng_below,
-    st_new_game, st_new_round, st_legal, st_apply, policy_choose, View, view_of, obs_fill, st_round_reward,
-    OBS_DIM,
+    State, NativeRules, PH_PLAY, PH_OVER, st_seed, st_new_game, st_new_round, st_legal, st_apply,
+    policy_choose,
 )
 from guandan._engine import policy_available
 
@@ -40,7 +38,7 @@ cdef extern from *:
 cdef inline int push3(uint64_t** buf, Py_ssize_t* n, Py_ssize_t* cap, uint64_t a, uint64_t b,
                       uint64_t c) noexcept nogil:
     """Append (a, b, c) to a growable buffer; -1 when out of memory (the
-    buffer is then left as it was, still owned by the caller)."""
+    buffer is then left as it was, still owned by its holder)."""
     cdef uint64_t* p
     if n[0] + 3 > cap[0]:
         p = realloc_u64(buf[0], cap[0] * 2 + 1024)
@@ -128,10 +126,6 @@ cdef int _check_step(State* a, State* z, uint64_t lo, uint64_t hi, int* played) 
     return 0
 
 
-cdef inline Py_ssize_t _choose(State* st, MoveBuf* b, const int8_t* pol, uint64_t* prng) noexcept nogil:
-    return policy_choose(pol[st.to_act], st, b, prng)
-
-
 cdef enum:
     POL_PY_SEAT = 0    # policy code of a seat decided by a Python callback
 
@@ -142,24 +136,169 @@ cdef Py_ssize_t _ask(object callback, Py_ssize_t game, const uint64_t* pend, Py_
                      MoveBuf* b, int level, list errors):
     """Ask the Python callback for a decision (-1 and the exception kept in
     ``errors`` when it fails)."""
-    cdef Py_ssize_t k
     cdef MoveList ml = MoveList.__new__(MoveList)
     try:
-        acts = np.empty(pend_n, dtype=np.uint64)
-        for k in range(pend_n):
-            acts[k] = pend[k]
+        acts = _words(pend, pend_n)
         ml._level = level
         if buf_reserve(&ml.buf, b.n) < 0:
             raise MemoryError()
         memcpy(ml.buf.data, b.data, b.n * 16)
         ml.buf.n = b.n
-        i = callback(game, acts.reshape(-1, 3), ml)
+        i = callback(game, acts, ml)
         if not 0 <= i < b.n:
             raise IndexError(f"callback answered {i} for {b.n} legal actions")
         return i
     except BaseException as e:
         errors.append(e)
         return -1
+
+
+cdef object _words(const uint64_t* p, Py_ssize_t n):
+    """A new ``(n / 3, 3)`` uint64 array of the action words ``[seat, lo, hi]``."""
+    arr = np.empty(n, dtype=np.uint64)
+    if n:
+        memcpy(cnp.PyArray_DATA(arr), p, n * sizeof(uint64_t))
+    return arr.reshape(-1, 3)
+
+
+cdef enum:
+    LOOP_OK = 0
+    LOOP_FAILED = -1          # out of memory, no legal action, or a policy's answer out of range
+    LOOP_BROKEN = -2          # an invariant broken (check mode): ``bad`` names it
+    LOOP_RAISED = -3          # the Python callback raised: ``errors[0]``
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class _Loop:
+    """The play loop of one simulation call and everything it owns: the
+    generator scratch, the legal-action buffer, the policy RNG, the actions
+    recorded for the caller and those pending for the Python seats. Freed
+    with the object, so every exit of ``run_chunk`` and ``run_setups``
+    gives its buffers back."""
+    cdef Gen* g
+    cdef MoveBuf b
+    cdef uint64_t prng[4]
+    cdef int8_t pol[4]
+    cdef uint64_t* rec                # the actions of the game being recorded
+    cdef Py_ssize_t rec_n, rec_cap
+    cdef uint64_t* pend               # the actions since the last Python decision
+    cdef Py_ssize_t pend_n, pend_cap
+    cdef bint recording               # record this game's actions
+    cdef bint asking                  # some seat is decided by ``callback``
+    cdef bint check                   # verify every step (_check_step)
+    cdef int bad, played              # check mode: the broken invariant, cards played this round
+    cdef int32_t dec, bombs           # decisions and bombs since the caller last reset them
+    cdef Py_ssize_t game              # the game's index, as the callback is told
+    cdef object callback
+    cdef list errors
+
+    def __cinit__(self, policies, object callback=None, bint check=False):
+        cdef int k
+        self.g = NULL
+        self.b.data = NULL
+        self.b.n = 0
+        self.b.cap = 0
+        self.rec = NULL
+        self.rec_n = 0
+        self.rec_cap = 0
+        self.pend = NULL
+        self.pend_n = 0
+        self.pend_cap = 0
+        self.recording = False
+        self.bad = 0
+        self.played = 0
+        self.dec = 0
+        self.bombs = 0
+        self.game = 0
+        self.callback = callback
+        self.asking = callback is not None
+        self.check = check
+        self.errors = []
+        for k in range(4):
+            if not (policy_available(policies[k]) or (policies[k] == POL_PY_SEAT and self.asking)):
+                raise ValueError(f"no native policy with code {policies[k]}")
+            self.pol[k] = policies[k]
+        self.g = gen_new()
+        if self.g == NULL or buf_reserve(&self.b, 1 << 15) < 0:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        gen_free(self.g)
+        buf_free(&self.b)
+        free(self.rec)
+        free(self.pend)
+
+    cdef void new_game(self, Py_ssize_t game, bint recording) noexcept nogil:
+        """Start the bookkeeping of a new game (its recorded and pending actions)."""
+        self.game = game
+        self.recording = recording
+        self.rec_n = 0
+        self.pend_n = 0
+
+    cdef int play_round(self, State* st) noexcept nogil:
+        """Play the decisions of ``st`` until its round ends (or the game),
+        counting them in ``dec`` and the bombs in ``bombs``. LOOP_OK, or
+        why it stopped."""
+        cdef Py_ssize_t i
+        cdef int r0 = st.round_index
+        cdef MoveBuf* b = &self.b
+        cdef State before
+        while st.round_index == r0 and st.phase != PH_OVER:
+            b.n = 0
+            if st_legal(st, self.g, b) < 0 or b.n == 0:
+                return LOOP_FAILED
+            if self.pol[st.to_act] == POL_PY_SEAT:
+                with gil:
+                    i = _ask(self.callback, self.game, self.pend, self.pend_n, b, st.rlevel, self.errors)
+                self.pend_n = 0
+                if i < 0:
+                    return LOOP_RAISED
+            else:
+                i = policy_choose(self.pol[st.to_act], st, b, self.prng)
+            if i < 0 or i >= b.n:
+                return LOOP_FAILED
+            if self.asking:
+                if push3(&self.pend, &self.pend_n, &self.pend_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                    return LOOP_FAILED
+            if self.recording:
+                if push3(&self.rec, &self.rec_n, &self.rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                    return LOOP_FAILED
+            if is_bomb_type(move_type(b.data[2 * i])):
+                self.bombs += 1
+            if self.check:
+                memcpy(&before, st, sizeof(State))
+            st_apply(st, b.data[2 * i], b.data[2 * i + 1])
+            self.dec += 1
+            if self.check:
+                self.bad = _check_step(&before, st, b.data[2 * i], b.data[2 * i + 1], &self.played)
+                if self.bad:
+                    return LOOP_BROKEN
+        return LOOP_OK
+
+    cdef object record(self):
+        """The recorded actions of the game as a ``(k, 3)`` uint64 array ``[seat, lo, hi]``."""
+        return _words(self.rec, self.rec_n)
+
+    cdef object failure(self, int rc, State* st):
+        """The exception for a loop that stopped with ``rc`` at ``st``."""
+        if rc == LOOP_RAISED:
+            return self.errors[0]
+        if rc == LOOP_BROKEN:
+            return AssertionError(f"invariant {self.bad} ({CHECKS.get(self.bad, '?')}) broken in game "
+                                  f"{self.game}, round {st.round_index}, decision {st.decisions}")
+        return MemoryError("simulation buffer allocation failed")
+
+
+cdef object _policy_codes(policies_):
+    if (not isinstance(policies_, np.ndarray) or policies_.dtype != np.int8 or policies_.ndim != 1
+            or policies_.shape[0] != 4):
+        raise ValueError("one policy code per seat (an int8 array of 4)")
+    return [int(policies_[k]) for k in range(4)]
+
+
+cdef inline void* _data(cnp.ndarray a) noexcept:
+    return cnp.PyArray_DATA(a)
 
 
 @cython.boundscheck(False)
@@ -183,46 +322,12 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     applied since the previous call (of this game, from its start when it is
     new), and the legal actions as a MoveList; it returns an index into
     ``legal``. The loop and its bookkeeping stay the same for every seat."""
-    cdef Py_ssize_t rows = 0, i, game = 0, nrec = 0
+    cdef _Loop loop = _Loop(_policy_codes(policies_), callback, check)
+    cdef Py_ssize_t rows = 0, game = 0
     cdef State st
-    cdef Gen* g = gen_new()
-    cdef MoveBuf b
-    cdef uint64_t prng[4]
-    cdef int rc = 0, r0, k, t, lvl
-    cdef int32_t dec = 0
-    cdef int16_t bombs = 0
-    cdef int8_t pol[4]
+    cdef int rc = LOOP_OK, r0, k, t, lvl
     cdef int32_t gdec = 0, gbombs = 0, gtrib = 0, ganti = 0
-    cdef bint recording
-    cdef State before
-    cdef int bad = 0, played = 0
-    cdef Py_ssize_t rec_n = 0, rec_cap = 0
-    cdef uint64_t* rec = NULL
-    cdef Py_ssize_t pend_n = 0, pend_cap = 0
-    cdef uint64_t* pend = NULL           # actions since the last Python decision
-    cdef bint asking = callback is not None
-    errors = []
-    if g == NULL:
-        raise MemoryError()
-    if (not isinstance(policies_, np.ndarray) or policies_.dtype != np.int8 or policies_.ndim != 1
-            or policies_.shape[0] != 4):
-        gen_free(g)
-        raise ValueError("one policy code per seat (an int8 array of 4)")
-    cdef int8_t policies[4]
-    for k in range(4):
-        policies[k] = policies_[k]
-    for k in range(4):
-        if not (policy_available(policies[k]) or (policies[k] == POL_PY_SEAT and callback is not None)):
-            gen_free(g)
-            raise ValueError(f"no native policy with code {policies[k]}")
-        pol[k] = policies[k]
-    b.data = NULL
-    b.n = 0
-    b.cap = 0
-    if buf_reserve(&b, 1 << 15) < 0:
-        gen_free(g)
-        raise MemoryError()
-    st_seed(prng, policy_seed)
+    st_seed(loop.prng, policy_seed)
     # outputs
     cdef cnp.ndarray a_game = np.zeros(n, dtype=np.int32)
     cdef cnp.ndarray a_round = np.zeros(n, dtype=np.int16)
@@ -238,27 +343,25 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     cdef cnp.ndarray a_winner = np.full(n, -1, dtype=np.int8)
     cdef cnp.ndarray a_rounds = np.zeros(n, dtype=np.int16)
     cdef cnp.ndarray a_levels = np.zeros((n, 2), dtype=np.int8)
-    cdef int32_t* v_game = <int32_t*>cnp.PyArray_DATA(a_game)
-    cdef int16_t* v_round = <int16_t*>cnp.PyArray_DATA(a_round)
-    cdef int8_t* v_level = <int8_t*>cnp.PyArray_DATA(a_level)
-    cdef int8_t* v_order = <int8_t*>cnp.PyArray_DATA(a_order)
-    cdef int8_t* v_bteam = <int8_t*>cnp.PyArray_DATA(a_bteam)
-    cdef int8_t* v_delta = <int8_t*>cnp.PyArray_DATA(a_delta)
-    cdef int8_t* v_trib = <int8_t*>cnp.PyArray_DATA(a_trib)
-    cdef int8_t* v_anti = <int8_t*>cnp.PyArray_DATA(a_anti)
-    cdef int32_t* v_dec = <int32_t*>cnp.PyArray_DATA(a_dec)
-    cdef int32_t* v_bombs = <int32_t*>cnp.PyArray_DATA(a_bombs)
-    cdef int8_t* v_over = <int8_t*>cnp.PyArray_DATA(a_over)
-    cdef int8_t* v_winner = <int8_t*>cnp.PyArray_DATA(a_winner)
-    cdef int16_t* v_rounds = <int16_t*>cnp.PyArray_DATA(a_rounds)
-    cdef int8_t* v_levels = <int8_t*>cnp.PyArray_DATA(a_levels)
+    cdef int32_t* v_game = <int32_t*>_data(a_game)
+    cdef int16_t* v_round = <int16_t*>_data(a_round)
+    cdef int8_t* v_level = <int8_t*>_data(a_level)
+    cdef int8_t* v_order = <int8_t*>_data(a_order)
+    cdef int8_t* v_bteam = <int8_t*>_data(a_bteam)
+    cdef int8_t* v_delta = <int8_t*>_data(a_delta)
+    cdef int8_t* v_trib = <int8_t*>_data(a_trib)
+    cdef int8_t* v_anti = <int8_t*>_data(a_anti)
+    cdef int32_t* v_dec = <int32_t*>_data(a_dec)
+    cdef int32_t* v_bombs = <int32_t*>_data(a_bombs)
+    cdef int8_t* v_over = <int8_t*>_data(a_over)
+    cdef int8_t* v_winner = <int8_t*>_data(a_winner)
+    cdef int16_t* v_rounds = <int16_t*>_data(a_rounds)
+    cdef int8_t* v_levels = <int8_t*>_data(a_levels)
     recs = []
     with nogil:
-        while rows < n and rc == 0:
+        while rows < n and rc == LOOP_OK:
             st_new_game(&st, _mix(seed, <uint64_t>game), &rules.r)
-            recording = game < record_games
-            rec_n = 0
-            pend_n = 0
+            loop.new_game(game, game < record_games)
             gdec = 0
             gbombs = 0
             gtrib = 0
@@ -267,54 +370,19 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                 # one round
                 r0 = st.round_index
                 lvl = st.rlevel
-                dec = 0
-                bombs = 0
+                loop.dec = 0
+                loop.bombs = 0
                 if st.tr.npay and not st.tr.anti:
                     gtrib += 1
                 if st.tr.anti:
                     ganti += 1
                 k = st.tr.npay if not st.tr.anti else 0
                 t = st.tr.anti
-                while st.round_index == r0 and st.phase != PH_OVER:
-                    b.n = 0
-                    if st_legal(&st, g, &b) < 0 or b.n == 0:
-                        rc = -1
-                        break
-                    if pol[st.to_act] == POL_PY_SEAT:
-                        with gil:
-                            i = _ask(callback, game, pend, pend_n, &b, st.rlevel, errors)
-                        pend_n = 0
-                        if i < 0:
-                            rc = -3
-                            break
-                    else:
-                        i = _choose(&st, &b, pol, prng)
-                    if i < 0 or i >= b.n:
-                        rc = -1
-                        break
-                    if asking:
-                        if push3(&pend, &pend_n, &pend_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
-                            rc = -1
-                            break
-                    if recording:
-                        if push3(&rec, &rec_n, &rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
-                            rc = -1
-                            break
-                    if is_bomb_type(move_type(b.data[2 * i])):
-                        bombs += 1
-                    if check:
-                        memcpy(&before, &st, sizeof(State))
-                    st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
-                    dec += 1
-                    if check:
-                        bad = _check_step(&before, &st, b.data[2 * i], b.data[2 * i + 1], &played)
-                        if bad:
-                            rc = -2
-                            break
-                if rc != 0:
+                rc = loop.play_round(&st)
+                if rc != LOOP_OK:
                     break
-                gdec += dec
-                gbombs += bombs
+                gdec += loop.dec
+                gbombs += loop.bombs
                 if unit == 0:
                     v_game[rows] = <int32_t>game
                     v_round[rows] = <int16_t>r0
@@ -327,12 +395,12 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                     v_delta[rows] = st.last_delta
                     v_trib[rows] = <int8_t>k
                     v_anti[rows] = <int8_t>t
-                    v_dec[rows] = dec
-                    v_bombs[rows] = bombs
+                    v_dec[rows] = loop.dec
+                    v_bombs[rows] = loop.bombs
                     v_over[rows] = 1 if st.phase == PH_OVER else 0
                     v_winner[rows] = st.winner if st.phase == PH_OVER else -1
                     rows += 1
-            if rc != 0:
+            if rc != LOOP_OK:
                 break
             if unit == 1:
                 v_game[rows] = <int32_t>game
@@ -345,24 +413,12 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
                 v_trib[rows] = <int8_t>(gtrib if gtrib < 127 else 127)
                 v_anti[rows] = <int8_t>(ganti if ganti < 127 else 127)
                 rows += 1
-            if recording:
+            if loop.recording:
                 with gil:
-                    arr = np.empty(rec_n, dtype=np.uint64)
-                    for i in range(rec_n):
-                        arr[i] = rec[i]
-                    recs.append(arr.reshape(-1, 3))
+                    recs.append(loop.record())
             game += 1
-    gen_free(g)
-    free(rec)
-    free(pend)
-    buf_free(&b)
-    if rc == -3:
-        raise errors[0]
-    if rc == -2:
-        raise AssertionError(f"invariant {bad} ({CHECKS.get(bad, '?')}) broken in game {game}, "
-                             f"round {st.round_index}, decision {st.decisions}")
-    if rc != 0:
-        raise MemoryError("simulation buffer allocation failed")
+    if rc != LOOP_OK:
+        raise loop.failure(rc, &st)
     if unit == 0:
         out = {"game": a_game, "round": a_round, "level": a_level, "order": a_order,
                "banker_team": a_bteam, "delta": a_delta, "tribute": a_trib, "anti": a_anti,
@@ -374,13 +430,9 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     return out, recs
 
 
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
-               const int8_t[:, ::1] levels, const int8_t[::1] owner,
-               const int8_t[:, ::1] last_order, const int8_t[::1] policies, int unit,
+def run_setups(seeds_, policy_seeds_, levels_, owner_, last_order_, policies_, int unit,
                NativeRules rules not None, bint record=False):
     """Play each given start once with one native policy per seat: unit 0, the
     round started by ``st_new_round(seeds[i], levels[i], owner[i],
@@ -388,123 +440,92 @@ def run_setups(const uint64_t[::1] seeds, const uint64_t[::1] policy_seeds,
     ``st_new_game(seeds[i])``. The policy RNG of start ``i`` is seeded with
     ``policy_seeds[i]`` exactly as ``GameCore.seed_policy`` seeds it, so these
     results equal a Python loop over ``Game.from_deal`` / ``Game(seed)`` with
-    the same policy names and policy seeds. Returns a dict of numpy rows and, with ``record``,
-    the ``(seat, lo, hi)`` words of every action of each start."""
-    cdef Py_ssize_t n = seeds.shape[0], row, i
-    cdef State st
-    cdef Gen* g = gen_new()
-    cdef MoveBuf b
-    cdef uint64_t prng[4]
-    cdef int rc = 0, r0, k, ppos, banker
-    cdef int32_t dec
-    cdef int32_t bombs
-    cdef int8_t pol[4]
-    cdef Py_ssize_t rec_n = 0, rec_cap = 0
-    cdef uint64_t* rec = NULL
-    if g == NULL:
-        raise MemoryError()
-    if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
-            or policy_seeds.shape[0] != n \
-            or last_order.shape[0] != n or levels.shape[1] != 2 or last_order.shape[1] != 4:
-        gen_free(g)
+    the same policy names and policy seeds. Arrays: ``seeds`` and
+    ``policy_seeds`` uint64 (n,), ``levels`` int8 (n, 2), ``owner`` int8 (n,),
+    ``last_order`` int8 (n, 4), ``policies`` int8 (4,), all C-contiguous.
+    Returns a dict of numpy rows and, with ``record``, the ``(seat, lo, hi)``
+    words of every action of each start."""
+    seeds_ = c_array(seeds_, np.uint64, 1, 0, "seeds")
+    policy_seeds_ = c_array(policy_seeds_, np.uint64, 1, 0, "policy_seeds")
+    levels_ = c_array(levels_, np.int8, 2, 2, "levels")
+    owner_ = c_array(owner_, np.int8, 1, 0, "owner")
+    last_order_ = c_array(last_order_, np.int8, 2, 4, "last_order")
+    policies_ = c_array(policies_, np.int8, 1, 0, "policies")
+    cdef Py_ssize_t n = seeds_.shape[0], row
+    if policies_.shape[0] != 4 or levels_.shape[0] != n or owner_.shape[0] != n \
+            or policy_seeds_.shape[0] != n or last_order_.shape[0] != n:
         raise ValueError("run_setups: arrays of mismatched shapes")
-    for k in range(4):
-        if not policy_available(policies[k]):
-            gen_free(g)
-            raise ValueError(f"no native policy with code {policies[k]}")
-        pol[k] = policies[k]
+    cdef const uint64_t* seeds = <const uint64_t*>_data(seeds_)
+    cdef const uint64_t* policy_seeds = <const uint64_t*>_data(policy_seeds_)
+    cdef const int8_t* levels = <const int8_t*>_data(levels_)
+    cdef const int8_t* owner = <const int8_t*>_data(owner_)
+    cdef const int8_t* last_order = <const int8_t*>_data(last_order_)
+    cdef _Loop loop = _Loop([int(policies_[k]) for k in range(4)])
+    cdef State st
+    cdef int rc = LOOP_OK, k, ppos, banker
     for row in range(n):
-        if not (0 <= levels[row, 0] <= 12 and 0 <= levels[row, 1] <= 12 and 0 <= owner[row] <= 1):
-            gen_free(g)
+        if not (0 <= levels[2 * row] <= 12 and 0 <= levels[2 * row + 1] <= 12 and 0 <= owner[row] <= 1):
             raise ValueError("run_setups: a level or owner out of range")
-        if last_order[row, 0] >= 0:
-            if sorted([last_order[row, k] for k in range(4)]) != [0, 1, 2, 3] \
-                    or (last_order[row, 0] & 1) != owner[row]:
-                gen_free(g)
+        if last_order[4 * row] >= 0:
+            if sorted([last_order[4 * row + k] for k in range(4)]) != [0, 1, 2, 3] \
+                    or (last_order[4 * row] & 1) != owner[row]:
                 raise ValueError("run_setups: bad previous finishing order")
-    b.data = NULL
-    b.n = 0
-    b.cap = 0
-    if buf_reserve(&b, 1 << 15) < 0:
-        gen_free(g)
-        raise MemoryError()
-    a_order = np.zeros((n, 4), dtype=np.int8)
-    a_points = np.zeros(n, dtype=np.int8)
-    a_trib = np.zeros(n, dtype=np.int8)
-    a_anti = np.zeros(n, dtype=np.int8)
-    a_dec = np.zeros(n, dtype=np.int32)
-    a_bombs = np.zeros(n, dtype=np.int32)
-    a_winner = np.full(n, -1, dtype=np.int8)
-    a_rounds = np.zeros(n, dtype=np.int16)
-    a_levels = np.zeros((n, 2), dtype=np.int8)
-    cdef int8_t[:, ::1] v_order = a_order
-    cdef int8_t[::1] v_points = a_points
-    cdef int8_t[::1] v_trib = a_trib
-    cdef int8_t[::1] v_anti = a_anti
-    cdef int32_t[::1] v_dec = a_dec
-    cdef int32_t[::1] v_bombs = a_bombs
-    cdef int8_t[::1] v_winner = a_winner
-    cdef int16_t[::1] v_rounds = a_rounds
-    cdef int8_t[:, ::1] v_levels = a_levels
+    cdef cnp.ndarray a_order = np.zeros((n, 4), dtype=np.int8)
+    cdef cnp.ndarray a_points = np.zeros(n, dtype=np.int8)
+    cdef cnp.ndarray a_trib = np.zeros(n, dtype=np.int8)
+    cdef cnp.ndarray a_anti = np.zeros(n, dtype=np.int8)
+    cdef cnp.ndarray a_dec = np.zeros(n, dtype=np.int32)
+    cdef cnp.ndarray a_bombs = np.zeros(n, dtype=np.int32)
+    cdef cnp.ndarray a_winner = np.full(n, -1, dtype=np.int8)
+    cdef cnp.ndarray a_rounds = np.zeros(n, dtype=np.int16)
+    cdef cnp.ndarray a_levels = np.zeros((n, 2), dtype=np.int8)
+    cdef int8_t* v_order = <int8_t*>_data(a_order)
+    cdef int8_t* v_points = <int8_t*>_data(a_points)
+    cdef int8_t* v_trib = <int8_t*>_data(a_trib)
+    cdef int8_t* v_anti = <int8_t*>_data(a_anti)
+    cdef int32_t* v_dec = <int32_t*>_data(a_dec)
+    cdef int32_t* v_bombs = <int32_t*>_data(a_bombs)
+    cdef int8_t* v_winner = <int8_t*>_data(a_winner)
+    cdef int16_t* v_rounds = <int16_t*>_data(a_rounds)
+    cdef int8_t* v_levels = <int8_t*>_data(a_levels)
     recs = []
     with nogil:
         for row in range(n):
             if unit == 0:
-                st_new_round(&st, seeds[row], levels[row, 0], levels[row, 1], owner[row],
-                             &last_order[row, 0] if last_order[row, 0] >= 0 else NULL, &rules.r)
+                st_new_round(&st, seeds[row], levels[2 * row], levels[2 * row + 1], owner[row],
+                             &last_order[4 * row] if last_order[4 * row] >= 0 else NULL, &rules.r)
             else:
                 st_new_game(&st, seeds[row], &rules.r)
-            st_seed(prng, policy_seeds[row])
+            st_seed(loop.prng, policy_seeds[row])
+            loop.new_game(row, record)
             v_trib[row] = st.tr.npay if not st.tr.anti else 0
             v_anti[row] = st.tr.anti
-            r0 = st.round_index
-            dec = 0
-            bombs = 0
-            rec_n = 0
-            while st.phase != PH_OVER and (unit == 1 or st.round_index == r0):
-                b.n = 0
-                if st_legal(&st, g, &b) < 0 or b.n == 0:
-                    rc = -1
-                    break
-                i = policy_choose(pol[st.to_act], &st, &b, prng)
-                if i < 0 or i >= b.n:
-                    rc = -1
-                    break
-                if record:
-                    if push3(&rec, &rec_n, &rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
-                        rc = -1
-                        break
-                if is_bomb_type(move_type(b.data[2 * i])):
-                    bombs += 1
-                st_apply(&st, b.data[2 * i], b.data[2 * i + 1])
-                dec += 1
-            if rc != 0:
+            loop.dec = 0
+            loop.bombs = 0
+            rc = loop.play_round(&st)
+            while rc == LOOP_OK and unit == 1 and st.phase != PH_OVER:
+                rc = loop.play_round(&st)
+            if rc != LOOP_OK:
                 break
             for k in range(4):
-                v_order[row, k] = st.last_order[k]
+                v_order[4 * row + k] = st.last_order[k]
             banker = st.last_order[0]
             ppos = 3
             for k in range(1, 4):
                 if st.last_order[k] == ((banker + 2) & 3):
                     ppos = k
             v_points[row] = 4 - ppos
-            v_dec[row] = dec
-            v_bombs[row] = bombs
+            v_dec[row] = loop.dec
+            v_bombs[row] = loop.bombs
             v_winner[row] = st.winner if st.phase == PH_OVER else -1
             v_rounds[row] = st.round_index
-            v_levels[row, 0] = st.level[0]
-            v_levels[row, 1] = st.level[1]
+            v_levels[2 * row + 0] = st.level[0]
+            v_levels[2 * row + 1] = st.level[1]
             if record:
                 with gil:
-                    arr = np.empty(rec_n, dtype=np.uint64)
-                    for i in range(rec_n):
-                        arr[i] = rec[i]
-                    recs.append(arr.reshape(-1, 3))
-    gen_free(g)
-    free(rec)
-    buf_free(&b)
-    if rc != 0:
-        raise MemoryError("simulation buffer allocation failed")
+                    recs.append(loop.record())
+    if rc != LOOP_OK:
+        raise loop.failure(rc, &st)
     out = {"order": a_order, "points": a_points, "tribute": a_trib, "anti": a_anti,
            "decisions": a_dec, "bombs": a_bombs, "winner": a_winner, "rounds": a_rounds,
            "levels": a_levels}
