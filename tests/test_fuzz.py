@@ -1644,12 +1644,13 @@ def test_search_tools(seed, steps, data, args):
             break
         g.play_policy("greedy")
     before = g.position
-    ok, worlds = attempt("Game.sample_worlds(seat, n, seed)", g.sample_worlds, args["seat"], args["n"],
-                         args["wseed"])
+    ok, worlds = attempt("search.sample_worlds(game, seat, n, seed)", search.sample_worlds, g, args["seat"],
+                         args["n"], args["wseed"])
     if ok:
         for w in worlds:
             assert w.card_counts == g.card_counts and w.hands[args["seat"]] == g.hands[args["seat"]]
-    attempt("Game.rollouts(policy, n, seed)", g.rollouts, args["policy"], args["n"], args["wseed"])
+    attempt("search.rollouts(game, policy, n, seed)", search.rollouts, g, args["policy"], args["n"],
+            args["wseed"])
     # (a time limit too: a hostile max_nodes may mean "no limit" on a full deal)
     attempt("search.solve(game, max_nodes, tt_bits, threads)", search.solve, g, args["nodes"], 0.05,
             tt_bits=args["tt"], threads=args["threads"])
@@ -1688,6 +1689,9 @@ def test_native_state_bytes(seed, steps, data):
     ok, info = attempt("InfoSet.from_view(state bytes)", _search.InfoSet.from_view, b, seat)
     if ok:
         attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+    ok, w = attempt("Game.from_native_state(state bytes)", Game.from_native_state, b, 1)
+    if ok:
+        attempt("legal moves of a loaded state", w.legal_moves)
     core = Game()._core
     ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
     if ok:

@@ -35,6 +35,8 @@ from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
 from .errors import GuandanError
+from .game import Game
+from .moves import Move
 from .policies import native_code
 from .rules import Rules, resolve_rules
 from .seeds import POLICY_SALT, chunk_seeds, game_seed
@@ -85,8 +87,6 @@ class _PythonSeats:
         self.game: Any = None
 
     def __call__(self, index: int, actions: np.ndarray, legal: Any) -> int:
-        from .game import Game
-        from .moves import Move
         if index != self.index:
             self.index = index
             self.game = Game(rules=self.rules, seed=game_seed(self.base, index))
@@ -517,8 +517,6 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     (game winner or -1), ``rounds``, ``levels`` (final team levels). With
     ``records``, also each start's :meth:`Game.record`.
     """
-    from .game import Game
-    from .moves import Move
     if unit not in ("deal", "game"):
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
     if len(policies) != 4:
