@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, TextIO
 from .errors import GuandanError
 from .game import Game, Phase
 from .moves import Move, MoveType
-from .policies import GreedyPolicy, get_policy, native_code, parse_policy
+from .policies import GreedyPolicy, check_policy
 from .rules import Rules
 
 __all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "undo_own", "SEAT_NAMES"]
@@ -469,8 +469,7 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
     ``color``: ``"auto"``, ``"always"`` or ``"never"``."""
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
         raise GuandanError(f"seat must be 0..3, got {seat!r:.20}")
-    native_code(parse_policy(bots)[0])            # unknown bots fail before anything is shown
-    get_policy(bots)
+    check_policy(bots)                            # unknown bots fail before anything is shown
     if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
         raise GuandanError(f"rounds must be at least 1, got {rounds!r:.20}")
     style = Style.for_stream(out, color)

@@ -17,7 +17,7 @@ from ..game import Game, Phase
 from ..moves import Move
 from ..play import explain_greedy, undo_own
 from ..policies import explain as expert_explain
-from ..policies import GreedyPolicy, get_policy, native_code, parse_policy
+from ..policies import GreedyPolicy, check_policy, parse_policy
 from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
@@ -37,9 +37,7 @@ def check_bot(spec: str) -> str:
     """A bot spec the engine knows (``greedy``, ``search:ms=300`` ...)."""
     if not isinstance(spec, str):
         raise GuandanError("a bot is a policy name")
-    native_code(parse_policy(spec)[0])
-    get_policy(spec)
-    return spec
+    return check_policy(spec)
 
 
 def _same_cards(m: Move, want: Counter) -> bool:
