@@ -110,7 +110,7 @@ class Game:
                       trick: Optional[Sequence[Tuple[int, Any]]] = None, passes: Optional[int] = None,
                       finished: Sequence[int] = (), round_index: int = 0,
                       a_fails: Sequence[int] = (0, 0), rules: Optional[Rules] = None,
-                      seed: int = 0) -> "Game":
+                      seed: int = 0, policy_seed: Optional[int] = None) -> "Game":
         """A game in the play phase from given hands (or a position string, see
         :attr:`position`).
 
@@ -123,7 +123,8 @@ class Game:
         they are untrusted input): a position that cannot arise in a game
         (more than two decks with the trick's cards, a round already over, a
         trick whose plays do not beat each other, a seat or count out of
-        range) raises a :class:`GuandanError` saying why.
+        range) raises a :class:`GuandanError` saying why. ``policy_seed``
+        seeds the built-in random policy's draws (default: from ``seed``).
 
         >>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
         >>> [str(m) for m in g.legal_moves()]
@@ -135,13 +136,15 @@ class Game:
             if level is not None or trick is not None or passes is not None or finished:
                 raise GuandanError("give either a position string or hands with keyword fields, not both")
             kw = parse_position_string(position)
-            return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, **kw)
+            return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, policy_seed=policy_seed, **kw)
         r = resolve_rules(rules)
         seed = check_seed(seed)
         pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
         core = _engine.GameCore.new_game(seed, r.native)
         core.set_position(*pos.native, seed, r.native)
+        if policy_seed is not None:
+            core.seed_policy(check_seed(policy_seed))
         g = cls._from_core(core, r, seed, initial_trick=pos.trick)
         g._start = g.position
         return g
