@@ -43,8 +43,27 @@ _native_move = Move._from_native        # words read from the native state
 _TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
-# why the native state machine refused an action (its codes, named once)
-Refusal = IntEnum("Refusal", _engine.REFUSALS)
+
+
+class Refusal(IntEnum):
+    """Why the native state machine refused an action: its codes
+    (``_engine.REFUSALS``), by name."""
+
+    NONE = _engine.REFUSALS["NONE"]
+    GAME_OVER = _engine.REFUSALS["GAME_OVER"]
+    TRIBUTE_DUE = _engine.REFUSALS["TRIBUTE_DUE"]
+    RETURN_DUE = _engine.REFUSALS["RETURN_DUE"]
+    NOT_IN_HAND = _engine.REFUSALS["NOT_IN_HAND"]
+    TRIBUTE_CARD = _engine.REFUSALS["TRIBUTE_CARD"]
+    RETURN_CARD = _engine.REFUSALS["RETURN_CARD"]
+    NOT_A_PLAY = _engine.REFUSALS["NOT_A_PLAY"]
+    LEADER_PASS = _engine.REFUSALS["LEADER_PASS"]
+    DOES_NOT_BEAT = _engine.REFUSALS["DOES_NOT_BEAT"]
+    OTHER = _engine.REFUSALS["OTHER"]
+
+
+if {r.name: r.value for r in Refusal} != dict(_engine.REFUSALS):   # the native table is the source
+    raise ImportError("guandan.game.Refusal does not match the native refusal codes; rebuild the package")
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -228,7 +247,8 @@ class Game:
         k, continued = self._core.trick_span()     # from the native undo history
         head = list(self._initial_trick) if continued else []
         tail = self._log[len(self._log) - k:] if k else []
-        return head + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail]
+        return ([TrickPlay(s, m) for s, m in head]
+                + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail])
 
     @property
     def finish_order(self) -> List[int]:

@@ -582,8 +582,12 @@ def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
     if replay.last_round_order and replay.round_index != r:
         out.write("  order: " + ", ".join(SEAT_NAMES[s] for s in replay.last_round_order)
                   + f"; levels {replay.team_levels[0]} / {replay.team_levels[1]}\n")
-    if g.is_over:
-        out.write(f"\nwinner: team {g.winner} (seats {g.winner}, {g.winner + 2}) after {g.round_index} rounds\n")
+    w = g.winner
+    if w is not None:
+        out.write(f"\nwinner: team {w} (seats {w}, {w + 2}) after {g.round_index} rounds\n")
+    elif g.is_over:
+        out.write(f"\nover after {g.round_index} rounds without a winner (the rules' max_rounds), levels "
+                  f"{g.team_levels[0]} / {g.team_levels[1]}\n")
     else:
         out.write(f"\nnot finished ({g.round_index} rounds, levels {g.team_levels[0]} / {g.team_levels[1]})\n")
     return g

@@ -198,7 +198,7 @@ class SimulationResult:
         if not s["n"]:
             return f"<p>SimulationResult: no {per}s</p>"
         what = "banker (wins the deal)" if per == "deal" else "wins the game"
-        rows = [("", "team 0 (seats 0, 2)", "team 1 (seats 1, 3)")]
+        rows: List[Tuple[str, ...]] = [("", "team 0 (seats 0, 2)", "team 1 (seats 1, 3)")]
         cells = []
         for t in (0, 1):
             r, (lo, hi) = s["team_win_rate"][t], s["team_win_ci95"][t]
@@ -320,7 +320,8 @@ class SimulationResult:
         meta = {"unit": self.unit, "seed": self.seed, "policies": self.policies,
                 "rules": self.rules.to_dict()}
         with atomic_write(path, "wb") as f:          # complete or absent, never truncated
-            np.savez_compressed(f, __meta__=np.array(json.dumps(meta)), **self.rows)
+            arrays: Dict[str, Any] = {"__meta__": np.array(json.dumps(meta)), **self.rows}
+            np.savez_compressed(f, **arrays)
         return path
 
 
@@ -443,7 +444,7 @@ def simulate(n: int, *, unit: str = "deal",
     def task(i: int) -> Tuple[Callable[..., Any], tuple]:
         k = min(size, n - i * size)
         if native:
-            return _run_native, (seed, i, k, u, tuple(native_code(p) for p in policies), rules)
+            return _run_native, (seed, i, k, u, tuple(native_code(str(p)) for p in policies), rules)
         return _run_python, (seed, i, k, u, list(policies), rules)
 
     own_pool = None

@@ -52,7 +52,7 @@ def hint(g: Game, bot: str) -> Dict[str, Any]:
     name, _ = parse_policy(bot)
     if name == "expert":
         m, rule = expert_explain(g)
-        why = {"rule": rule}
+        why: Dict[str, Any] = {"rule": rule}
     elif name == "search":
         from ..search import SearchConfig, explain
         res = explain(g, SearchConfig.from_spec(bot))
@@ -147,7 +147,7 @@ class PlaySession:
             raise IllegalMoveError("these cards can be played as " + " or ".join(map(str, ms))
                                    + ": choose one")
         else:
-            text = " ".join(cards)
+            text: Any = " ".join(cards)
             if g.phase in (Phase.TRIBUTE, Phase.BACK):
                 text = [g.phase.value, g.phase.value, list(cards)]
             g.play(text)                         # refused: the engine's reason
