@@ -44,12 +44,12 @@ def _count(option: str, lo: int = 1, hi: Optional[int] = None):
 def _level(text: str) -> Any:
     """An argparse type for --level: a rank letter 2-9, T, J, Q, K, A (any
     case) or a number 2..14 (10 = T, 14 = A)."""
-    from . import _core
+    from .positions import check_level
     t = text.strip()
     if t.isdigit() and 2 <= int(t) <= 14:
         return int(t)
     try:
-        _core.level_index(t)
+        check_level(t, "--level")
     except GuandanError:
         raise argparse.ArgumentTypeError(
             f"a rank 2-9, T, J, Q, K, A or a number 2..14, got {text!r:.20}") from None
