@@ -92,10 +92,11 @@ class SeatHost(Protocol):
         """The session is over."""
 
     def abort(self, seat: int, reason: str) -> None:
-        """End the session, ``seat`` forfeiting for ``reason``."""
+        """End the session, ``seat`` forfeiting for ``reason`` (as :meth:`end_session`)."""
 
     def end_session(self) -> None:
-        """End the session without naming a seat."""
+        """End the session without naming a seat: ``aborted`` is set and every
+        question asked is answered with nothing (:meth:`Seat.interrupt`)."""
 
     def drop(self, conn: Conn, why: str, close: Optional[int] = None) -> None:
         """Disconnect ``conn`` (with a close frame of code ``close``, or cut)."""

@@ -258,22 +258,19 @@ class Table:
         self._forfeit(seat, reason)
 
     # -- connections --------------------------------------------------------------
-    async def _handler(self, ws: Any) -> None:
-        """Serve one connection routed to this table, until it closes."""
-        path = getattr(getattr(ws, "request", None), "path", "") or ""
-        if not path.startswith("/game/"):
-            self.refusals.log("connection to %.100r refused: the path is /game/{label}", path)
-            await ws.close(1008, "path must be /game/{label}")
-            return
-        label = path[len("/game/"):]
+    def refusal(self, label: str) -> Optional[str]:
+        """Why a new connection with ``label`` may not wait here for a seat
+        (None: it may). The listener refuses it with this reason."""
         if self.seat_labels and not self.accepts(label):
-            self.refusals.log("connection %.100r refused: no free seat has this label", path)
-            await ws.close(1013, "table full")
-            return
+            return "no free seat has this label"
         if self._started or self._done or len(self._pending) >= len(self._free) + MAX_WAITING:
-            self.refusals.log("connection %.100r refused: the table is full", path)
-            await ws.close(1013, "table full")
-            return
+            return "the table is full"
+        return None
+
+    async def serve_connection(self, ws: Any, label: str) -> None:
+        """Serve one connection the listener admitted here (:meth:`refusal`
+        was None just before, with no await between), until it closes: it
+        waits for the start, then holds its seat."""
         conn = Conn(ws, label, self.send_queue)
         self._pending.append(conn)
         log.info("%s connected (%d waiting for %d client seats)", conn.label, len(self._pending),
