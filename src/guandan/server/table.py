@@ -1,9 +1,10 @@
 """One contest table: its seats, the session it plays (games, rounds,
-tribute exchanges, questions) and the records it writes. The rules it
-follows are in :mod:`guandan.server`; the messages it sends are
-:mod:`.messages`, its connections :mod:`.connections`, its seats and their
-fault policy :mod:`.seats`; a :class:`~.listener.Listener` routes
-connections to it."""
+tribute exchanges; each decision is one :meth:`~.seats.Seat.decide`) and
+the records it writes. The rules it follows are in :mod:`guandan.server`;
+the messages it sends are :mod:`.messages`, its connections
+:mod:`.connections`, its seats and their fault policy :mod:`.seats`; a
+:class:`~.listener.Listener` routes connections to it (and refuses those it
+cannot take, with :meth:`Table.refusal`)."""
 
 from __future__ import annotations
 
