@@ -20,7 +20,7 @@ from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 from .._files import atomic_write
 from ..errors import GuandanError
 from ..game import Game
-from ..policies import native_code, parse_policy, policy_names
+from ..policies import check_policy
 from ..rules import Rules
 from . import messages
 from .connections import CLOSE, LOG_IGNORED, Conn, Refusals, close_reason, norm_origin
@@ -35,8 +35,8 @@ MAX_WAITING = 16                # connections waiting before the start beyond th
 
 
 def parse_bots(spec: Optional[str]) -> Dict[int, str]:
-    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any built-in
-    policy name of :mod:`guandan.policies`)."""
+    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any policy
+    spec :func:`guandan.policies.check_policy` accepts)."""
     out: Dict[int, str] = {}
     if not spec:
         return out
@@ -49,10 +49,9 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
         if seat not in range(4):
             raise GuandanError(f"bad bot {part!r}: seats are 0..3")
         try:
-            native_code(parse_policy(pol)[0])
-        except GuandanError:
-            raise GuandanError(f"bad bot {part!r}: the built-in policies are "
-                               f"{', '.join(policy_names())}") from None
+            check_policy(pol)
+        except GuandanError as e:
+            raise GuandanError(f"bad bot {part!r}: {e}") from None
         out[seat] = pol
     if len(out) == 4:
         raise GuandanError("all four seats are bots: nothing to serve")
