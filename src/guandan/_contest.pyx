@@ -147,7 +147,7 @@ cdef uint64_t contest_sort_key(uint64_t lo, uint64_t hi, uint64_t hone, uint64_t
     cdef int nw = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
     cdef int g = _contest_group(t, size)
     cdef uint64_t sub = 0
-    cdef int strength, r, p, nt, npair, tw, pw, o, tw_
+    cdef int strength, p, nt, tw, pw, o, tw_
     cdef uint64_t n1, n2
     if t == T_PASS or t >= T_TRIBUTE:
         return <uint64_t>g << 59
@@ -238,4 +238,3 @@ def contest_order(MoveList moves not None, Hand hand not None):
     if rc < 0:
         raise MemoryError()
     return out
-

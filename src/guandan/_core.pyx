@@ -9,13 +9,14 @@ C-level, in ``_gen.pyx``; the contest platform's ``actionList`` order is in
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, generate_batch,
     classify_into, beats,
-    words_shape_ok, move_type, move_key, move_size, card_count, is_seq_type, seq_rank, gd_ctz64,
+    words_shape_ok, move_type, move_key, move_size, card_count, is_seq_type, rank_at_position,
+    gd_ctz64,
     FACE_MASK, TAG_SHIFT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
     T_STRAIGHT_FLUSH, T_THREE_PAIR, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, F_PATTERN, F_NO_WILD_SF,
 )
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset, memcpy
-from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdlib cimport free
+from libc.string cimport memcpy
+from libc.stdint cimport uint8_t, uint64_t, int64_t
 
 cimport cython
 cimport numpy as cnp
@@ -302,7 +303,7 @@ cdef str _rank_letter(int t, int key):
     if t == T_JOKER_BOMB:
         return "JOKER"
     if is_seq_type(t):
-        return RANK_CHARS[seq_rank(key)]
+        return RANK_CHARS[rank_at_position(key)]
     if key == 13:
         return "B"
     if key == 14:
@@ -320,7 +321,6 @@ cdef list _group(list faces_of_rank, int r, int level, int nwild):
     if r == level:
         out.sort()
     return out
-
 
 
 cdef int words_valid(uint64_t lo, uint64_t hi, int level, bint wild_sf) noexcept nogil:
@@ -420,7 +420,7 @@ def move_faces(uint64_t lo, uint64_t hi, int level):
     nslots = 5 if per == 1 else (3 if per == 2 else 2)
     out = []
     for s in range(nslots):
-        r = seq_rank(key + s)
+        r = rank_at_position(key + s)
         grp = [f for f in nat if f >> 2 == r]
         out.extend(_group(grp, r, level, per - len(grp)))
     return out
@@ -665,6 +665,7 @@ def classify_masks(uint64_t one, uint64_t two, int level, bint wild_sf=True):
     finally:
         buf_free(&buf)
 
+
 # ---------------------------------------------------------------------------
 # Batch entry point
 # ---------------------------------------------------------------------------
@@ -802,4 +803,3 @@ def make_movelist(words, int level):
         memcpy(ml.buf.data, cnp.PyArray_DATA(w), n * 16)
         ml.buf.n = n
     return ml
-

@@ -139,5 +139,6 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
                 int level) noexcept nogil
-cdef int seq_rank(int pos) noexcept nogil
+# the rank index of natural position pos (0 = ace-low, 13 = ace-high)
+cdef int rank_at_position(int pos) noexcept nogil
 cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil

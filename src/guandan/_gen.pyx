@@ -29,7 +29,7 @@ and wild cards are a count (0..2) added as bits at emission.
 
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
-from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 
 cdef extern from "bits.h":
     uint64_t* gd_emit_or(uint64_t* p, const uint64_t* src, Py_ssize_t n, uint64_t lo,
@@ -167,6 +167,11 @@ for _w in range(3):
 cdef inline int seq_rank(int pos) noexcept nogil:
     """Rank index of natural position pos (0 = ace-low, 13 = ace-high)."""
     return SEQ_RANK[pos]
+
+
+cdef int rank_at_position(int pos) noexcept nogil:
+    """:func:`seq_rank` for the other modules (whose calls are not inlined)."""
+    return seq_rank(pos)
 
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
                 int level) noexcept nogil:
@@ -1200,4 +1205,3 @@ cdef int words_shape_ok(uint64_t lo, uint64_t hi, int level) noexcept nogil:
     if t == T_JOKER_BOMB:
         return k == KEY_JOKER_BOMB
     return k <= 14
-
