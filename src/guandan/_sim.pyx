@@ -290,11 +290,11 @@ cdef class _Loop:
         return MemoryError("simulation buffer allocation failed")
 
 
-cdef object _policy_codes(policies_):
-    if (not isinstance(policies_, np.ndarray) or policies_.dtype != np.int8 or policies_.ndim != 1
-            or policies_.shape[0] != 4):
+cdef object _policy_codes(policies):
+    if (not isinstance(policies, np.ndarray) or policies.dtype != np.int8 or policies.ndim != 1
+            or policies.shape[0] != 4):
         raise ValueError("one policy code per seat (an int8 array of 4)")
-    return [int(policies_[k]) for k in range(4)]
+    return [int(policies[k]) for k in range(4)]
 
 
 cdef inline void* _data(cnp.ndarray a) noexcept:
@@ -304,7 +304,7 @@ cdef inline void* _data(cnp.ndarray a) noexcept:
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
-              policies_, NativeRules rules not None,
+              policies, NativeRules rules not None,
               Py_ssize_t record_games=0, bint check=False, object callback=None):
     """Simulate ``n`` deals (unit 0) or games (unit 1). Game ``k`` of the chunk
     is dealt from seed ``mix(seed, k)``; the random policy draws from one
@@ -322,7 +322,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
     applied since the previous call (of this game, from its start when it is
     new), and the legal actions as a MoveList; it returns an index into
     ``legal``. The loop and its bookkeeping stay the same for every seat."""
-    cdef _Loop loop = _Loop(_policy_codes(policies_), callback, check)
+    cdef _Loop loop = _Loop(_policy_codes(policies), callback, check)
     cdef Py_ssize_t rows = 0, game = 0
     cdef State st
     cdef int rc = LOOP_OK, r0, k, t, lvl
@@ -432,7 +432,7 @@ def run_chunk(uint64_t seed, uint64_t policy_seed, Py_ssize_t n, int unit,
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def run_setups(seeds_, policy_seeds_, levels_, owner_, last_order_, policies_, int unit,
+def run_setups(seeds, policy_seeds, levels, owner, last_order, policies, int unit,
                NativeRules rules not None, bint record=False):
     """Play each given start once with one native policy per seat: unit 0, the
     round started by ``st_new_round(seeds[i], levels[i], owner[i],
@@ -445,30 +445,30 @@ def run_setups(seeds_, policy_seeds_, levels_, owner_, last_order_, policies_, i
     ``last_order`` int8 (n, 4), ``policies`` int8 (4,), all C-contiguous.
     Returns a dict of numpy rows and, with ``record``, the ``(seat, lo, hi)``
     words of every action of each start."""
-    seeds_ = c_array(seeds_, np.uint64, 1, 0, "seeds")
-    policy_seeds_ = c_array(policy_seeds_, np.uint64, 1, 0, "policy_seeds")
-    levels_ = c_array(levels_, np.int8, 2, 2, "levels")
-    owner_ = c_array(owner_, np.int8, 1, 0, "owner")
-    last_order_ = c_array(last_order_, np.int8, 2, 4, "last_order")
-    policies_ = c_array(policies_, np.int8, 1, 0, "policies")
-    cdef Py_ssize_t n = seeds_.shape[0], row
-    if policies_.shape[0] != 4 or levels_.shape[0] != n or owner_.shape[0] != n \
-            or policy_seeds_.shape[0] != n or last_order_.shape[0] != n:
+    seeds = c_array(seeds, np.uint64, 1, 0, "seeds")
+    policy_seeds = c_array(policy_seeds, np.uint64, 1, 0, "policy_seeds")
+    levels = c_array(levels, np.int8, 2, 2, "levels")
+    owner = c_array(owner, np.int8, 1, 0, "owner")
+    last_order = c_array(last_order, np.int8, 2, 4, "last_order")
+    policies = c_array(policies, np.int8, 1, 0, "policies")
+    cdef Py_ssize_t n = seeds.shape[0], row
+    if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
+            or policy_seeds.shape[0] != n or last_order.shape[0] != n:
         raise ValueError("run_setups: arrays of mismatched shapes")
-    cdef const uint64_t* seeds = <const uint64_t*>_data(seeds_)
-    cdef const uint64_t* policy_seeds = <const uint64_t*>_data(policy_seeds_)
-    cdef const int8_t* levels = <const int8_t*>_data(levels_)
-    cdef const int8_t* owner = <const int8_t*>_data(owner_)
-    cdef const int8_t* last_order = <const int8_t*>_data(last_order_)
-    cdef _Loop loop = _Loop([int(policies_[k]) for k in range(4)])
+    cdef const uint64_t* p_seeds = <const uint64_t*>_data(seeds)
+    cdef const uint64_t* p_policy_seeds = <const uint64_t*>_data(policy_seeds)
+    cdef const int8_t* p_levels = <const int8_t*>_data(levels)
+    cdef const int8_t* p_owner = <const int8_t*>_data(owner)
+    cdef const int8_t* p_last_order = <const int8_t*>_data(last_order)
+    cdef _Loop loop = _Loop([int(policies[k]) for k in range(4)])
     cdef State st
     cdef int rc = LOOP_OK, k, ppos, banker
     for row in range(n):
-        if not (0 <= levels[2 * row] <= 12 and 0 <= levels[2 * row + 1] <= 12 and 0 <= owner[row] <= 1):
+        if not (0 <= p_levels[2 * row] <= 12 and 0 <= p_levels[2 * row + 1] <= 12 and 0 <= p_owner[row] <= 1):
             raise ValueError("run_setups: a level or owner out of range")
-        if last_order[4 * row] >= 0:
-            if sorted([last_order[4 * row + k] for k in range(4)]) != [0, 1, 2, 3] \
-                    or (last_order[4 * row] & 1) != owner[row]:
+        if p_last_order[4 * row] >= 0:
+            if sorted([p_last_order[4 * row + k] for k in range(4)]) != [0, 1, 2, 3] \
+                    or (p_last_order[4 * row] & 1) != p_owner[row]:
                 raise ValueError("run_setups: bad previous finishing order")
     cdef cnp.ndarray a_order = np.zeros((n, 4), dtype=np.int8)
     cdef cnp.ndarray a_points = np.zeros(n, dtype=np.int8)
@@ -492,11 +492,11 @@ def run_setups(seeds_, policy_seeds_, levels_, owner_, last_order_, policies_, i
     with nogil:
         for row in range(n):
             if unit == 0:
-                st_new_round(&st, seeds[row], levels[2 * row], levels[2 * row + 1], owner[row],
-                             &last_order[4 * row] if last_order[4 * row] >= 0 else NULL, &rules.r)
+                st_new_round(&st, p_seeds[row], p_levels[2 * row], p_levels[2 * row + 1], p_owner[row],
+                             &p_last_order[4 * row] if p_last_order[4 * row] >= 0 else NULL, &rules.r)
             else:
-                st_new_game(&st, seeds[row], &rules.r)
-            st_seed(loop.prng, policy_seeds[row])
+                st_new_game(&st, p_seeds[row], &rules.r)
+            st_seed(loop.prng, p_policy_seeds[row])
             loop.new_game(row, record)
             v_trib[row] = st.tr.npay if not st.tr.anti else 0
             v_anti[row] = st.tr.anti
