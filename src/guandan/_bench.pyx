@@ -48,7 +48,7 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
     cdef const uint8_t* counts = <const uint8_t*>cnp.PyArray_DATA(counts_)
     cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
     cdef const uint64_t* last = <const uint64_t*>cnp.PyArray_DATA(last_)
-    cdef int rep, rc = 0, flags = _flags(pattern, True)
+    cdef int _rep, rc = 0, flags = _flags(pattern, True)
     cdef int64_t t0, spent = 0, total = 0
     cdef uint64_t cs = 0
     cdef bint has_last = last_.shape[0] > 0
@@ -60,7 +60,10 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
     buf.n = 0
     buf.cap = 0
     if one == NULL or two == NULL or g == NULL or buf_reserve(&buf, 1 << 15) < 0:
-        free(one); free(two); gen_free(g); buf_free(&buf)
+        free(one)
+        free(two)
+        gen_free(g)
+        buf_free(&buf)
         raise MemoryError()
     with nogil:
         for i in range(n):
@@ -71,7 +74,7 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
                     one[i] |= (<uint64_t>1) << f
                 if counts[54 * i + f] >= 2:
                     two[i] |= (<uint64_t>1) << f
-        for rep in range(reps):
+        for _rep in range(reps):
             for i in range(n):
                 buf.n = 0
                 t0 = <int64_t>gd_now_ns()
@@ -87,12 +90,13 @@ def bench_loop(counts_, levels_, last_, bint pattern=False, int reps=1):
                     cs = (cs ^ buf.data[k]) * <uint64_t>0x100000001B3
             if rc < 0:
                 break
-    free(one); free(two); gen_free(g); buf_free(&buf)
+    free(one)
+    free(two)
+    gen_free(g)
+    buf_free(&buf)
     if rc < 0:
         raise MemoryError()
     return total, cs, spent / 1e9
-
-
 
 
 @cython.boundscheck(False)
@@ -107,7 +111,7 @@ def ideal_loop(nmoves_, int reps=1):
     nmoves_ = c_array(nmoves_, np.int64, 1, 0, "nmoves")
     cdef Py_ssize_t n = nmoves_.shape[0], i, k, m, mx = 0
     cdef const int64_t* nm = <const int64_t*>cnp.PyArray_DATA(nmoves_)
-    cdef int rep
+    cdef int _rep
     cdef int64_t t0, spent = 0, total = 0
     cdef uint64_t cs = 0, base
     cdef uint64_t* p
@@ -119,7 +123,7 @@ def ideal_loop(nmoves_, int reps=1):
     if data == NULL:
         raise MemoryError()
     with nogil:
-        for rep in range(reps):
+        for _rep in range(reps):
             for i in range(n):
                 m = <Py_ssize_t>nm[i]
                 base = <uint64_t>(i + 1) << 56
@@ -178,7 +182,7 @@ def phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int rep
     cdef const int64_t* levels = <const int64_t*>cnp.PyArray_DATA(levels_)
     cdef Gen* g = gen_new()
     cdef MoveBuf buf
-    cdef int rep, rc = 0
+    cdef int _rep, rc = 0
     cdef int64_t t0, spent = 0, total = 0
     cdef uint64_t cs = 0
     buf.data = NULL
@@ -189,7 +193,7 @@ def phase_times(one_, two_, levels_, uint32_t types, bint pattern=False, int rep
         buf_free(&buf)
         raise MemoryError()
     with nogil:
-        for rep in range(reps):
+        for _rep in range(reps):
             for i in range(n):
                 if levels[i] < 0 or levels[i] > 12:
                     rc = -2

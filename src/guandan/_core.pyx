@@ -252,7 +252,7 @@ cdef class Hand:
         return <int>((self.one >> hb) & 1) + <int>((self.two >> hb) & 1)
 
     def __add__(self, other):
-        cdef uint64_t o1, o2, one, two
+        cdef uint64_t o1, o2
         o1, o2 = _masks_from_cards(other)
         if self.two & o1 or o2 & self.one:
             raise TooManyCopiesError("adding these cards would give more than 2 copies of a face")
@@ -397,7 +397,7 @@ def move_faces(uint64_t lo, uint64_t hi, int level):
     cdef int t = move_type(lo)
     cdef int key = move_key(hi)
     cdef uint64_t one = lo & FACE_MASK, two = hi & FACE_MASK
-    cdef int hb = 4 * level + 1, nw, f, r, s, per, nslots, pos, need
+    cdef int hb = 4 * level + 1, nw, f, r, s, per, nslots, need
     cdef list faces = _faces_of(one, two)
     cdef list nat, out, rest
     nw = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)

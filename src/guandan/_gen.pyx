@@ -90,7 +90,7 @@ cdef uint8_t NIB_CNT[16]
 
 
 cdef void _build_tables() noexcept:
-    cdef int s, k, o, t, cS, cH, cC, cD, idx, avail0, avail1, avail2, avail3
+    cdef int s, k, o, t, cS, cH, cC, cD, idx
     cdef int n = 0
     cdef int[4] avail
     cdef int[4] c
@@ -112,7 +112,10 @@ cdef void _build_tables() noexcept:
                         cD = k - cS - cH - cC
                         if cD < 0 or cD > avail[3]:
                             continue
-                        c[0] = cS; c[1] = cH; c[2] = cC; c[3] = cD
+                        c[0] = cS
+                        c[1] = cH
+                        c[2] = cC
+                        c[3] = cD
                         SUB_ONE[n] = 0
                         SUB_TWO[n] = 0
                         for idx in range(4):
@@ -377,7 +380,7 @@ cdef inline uint64_t _spread_to_nibbles(uint32_t x) noexcept nogil:
 
 cdef int gen_singles(GenImpl* g) noexcept nogil:
     cdef uint64_t m = g.hone & FACE_MASK
-    cdef int f, r, key, s
+    cdef int f, key
     cdef uint32_t seen_nat = 0, ok
     cdef uint64_t* p
     if buf_reserve(g.out, 54) < 0:
@@ -409,7 +412,7 @@ cdef int gen_singles(GenImpl* g) noexcept nogil:
 
 cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
     """Pairs (k=2) and triples (k=3) of every rank, then joker pairs."""
-    cdef int r, i, n, key
+    cdef int r
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(t)
     cdef int j, a0, a1, jmax = g.w if g.w < k else k
@@ -447,7 +450,7 @@ cdef int gen_nkind(GenImpl* g, int t, int k) noexcept nogil:
 
 cdef int gen_bombs(GenImpl* g, int size) noexcept nogil:
     """Bombs of exactly `size` cards (4..10), every rank, natural order."""
-    cdef int r, j, nk, i, off, cnt, sh, jmax
+    cdef int r, j, nk, i, off, cnt, sh
     cdef uint64_t* p
     cdef uint64_t lt = tag_lo(T_BOMB)
     cdef uint32_t ranks = 0, bomb = g.bombable
@@ -646,7 +649,7 @@ cdef int seq_window(GenImpl* g, int k, int pos, int nslots, int t) noexcept nogi
 
 cdef int gen_seq(GenImpl* g, int t, int k, int nslots) noexcept nogil:
     """Tubes (k=2, 3 slots) and plates (k=3, 2 slots)."""
-    cdef int pos, s, r, d, missing, npos = 15 - nslots
+    cdef int pos, s, d, missing, npos = 15 - nslots
     cdef int deficit[14]
     cdef uint32_t wins = 0
     # windows whose missing cards the wilds can fill, as a mask (no branch)
@@ -989,8 +992,8 @@ cdef uint32_t BOMB_TYPES = (1 << T_BOMB) | (1 << T_STRAIGHT_FLUSH) | (1 << T_JOK
 
 
 cdef int _generate_with(GenImpl* g, uint64_t one, uint64_t two, int level,
-                       uint64_t last_lo, uint64_t last_hi, int flags,
-                       MoveBuf* out) noexcept nogil:
+                        uint64_t last_lo, uint64_t last_hi, int flags,
+                        MoveBuf* out) noexcept nogil:
     """:func:`generate` with caller-provided scratch space (a loop over many
     hands allocates it once)."""
     if gen_setup(g, one, two, level, last_lo, last_hi, flags, out) < 0:
@@ -1108,7 +1111,7 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
     cdef int n = card_count(one, two), rc, i, j
     cdef Py_ssize_t start = out.n, k, m
     cdef uint64_t tl, th
-    cdef int64_t vi, vj
+    cdef int64_t vi
     one &= FACE_MASK
     two &= FACE_MASK
     if n < 1 or n > 10:

@@ -6,7 +6,6 @@
 from libc.stdint cimport int8_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
-cimport cython
 cimport numpy as cnp
 import numpy as np
 
@@ -157,5 +156,3 @@ cdef class VecCore:
                             self._new(i)
         self._gen_legal()
         return rewards, done
-
-
