@@ -111,10 +111,10 @@ cdef enum:
     OBS_DIM = 227              # observation tensor (layout in guandan.vec)
 
 cdef bint st_valid(const State* st) noexcept nogil
+cdef void st_init_play(State* st, const RuleSet* rules, int rlevel, int l0, int l1, int owner,
+                       int to_act, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes,
+                       const int8_t* fin, int nfin) noexcept nogil
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil
-cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
-                          NativeRules rules) except -1
 cdef void obs_fill(const View* v, float* out) noexcept nogil
 cdef float st_round_reward(const State* st) noexcept nogil
 cdef int policy_register(int code, policy_fn fn) noexcept
@@ -147,3 +147,22 @@ cdef enum Refusal:
 
 cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
 
+
+
+cdef class GameCore:
+    # the native state plus an undo stack (guandan.Game wraps it; the search
+    # tools and the solver read its state directly)
+    cdef State st
+    cdef State* stack
+    cdef Py_ssize_t nstack
+    cdef Py_ssize_t capstack
+    cdef Gen* g
+    cdef MoveBuf scratch
+    cdef uint64_t prng[4]
+    cdef int _push(self) except -1
+
+
+cdef class NativeView:
+    # what one seat knows (a View), built once at the boundary: from an
+    # observation's fields (range-checked) or from a GameCore
+    cdef View v

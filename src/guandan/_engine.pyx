@@ -669,6 +669,36 @@ cdef bint st_valid(const State* st) noexcept nogil:
     return True
 
 
+cdef void st_init_play(State* st, const RuleSet* rules, int rlevel, int l0, int l1, int owner,
+                       int to_act, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes,
+                       const int8_t* fin, int nfin) noexcept nogil:
+    """The one builder of a play-phase state from its public parts: the
+    levels, the trick and the finishing order given; no hands (the caller
+    deals them), no tribute, no previous round, the deal RNG zero (the
+    caller seeds it when it matters); the leader is whoever leads the trick."""
+    cdef int s
+    memset(st, 0, sizeof(State))
+    st.rlevel = rlevel
+    st.level[0] = l0
+    st.level[1] = l1
+    st.owner = owner
+    st.to_act = to_act
+    st.top_lo = top_lo
+    st.top_hi = top_hi
+    st.top_seat = top_seat
+    st.passes = passes
+    st.nfin = nfin
+    for s in range(4):
+        st.fin[s] = fin[s] if s < nfin else -1
+        st.last_order[s] = -1
+    st.winner = -1
+    st.rules = rules[0]
+    st.phase = PH_PLAY
+    st.leader = to_act if top_seat < 0 else top_seat
+    st.first_leader = st.leader
+    tribute_none(&st.tr)
+
+
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     """What ``seat`` may know of ``st``: its hand, every count, the cards
     played this round (two decks minus all hands), the trick and levels."""
@@ -772,61 +802,78 @@ def policy_available(int code):
     return 0 < code < POL_SLOTS and POLICY_TABLE[code] != NULL
 
 
-cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
-                          NativeRules rules) except -1:
-    """Fill a View from values given field by field (a policy deciding from
-    an observation), checking every range: the values come from callers."""
-    cdef int s
-    if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
-            and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
-            and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
-            and all(0 <= x <= 12 for x in levels)):
-        raise GuandanError("policy view: a value is out of range")
-    if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
-        raise GuandanError("policy view: malformed top play")
-    v.one = hand.one
-    v.two = hand.two
-    v.pone = played.one
-    v.ptwo = played.two
-    v.top_lo = top_lo
-    v.top_hi = top_hi
-    v.seat = seat
-    v.phase = phase
-    v.rlevel = rlevel
-    v.level[0] = levels[0]
-    v.level[1] = levels[1]
-    v.top_seat = top_seat
-    v.passes = passes
-    for s in range(4):
-        v.counts[s] = counts[s]
-        v.fin[s] = fin[s] if s < len(fin) else -1
-    v.nfin = len(fin)
-    v.rules = rules.r
-    # an observation carries no record of who played what: no tribute
-    # constraints for the sampler
-    v.tribute_known = 0
-    tribute_none(&v.tr)
-    for s in range(4):
-        v.pby_one[s] = 0
-        v.pby_two[s] = 0
-    return 0
+cdef class NativeView:
+    """What one seat knows, as the native ``View`` a policy decides from,
+    built once at the boundary: from values given field by field (a policy
+    deciding from an observation: ``guandan.policies``), every range checked
+    because the values come from callers, or from a native state
+    (:meth:`of`)."""
+
+    def __init__(self, Hand hand not None, Hand played not None, int seat, int phase, int rlevel,
+                 levels, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
+                 NativeRules rules not None):
+        cdef int s
+        if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
+                and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
+                and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
+                and all(0 <= x <= 12 for x in levels)):
+            raise GuandanError("policy view: a value is out of range")
+        if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
+            raise GuandanError("policy view: malformed top play")
+        self.v.one = hand.one
+        self.v.two = hand.two
+        self.v.pone = played.one
+        self.v.ptwo = played.two
+        self.v.top_lo = top_lo
+        self.v.top_hi = top_hi
+        self.v.seat = seat
+        self.v.phase = phase
+        self.v.rlevel = rlevel
+        self.v.level[0] = levels[0]
+        self.v.level[1] = levels[1]
+        self.v.top_seat = top_seat
+        self.v.passes = passes
+        for s in range(4):
+            self.v.counts[s] = counts[s]
+            self.v.fin[s] = fin[s] if s < len(fin) else -1
+        self.v.nfin = len(fin)
+        self.v.rules = rules.r
+        # an observation carries no record of who played what: no tribute
+        # constraints for the sampler
+        self.v.tribute_known = 0
+        tribute_none(&self.v.tr)
+        for s in range(4):
+            self.v.pby_one[s] = 0
+            self.v.pby_two[s] = 0
+
+    @staticmethod
+    def of(GameCore core not None, int seat):
+        """The View of ``seat`` in a native state (``view_of``: this round's
+        tribute and who played what included when the state saw the whole
+        round)."""
+        cdef NativeView nv = NativeView.__new__(NativeView)
+        if not 0 <= seat <= 3:
+            raise GuandanError(f"seat must be 0..3, got {seat}")
+        view_of(&core.st, seat, &nv.v)
+        return nv
+
+    @property
+    def seat(self):
+        return self.v.seat
+
+    @property
+    def phase(self):
+        return self.v.phase
 
 
-def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat, int phase,
-                     int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat,
-                     int passes, counts, fin, NativeRules rules not None, uint64_t rng_seed=0):
-    """Run native policy ``code`` on a view given field by field (built by
-    ``guandan.policies`` from an observation). Returns an index into
-    ``moves`` (-1 if none)."""
-    cdef View v
+def choose_from_view(int code, MoveList moves not None, NativeView view not None, uint64_t rng_seed=0):
+    """Run native policy ``code`` on a :class:`NativeView`. Returns an index
+    into ``moves`` (-1 if none)."""
     cdef uint64_t rng[4]
     if not policy_available(code):
         raise GuandanError(f"no native policy with code {code}")
-    view_from_fields(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat,
-                     passes, counts, fin, rules)
     st_seed(rng, rng_seed)
-    return POLICY_TABLE[code](&v, &moves.buf, rng)
+    return POLICY_TABLE[code](&view.v, &moves.buf, rng)
 
 
 # ---------------------------------------------------------------------------
@@ -887,13 +934,6 @@ cdef class NativeRules:
 
 cdef class GameCore:
     """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
-    cdef State st
-    cdef State* stack
-    cdef Py_ssize_t nstack
-    cdef Py_ssize_t capstack
-    cdef Gen* g
-    cdef MoveBuf scratch
-    cdef uint64_t prng[4]
 
     def __cinit__(self):
         self.stack = NULL
@@ -1085,6 +1125,7 @@ cdef class GameCore:
         ``Game.from_position``); every value is range-checked again here so
         that nothing out of range ever reaches the state."""
         cdef int i
+        cdef int8_t nf[4]
         cdef Hand h
         if len(hands) != 4 or len(levels) != 2 or len(afail) != 2 or len(fin) > 4:
             raise GuandanError("set_position: wrong number of hands, levels, a_fails or finished seats")
@@ -1099,35 +1140,18 @@ cdef class GameCore:
             raise GuandanError("set_position: a value is out of range")
         if top_lo != 0 and not words_shape_ok(top_lo, top_hi, rlevel):
             raise GuandanError("set_position: malformed top play")
-        memset(&self.st, 0, sizeof(State))
+        for i in range(len(fin)):
+            nf[i] = fin[i]
+        st_init_play(&self.st, &rules.r, rlevel, levels[0], levels[1], owner, to_act, top_lo, top_hi,
+                     top_seat, passes, nf, len(fin))
         st_seed(self.st.deal_rng, seed)
         st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
         for i in range(4):
             self.st.one[i] = (<Hand>hands[i]).one
             self.st.two[i] = (<Hand>hands[i]).two
-            self.st.fin[i] = -1
-            self.st.last_order[i] = -1
-        self.st.rlevel = rlevel
-        self.st.level[0] = levels[0]
-        self.st.level[1] = levels[1]
-        self.st.owner = owner
-        self.st.to_act = to_act
-        self.st.top_lo = top_lo
-        self.st.top_hi = top_hi
-        self.st.top_seat = top_seat
-        self.st.passes = passes
-        self.st.nfin = len(fin)
-        for i in range(len(fin)):
-            self.st.fin[i] = fin[i]
         self.st.round_index = round_index
         self.st.afail[0] = afail[0]
         self.st.afail[1] = afail[1]
-        self.st.winner = -1
-        self.st.rules = rules.r
-        self.st.phase = PH_PLAY
-        self.st.leader = to_act if top_seat < 0 else top_seat
-        self.st.first_leader = self.st.leader
-        tribute_none(&self.st.tr)
         self.nstack = 0
 
     def start_round(self, uint64_t seed, levels, int owner, last_order,

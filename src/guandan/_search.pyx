@@ -54,7 +54,7 @@ from guandan._core cimport (
 from guandan._engine cimport (
     Tribute, tribute_none,
     st_valid,
-    State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
+    State, View, RuleSet, NativeRules, GameCore, st_init_play, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
     policy_register, view_of,
 )
@@ -408,30 +408,12 @@ cdef void info_marginals(const Info* IS, double* out) noexcept nogil:
     free(F)
 
 
-cdef void base_from_view(State* st, const View* v) noexcept nogil:
-    cdef int s
-    memset(st, 0, sizeof(State))
+cdef inline void base_from_view(State* st, const View* v) noexcept nogil:
+    st_init_play(st, &v.rules, v.rlevel, v.level[0], v.level[1], -1, v.seat, v.top_lo, v.top_hi,
+                 v.top_seat, v.passes, v.fin, v.nfin)
     st.one[v.seat] = v.one
     st.two[v.seat] = v.two
-    st.top_lo = v.top_lo
-    st.top_hi = v.top_hi
-    st.top_seat = v.top_seat
-    st.passes = v.passes
-    st.rlevel = v.rlevel
-    st.level[0] = v.level[0]
-    st.level[1] = v.level[1]
-    st.owner = -1
-    st.phase = PH_PLAY
-    st.to_act = v.seat
-    st.nfin = v.nfin
-    for s in range(4):
-        st.fin[s] = v.fin[s] if s < v.nfin else -1
-        st.last_order[s] = -1
     st.tr = v.tr                        # (no tribute unless v.tribute_known)
-    st.winner = -1
-    st.rules = v.rules
-    st.leader = v.seat if v.top_seat < 0 else v.top_seat
-    st.first_leader = st.leader
 
 
 cdef int info_from_view(Info* IS, const View* v) noexcept nogil:
@@ -835,15 +817,6 @@ def is_search_slot(int code):
 # Python-facing
 # ---------------------------------------------------------------------------
 
-cdef State* _load(bytes data, State* st) except NULL:
-    if len(data) != sizeof(State):
-        raise GuandanError("state bytes of the wrong size")
-    memcpy(st, <char*>data, sizeof(State))
-    if not st_valid(st):
-        raise GuandanError("state bytes out of range")
-    return st
-
-
 cdef void _plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
     """Accumulate (seat, lo, hi) play words into per-seat card sets."""
     cdef int s, f
@@ -911,21 +884,19 @@ cdef class InfoSet:
             raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
 
     @staticmethod
-    def from_view(bytes state, int seat):
+    def from_view(GameCore core not None, int seat):
         """What a native policy deciding for ``seat`` in a native state knows:
         built from the seat's ``View`` (as the search player in ``simulate``
         and ``VecGame`` builds it), this round's tribute and return included
         when the state saw the whole round."""
-        cdef State st
         cdef View v
         cdef InfoSet s = InfoSet.__new__(InfoSet)
         cdef int k, rc
-        _load(state, &st)
-        if st.phase != PH_PLAY:
+        if core.st.phase != PH_PLAY:
             raise GuandanError("worlds are sampled in the play phase")
         if not 0 <= seat <= 3:
             raise GuandanError(f"seat must be 0..3, got {seat}")
-        view_of(&st, seat, &v)
+        view_of(&core.st, seat, &v)
         for k in range(4):
             s.counts[k] = v.counts[k]
         rc = info_from_view(&s.info, &v)
@@ -935,8 +906,8 @@ cdef class InfoSet:
         return s
 
     @staticmethod
-    def from_state(bytes state, int seat, plays=(), bint use_tribute=True):
-        """From a native state (``GameCore.state_bytes()``): only the public
+    def from_state(GameCore core not None, int seat, plays=(), bint use_tribute=True):
+        """From a native state (a ``GameCore``): only the public
         parts and ``seat``'s hand are read (the counts, and the cards played
         as the complement of all hands). ``plays``: this round's plays as
         ``(seat, lo, hi)`` words (for the tribute constraints)."""
@@ -945,7 +916,7 @@ cdef class InfoSet:
         cdef int8_t counts[4]
         cdef uint64_t pone = 0, ptwo = 0, bit
         cdef int k, f, c
-        _load(state, &st)
+        memcpy(&st, &core.st, sizeof(State))
         for k in range(4):
             counts[k] = <int8_t>card_count(st.one[k], st.two[k])
         for f in range(54):
@@ -970,6 +941,7 @@ cdef class InfoSet:
         cdef State st
         cdef InfoSet s = InfoSet.__new__(InfoSet)
         cdef int8_t cs[4]
+        cdef int8_t nf[4]
         cdef uint64_t pb1[4]
         cdef uint64_t pb2[4]
         cdef uint64_t pone = 0, ptwo = 0, bit
@@ -994,28 +966,15 @@ cdef class InfoSet:
                     pone |= bit
                 if c >= 2:
                     ptwo |= bit
-        memset(&st, 0, sizeof(State))
+        for k in range(len(fin)):
+            nf[k] = fin[k]
+            cs[k] = counts[k]
+        for k in range(4):
+            cs[k] = counts[k]
+        st_init_play(&st, &rules.r, rlevel, levels[0], levels[1], -1, seat, top_lo, top_hi, top_seat,
+                     passes, nf, len(fin))
         st.one[seat] = hand.one
         st.two[seat] = hand.two
-        st.rlevel = rlevel
-        st.level[0] = levels[0]
-        st.level[1] = levels[1]
-        st.owner = -1
-        st.phase = PH_PLAY
-        st.to_act = seat
-        st.top_seat = top_seat
-        st.top_lo = top_lo
-        st.top_hi = top_hi
-        st.passes = passes
-        st.nfin = len(fin)
-        for k in range(4):
-            st.fin[k] = fin[k] if k < len(fin) else -1
-            st.last_order[k] = -1
-            cs[k] = counts[k]
-        st.rules = rules.r
-        st.winner = -1
-        st.leader = seat if top_seat < 0 else top_seat
-        st.first_leader = st.leader
         st.tr.npay = len(payers)
         st.tr.anti = anti
         for k in range(2):
@@ -1193,56 +1152,42 @@ cdef object _rollouts(const State* st, const Info* IS, int code, Py_ssize_t n, u
     return orders, values
 
 
-def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
+def rollouts_from_state(GameCore core not None, int code, Py_ssize_t n, uint64_t seed):
     """``n`` rounds played to the end from a native state (all hands as they
     are) with native policy ``code`` at every seat; the policies' random
     stream is seeded with ``seed``. Returns ``(orders (n, 4) int8, values
     (n,) int8)`` (team-0 values)."""
     cdef State st
-    _load(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if st.phase != PH_PLAY:
         raise GuandanError("rollouts start in the play phase")
     return _rollouts(&st, NULL, code, n, seed)
 
 
-def position_state(bytes base, hands, uint64_t seed):
+def position_state(GameCore base not None, hands, uint64_t seed):
     """The native state :meth:`guandan.Game.from_position` would build for
     ``base``'s public play-phase state with ``hands`` (four ``(one, two)``
-    masks): no tribute of this round, no previous round, RNG seeded from
-    ``seed``."""
-    cdef State src, st
+    masks), as a new ``GameCore``: no tribute of this round, no previous
+    round, no undo history, the RNGs seeded from ``seed``."""
+    cdef const State* src = &base.st
+    cdef GameCore out
+    cdef State* st
     cdef int i
-    _load(base, &src)
     if src.phase != PH_PLAY:
         raise GuandanError("positions are in the play phase")
     if len(hands) != 4:
         raise GuandanError("four hands")
-    memset(&st, 0, sizeof(State))
+    out = GameCore.new_game(seed, NativeRules.__new__(NativeRules))
+    st = &out.st
+    st_init_play(st, &src.rules, src.rlevel, src.level[0], src.level[1], src.owner, src.to_act,
+                 src.top_lo, src.top_hi, src.top_seat, src.passes, src.fin, src.nfin)
     st_seed(st.deal_rng, seed)
     for i in range(4):
         st.one[i] = hands[i][0]
         st.two[i] = hands[i][1]
         if st.two[i] & ~st.one[i] or st.one[i] & ~FACE_MASK:
             raise GuandanError("malformed hand masks")
-        st.fin[i] = src.fin[i] if i < src.nfin else -1
-        st.last_order[i] = -1
-    st.rlevel = src.rlevel
-    st.level[0] = src.level[0]
-    st.level[1] = src.level[1]
-    st.owner = src.owner
-    st.to_act = src.to_act
-    st.top_lo = src.top_lo
-    st.top_hi = src.top_hi
-    st.top_seat = src.top_seat
-    st.passes = src.passes
-    st.nfin = src.nfin
     st.round_index = src.round_index
     st.afail[0] = src.afail[0]
     st.afail[1] = src.afail[1]
-    st.winner = -1
-    st.rules = src.rules
-    st.phase = PH_PLAY
-    st.leader = src.to_act if src.top_seat < 0 else src.top_seat
-    st.first_leader = st.leader
-    tribute_none(&st.tr)
-    return (<char*>&st)[:sizeof(State)]
+    return out
