@@ -626,7 +626,7 @@ cdef inline bint _in(int x, int lo, int hi) noexcept nogil:
 cdef bint st_valid(const State* st) noexcept nogil:
     """Whether every field of a state is in the range native code indexes or
     shifts by (the one check of state bytes handed in from outside:
-    ``GameCore.load_state_bytes``, the sampler's and the solver's loaders)."""
+    ``GameCore.load_state_bytes``, the one loader)."""
     cdef int s
     cdef uint64_t h1 = 0, h2 = 0, x
     for s in range(4):

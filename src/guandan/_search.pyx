@@ -53,7 +53,7 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     Tribute, tribute_none,
-    st_valid,
+    GameCore,
     State, View, RuleSet, NativeRules, GameCore, st_init_play, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
     policy_register, view_of,
@@ -968,7 +968,6 @@ cdef class InfoSet:
                     ptwo |= bit
         for k in range(len(fin)):
             nf[k] = fin[k]
-            cs[k] = counts[k]
         for k in range(4):
             cs[k] = counts[k]
         st_init_play(&st, &rules.r, rlevel, levels[0], levels[1], -1, seat, top_lo, top_hi, top_seat,
@@ -1177,7 +1176,8 @@ def position_state(GameCore base not None, hands, uint64_t seed):
         raise GuandanError("positions are in the play phase")
     if len(hands) != 4:
         raise GuandanError("four hands")
-    out = GameCore.new_game(seed, NativeRules.__new__(NativeRules))
+    out = GameCore.__new__(GameCore)
+    st_seed(out.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
     st = &out.st
     st_init_play(st, &src.rules, src.rlevel, src.level[0], src.level[1], src.owner, src.to_act,
                  src.top_lo, src.top_hi, src.top_seat, src.passes, src.fin, src.nfin)

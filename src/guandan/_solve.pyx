@@ -105,7 +105,7 @@ from guandan._core cimport (
     key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
 )
 from guandan._engine cimport (
-    st_valid,
+    GameCore,
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
 )
 
@@ -1751,18 +1751,9 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
 # Python-facing
 # ---------------------------------------------------------------------------
 
-cdef State* _state_from_bytes(bytes data, State* st) except NULL:
-    if len(data) != sizeof(State):
-        raise GuandanError("state bytes of the wrong size")
-    memcpy(st, <char*>data, sizeof(State))
-    if not st_valid(st):
-        raise GuandanError("state bytes out of range")
-    return st
-
-
-def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
+def solve(GameCore core not None, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
           bint per_move=False, int order_policy=0, int threads=1, int cache_bits=0):
-    """Solve a native state (``GameCore.state_bytes()``, play phase).
+    """Solve a native state (a ``GameCore``, play phase).
 
     Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
     when equal), ``best`` (move words ``(lo, hi)`` achieving the exact value,
@@ -1787,7 +1778,7 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     cdef int64_t left, total_nodes = 0
     cdef double t0, tl = time_limit, left_t
     cdef list moves = []
-    _state_from_bytes(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if st.phase != PH_PLAY:
         raise GuandanError("solve: the position is not in the play phase")
     if tt_bits < 4 or tt_bits > 30:
@@ -1851,12 +1842,12 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
         solver_free(S)
 
 
-def _rank_free_key(bytes state):
+def _rank_free_key(GameCore core not None):
     """The rank-free key of a native state (see rank_keys), or None when a
     sequence can still be made. For tests."""
     cdef State st
     cdef uint64_t k1, k2
-    _state_from_bytes(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if position_mode(&st) != 2:
         return None
     rank_keys(&st, &k1, &k2)

@@ -609,7 +609,7 @@ class Game:
         from . import _search
         if self.phase is not Phase.PLAY:
             raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
-        return _search.InfoSet.from_state(self._core.state_bytes(), seat, self._round_plays())
+        return _search.InfoSet.from_state(self._core, seat, self._round_plays())
 
     @_locked
     def sample_worlds(self, seat: int, n: int, seed: int = 0) -> List["Game"]:
@@ -636,7 +636,7 @@ class Game:
         n = check_int(n, "n", 0, 1_000_000)
         seed = check_seed(seed)
         hands = self._info(seat).sample_hands(n, seed)
-        base = self._core.state_bytes()
+        base = self._core
         trick = tuple(self.trick)
         out = []
         for i in range(n):
@@ -645,7 +645,7 @@ class Game:
                                                for s in range(4)], wseed)
             g = Game.__new__(Game)
             g._init(self.rules, wseed)
-            g._core.load_state_bytes(st)
+            g._core = st
             g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
             g._initial_trick = trick
             g._round0 = g._core.round_index
@@ -674,7 +674,7 @@ class Game:
             raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
         t = time.perf_counter()
         if seat is None:
-            orders, values = _search.rollouts_from_state(self._core.state_bytes(), code, n, seed)
+            orders, values = _search.rollouts_from_state(self._core, code, n, seed)
         else:
             orders, values = self._info(check_int(seat, "seat", 0, 3)).rollouts(code, n, seed)
         return RolloutResult(orders, values, time.perf_counter() - t, policy)
@@ -702,7 +702,7 @@ class Game:
         if threads is None:
             threads = _solve_threads(cards, mn)
         threads = check_int(threads, "threads", 1, 8)
-        r = _solve.solve(self._core.state_bytes(), mn, float(time_limit or 0.0), tt_bits, per_move,
+        r = _solve.solve(self._core, mn, float(time_limit or 0.0), tt_bits, per_move,
                          0, threads)
         lv = self._core.rlevel
         best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)

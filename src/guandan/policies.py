@@ -156,10 +156,11 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
 
 def _choose(code: int, obs: Dict[str, Any], moves: Any, rules: Any, rng_seed: int) -> int:
     f = observation_fields(obs, rules)
-    return _engine.choose_from_view(
-        code, moves, f["hand"], f["played"], f["seat"], _PHASE_CODES[obs["phase"]], f["rlevel"],
+    view = _engine.NativeView(
+        f["hand"], f["played"], f["seat"], _PHASE_CODES[obs["phase"]], f["rlevel"],
         f["levels"], f["top_lo"], f["top_hi"], f["top_seat"], f["passes"], f["counts"], f["fin"],
-        f["rules"], rng_seed)
+        f["rules"])
+    return _engine.choose_from_view(code, moves, view, rng_seed)
 
 
 class RandomPolicy:
@@ -228,11 +229,12 @@ def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
     seat = game.to_act
     top = game.top
     top_lo, top_hi = top.move.words if top is not None else (0, 0)
-    i, rule = _expert.explain_view(moves, game.hands[seat], game.played_cards(), seat,
-                                   _PHASE_CODES[game.phase], game.level_index,
-                                   game.team_level_indices, top_lo, top_hi,
-                                   -1 if top is None else top.seat, game.passes,
-                                   game.card_counts, game.finish_order, game.rules.native)
+    view = _engine.NativeView(game.hands[seat], game.played_cards(), seat,
+                              _PHASE_CODES[game.phase], game.level_index,
+                              game.team_level_indices, top_lo, top_hi,
+                              -1 if top is None else top.seat, game.passes,
+                              game.card_counts, game.finish_order, game.rules.native)
+    i, rule = _expert.explain_view(moves, view)
     if not 0 <= i < len(moves):
         raise GuandanError("the expert made no choice")
     return moves[i], rule
