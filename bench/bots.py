@@ -29,7 +29,6 @@ import argparse
 import json
 import math
 import statistics
-import sys
 import time
 
 import numpy as np

@@ -56,7 +56,7 @@ WORST = [
     ("D3 S4 H4 C4 D4 S5 H5 C5 D5 S6 H6 C6 D6 S7 H7 C7 D7 S8 H8 C8 D8 S9 H9 C9 D9 HA HA", "A"),
 ]
 
-# issue 14's targets (µs; batch: at most 15% over the native loop; api:
+# the speed targets (µs; batch: at most 15% over the native loop; api:
 # within 1.5 µs of it; decisions per second)
 TARGETS = {"lead_full_us": 2.5, "lead_pattern_us": 1.2, "follow_us": 0.6}
 
@@ -208,6 +208,7 @@ def run_phases(args):
         return statistics.median(x[0] for x in out) / (m * r) * 1e6, out[0][1] / (m * r)
 
     res = {}
+    base = [(0.0, 0.0)] * 3            # the bit-0 row (no phase switched off), set first
     print(f"{'phase (us per hand, moves)':<26}{'lead full':>18}{'lead pattern':>18}{'follow':>18}")
     for bit, name in PHASES:
         mask = 0 if bit == 0 else (1 << bit)

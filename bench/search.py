@@ -42,12 +42,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-import numpy as np  # noqa: E402
 
 from guandan import Game, search  # noqa: E402
 from guandan.arena import arena  # noqa: E402

@@ -54,7 +54,7 @@ def main(argv=None):
     res = dict(rnd, greedy=gre)
     if args.million:
         t = time.perf_counter()
-        r = simulate(1_000_000, policies=("greedy", "random", "greedy", "random"), seed=1,
+        simulate(1_000_000, policies=("greedy", "random", "greedy", "random"), seed=1,
                      workers=os.cpu_count(), keep_rows=False, progress=None)   # a bar on a terminal
         dt = time.perf_counter() - t
         print(f"1,000,000 deals greedy vs random on {os.cpu_count()} cores: {dt:.1f} s")

@@ -90,7 +90,8 @@ def count(kind: str, n: int, accepted: Optional[int] = None) -> None:
 
 def must_reject(kind: str, why: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     ok, out = attempt(kind, fn, *args, **kwargs)
-    assert not ok, f"[{kind}] accepted an invalid input ({why}): args {short(args)} kwargs {short(kwargs)} -> {short(out)}"
+    assert not ok, (f"[{kind}] accepted an invalid input ({why}): "
+                    f"args {short(args)} kwargs {short(kwargs)} -> {short(out)}")
 
 
 def summary_lines() -> List[str]:

@@ -15,6 +15,7 @@ import sys
 from typing import List
 
 import numpy as np
+import server_harness
 
 SEEDS = (1, 2, 3)
 ROUNDS = 2                  # two deals: the second has tribute and return
@@ -195,9 +196,7 @@ def trace_server(seed: int = SERVER_SEED, timeout: float = 120.0) -> List[str]:
     async def main() -> None:
         srv = TableServer(port=0, games=1, rules=Rules.contest(), seed=seed, timeout=0,
                           start_delay=0.05)
-        task = asyncio.ensure_future(srv.run())
-        while srv.bound_port is None:
-            await asyncio.sleep(0.01)
+        srv, task = await server_harness.start(srv)
         clients = []
         for i in range(4):
             clients.append(asyncio.ensure_future(client(srv.bound_port, f"p{i}")))

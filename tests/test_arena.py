@@ -12,8 +12,8 @@ import pytest
 
 from guandan import Game
 from guandan.arena import (SPRT, Limits, arena, deal_spec, elo_to_score, fit_ratings, pairings,
-                           score_stats, score_to_elo)
-from guandan.arena.participants import Builtin, InProcess, parse_participants
+                           score_stats)
+from guandan.arena.participants import Builtin, parse_participants
 from guandan.arena.runner import play_batch_native, play_batch_python
 from guandan.arena.stats import pentanomial, points_stats
 from guandan.cli import main

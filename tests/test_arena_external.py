@@ -4,7 +4,6 @@ The bot programs below are small contest-protocol clients written from
 PROTOCOL.md with ``websockets`` only: they share no code with the project.
 """
 
-import asyncio
 import json
 import os
 import subprocess

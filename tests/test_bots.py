@@ -1,13 +1,13 @@
 """The bot SDK: one Bot class plays over the network, in-process and in the simulator."""
 
 import asyncio
-import json
 
 import pytest
 
 from guandan import Game, GuandanError, simulate
 from guandan.bots import Bot, ProtocolClient, _run, load_bot
 from guandan.server import TableServer, parse_bots
+import server_harness
 
 
 class FirstBot(Bot):
@@ -28,11 +28,9 @@ def test_sdk_bot_plays_a_full_game_against_the_server(tmp_path):
     async def main():
         srv = TableServer("127.0.0.1", 0, games=1, bots=parse_bots("1=greedy,2=greedy,3=greedy"),
                           seed=5, record_dir=str(tmp_path), start_delay=0.05)
-        task = asyncio.create_task(srv.run())
-        while srv.bound_port is None:
-            await asyncio.sleep(0.01)
+        srv, task = await server_harness.start(srv)
         bot = Bot()
-        await asyncio.wait_for(_run(bot, f"ws://127.0.0.1:{srv.bound_port}/game/sdk"), 60)
+        await asyncio.wait_for(_run(bot, server_harness.url(srv, "sdk")), 60)
         records = await asyncio.wait_for(task, 10)
         return records
 

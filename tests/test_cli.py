@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 from guandan import Game
-from guandan.cli import main
-from guandan.play import play_terminal, print_record
+from guandan.play import play_terminal
 
 
 def run(*args):

@@ -1,4 +1,4 @@
-"""Issue 12, contest-exact action lists: the platform's actionList order
+"""Contest-exact action lists: the platform's actionList order
 (inferred from a v1006 server message, docs/protocol.md "actionList order"),
 the server sending it, and the natural heart straight flush under the
 contest rules (a level heart standing for itself)."""
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from guandan import (Game, Hand, IllegalMoveError, Move, MoveType, Rules, classify, contest_order,
+from guandan import (Game, MoveType, Rules, classify, contest_order,
                      legal_moves)
 from guandan.moves import ORDERS
 

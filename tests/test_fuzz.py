@@ -25,16 +25,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import guandan
 from guandan import (
     Game,
     GuandanError,
     Hand,
-    InvalidMoveError,
     Move,
     MoveType,
     Rules,
@@ -142,7 +140,7 @@ def test_hand_from_anything(x):
             raise AssertionError(f"Hand() refused a valid multiset {as_list}: {h}")
         return
     if as_list is not None:
-        # card strings are accepted in either case (issue 12): 's2' is S2
+        # card strings are accepted in either case: 's2' is S2
         assert Counter(c.upper() for c in as_list) == Counter(h), (x, h)
     assert Hand(str(h)) == h and eval(repr(h), {"Hand": Hand}) == h
     assert Hand.from_counts(h.counts()) == h and Hand.from_masks(*h.masks) == h
@@ -169,7 +167,7 @@ def test_hand_methods(h, other, level, card, masks):
         assert w == h.count("H" + RANKS[level_ok(level)])
     ok, n = attempt("Hand.count(card)", h.count, card)
     if ok:
-        assert card.upper() in FACES and n == Counter(h)[card.upper()]   # either case (issue 12)
+        assert card.upper() in FACES and n == Counter(h)[card.upper()]   # either case
     attempt("x in Hand", lambda: card in h)
     assert Hand.from_masks(*h.masks) == h
     ok, r = attempt("Hand.from_masks", Hand.from_masks, *masks)
@@ -265,7 +263,7 @@ def test_move_methods_on_arbitrary_words(args, other_args, triple, level):
 
 
 def test_move_known_bad_tags():
-    # the words of issue 8: type tags 13 and 15 (no such type), keys >= 16, a level >= 13
+    # hostile words: type tags 13 and 15 (no such type), keys >= 16, a level >= 13
     for lo, hi, lv in ((13 << TAG, 0, 0), (15 << TAG, 0, 0), ((15 << TAG) | 1, 0, 0), ((13 << TAG) | 0xF, 0, 5),
                        ((1 << TAG) | 1, 16 << TAG, 0), ((1 << TAG) | 1, 31 << TAG, 0), ((1 << TAG) | 1, 0, 13),
                        ((1 << TAG) | 1, 0, 14), ((1 << TAG) | 1, 0, -1)):
@@ -308,7 +306,7 @@ def test_classify(cards, level, rules):
     as_list = cards.split() if isinstance(cards, str) else list(cards) if isinstance(cards, (list, tuple)) else None
     for m in readings:
         if as_list is not None:
-            assert Counter(m.cards) == Counter(c.upper() for c in as_list)   # either case (issue 12)
+            assert Counter(m.cards) == Counter(c.upper() for c in as_list)   # either case
         assert Move.from_platform(m.to_platform(), lv + 2, rules=rules) == m
     if readings:
         assert Move.from_cards(cards, level, rules=rules) == readings[0]
@@ -1035,7 +1033,6 @@ def mutate_record(rec, data):
 @given(k=st.integers(0, 5), data=st.data())
 def test_replay_mutated_records(k, data):
     rec, pos = base_record(k)
-    original = copy.deepcopy(rec)
     rec, applied = mutate_record(rec, data)
     ok, g = attempt("Game.replay(record)", Game.replay, rec)
     if not applied:
@@ -1059,7 +1056,6 @@ def _one_line_error(err):
 @given(k=st.integers(0, 5), data=st.data())
 def test_cli_replay_in_process(k, data, tmp_path_factory):
     rec, pos = base_record(k)
-    original = copy.deepcopy(rec)
     rec, applied = mutate_record(rec, data)
     path = tmp_path_factory.mktemp("rec") / "r.json"
     text = rec if isinstance(rec, str) else json.dumps(rec, default=repr)

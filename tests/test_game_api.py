@@ -70,7 +70,6 @@ def test_played_cards_are_public_and_per_seat():
     g = Game(seed=5)
     total = Hand()
     for _ in range(6):
-        seat = g.to_act
         m = g.legal_moves()[-1]
         g.play(m)
         if not m.is_pass:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from guandan import Game, Move, Rules
+from guandan import Game, Rules
 from guandan import return_choices as native_return_choices
 from helpers import DECK, to_ref
 from reference import ref_beats

@@ -1,4 +1,4 @@
-"""Issue 12, readings and conventions a tester questioned: bare cards in
+"""Readings and conventions: bare cards in
 Game.play, perft at the end of a round, Move ordering, Game's repr."""
 
 import pytest

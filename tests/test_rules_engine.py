@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from guandan import Game, GuandanError, IllegalMoveError, Move, MoveType, Rules
+from guandan import Game, GuandanError, IllegalMoveError, MoveType, Rules
 from helpers import to_ref
 from reference import ref_moves
 from helpers import level_value, return_choices, tribute_choices
@@ -207,7 +207,8 @@ def test_finishing_order_listing_three_out():
     # the dweller (下游). The round ends when three players are out"
     g = pos(["S3", "SA", "S5 SK", "SQ"], to_act=1, seed=1)
     g.play("SA")                        # seat 1 out: banker
-    g.play("PASS"); g.play("PASS"); g.play("PASS")
+    for _ in range(3):
+        g.play("PASS")
     assert g.to_act == 3                # 接风 for seat 1
     g.play("SQ")                        # seat 3 out: both of team 1 out -> round over
     assert g.round_index == 1
@@ -242,7 +243,8 @@ def test_double_down_ends_round_at_once(order, listed):
 def test_round_ends_immediately_when_partner_goes_out():
     g = pos(["S3", "S4 S6", "SA", "S5 S7"], to_act=0)
     g.play("S3")
-    g.play("PASS"); g.play("PASS"); g.play("PASS")
+    for _ in range(3):
+        g.play("PASS")
     assert g.to_act == 2
     g.play("SA")                                      # no other action in between
     assert g.round_index == 1 and g.last_round_order == [0, 2, 1, 3]

@@ -25,7 +25,7 @@ from guandan import (
     parse_move,
 )
 
-from helpers import FACES, RANKS, SUITS, pattern_of
+from helpers import FACES, RANKS, pattern_of
 
 DECK = FACES * 2   # face by face (helpers.DECK puts the jokers last)
 

@@ -8,14 +8,14 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 pytest.importorskip("websockets")
 
 from guandan import Game  # noqa: E402
-from guandan.tables import MultiTableServer  # noqa: E402
+from guandan.server import MultiTableServer  # noqa: E402
+import server_harness
 
 
 async def _client(url, log, slow_at=None, slow=0.0):
@@ -46,14 +46,12 @@ def test_tables_fill_in_connection_order():
     async def main():
         srv = MultiTableServer("127.0.0.1", 0, tables=2, games=1, seed=7,
                                bots={1: "greedy", 3: "greedy"}, timeout=10, start_delay=0.05)
-        run = asyncio.ensure_future(srv.run())
-        while srv.bound_port is None:
-            await asyncio.sleep(0.01)
+        srv, run = await server_harness.start(srv)
         logs = [dict() for _ in range(4)]
         clients = []
         for i in range(4):                      # connect one after the other
             clients.append(asyncio.ensure_future(
-                _client(f"ws://127.0.0.1:{srv.bound_port}/game/client{i}", logs[i])))
+                _client(server_harness.url(srv, f"client{i}"), logs[i])))
             while sum(len(t._pending) + sum(s.conn is not None for s in t.seats)
                       for t in srv.tables) < i + 1:
                 await asyncio.sleep(0.01)
@@ -76,11 +74,9 @@ def test_late_answer_is_never_taken_for_the_next_question():
         srv = MultiTableServer("127.0.0.1", 0, tables=1, games=1, seed=3,
                                bots={1: "greedy", 2: "greedy", 3: "greedy"}, timeout=0.4,
                                start_delay=0.05)
-        run = asyncio.ensure_future(srv.run())
-        while srv.bound_port is None:
-            await asyncio.sleep(0.01)
+        srv, run = await server_harness.start(srv)
         log = {}
-        c = asyncio.ensure_future(_client(f"ws://127.0.0.1:{srv.bound_port}/game/slow", log,
+        c = asyncio.ensure_future(_client(server_harness.url(srv, "slow"), log,
                                           slow_at=2, slow=0.9))
         records = await asyncio.wait_for(run, 120)
         await asyncio.wait_for(c, 30)

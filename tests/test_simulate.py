@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from guandan import Game, GuandanError, Rules, simulate
-from guandan.simulate import chunk_seeds
+from guandan import GuandanError, Rules, simulate
 
 
 def _same(a, b):

@@ -1,4 +1,4 @@
-"""Issue 12, the terminal game (guandan play), driven by scripted input and,
+"""The terminal game (guandan play), driven by scripted input and,
 for the 80x24 screen, through tmux."""
 
 import io
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from guandan import Game, Hand
+from guandan import Game
 from guandan.play import Style, describe, play_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

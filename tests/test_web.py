@@ -517,7 +517,7 @@ def test_views_jiefeng_and_results():
 
 
 def test_serve_tables_web_lists_every_table():
-    from guandan.tables import MultiTableServer
+    from guandan.server import MultiTableServer
     from guandan.web.server import run_with_tables
 
     async def main():

@@ -121,6 +121,10 @@ cdef int policy_register(int code, policy_fn fn) noexcept
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 
+cdef inline uint64_t policy_salt() noexcept nogil:
+    # a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
+    return 0xA5A5A5A5DEADBEEFULL
+
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil
 cdef uint64_t rng_below(uint64_t* s, uint64_t n) noexcept nogil

@@ -793,6 +793,10 @@ REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": R
             "NOT_A_PLAY": REFUSE_NOT_A_PLAY, "LEADER_PASS": REFUSE_LEADER_PASS,
             "DOES_NOT_BEAT": REFUSE_DOES_NOT_BEAT, "OTHER": REFUSE_OTHER}
 
+# a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
+cdef uint64_t _POLICY_SALT = policy_salt()
+POLICY_SALT = _POLICY_SALT
+
 # Built-in native policies by code (guandan.policies names them).
 NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL_EXPERT}
 
@@ -958,7 +962,7 @@ cdef class GameCore:
     def new_game(uint64_t seed, NativeRules rules not None):
         cdef GameCore c = GameCore.__new__(GameCore)
         st_new_game(&c.st, seed, &rules.r)
-        st_seed(c.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+        st_seed(c.prng, seed ^ _POLICY_SALT)
         return c
 
     def seed_policy(self, uint64_t seed):
@@ -1145,7 +1149,7 @@ cdef class GameCore:
         st_init_play(&self.st, &rules.r, rlevel, levels[0], levels[1], owner, to_act, top_lo, top_hi,
                      top_seat, passes, nf, len(fin))
         st_seed(self.st.deal_rng, seed)
-        st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+        st_seed(self.prng, seed ^ _POLICY_SALT)
         for i in range(4):
             self.st.one[i] = (<Hand>hands[i]).one
             self.st.two[i] = (<Hand>hands[i]).two
@@ -1171,7 +1175,7 @@ cdef class GameCore:
                 order[i] = last_order[i]
         st_new_round(&self.st, seed, levels[0], levels[1], owner,
                      order if last_order is not None else NULL, &rules.r)
-        st_seed(self.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+        st_seed(self.prng, seed ^ _POLICY_SALT)
         self.nstack = 0
 
     # -- read access ------------------------------------------------------------

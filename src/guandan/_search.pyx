@@ -53,8 +53,7 @@ from guandan._core cimport (
 )
 from guandan._engine cimport (
     Tribute, tribute_none,
-    GameCore,
-    State, View, RuleSet, NativeRules, GameCore, st_init_play, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
+    State, View, RuleSet, NativeRules, GameCore, st_init_play, policy_salt, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
     policy_choose_view,
     policy_register, view_of,
 )
@@ -1177,7 +1176,7 @@ def position_state(GameCore base not None, hands, uint64_t seed):
     if len(hands) != 4:
         raise GuandanError("four hands")
     out = GameCore.__new__(GameCore)
-    st_seed(out.prng, seed ^ <uint64_t>0xA5A5A5A5DEADBEEF)
+    st_seed(out.prng, seed ^ policy_salt())
     st = &out.st
     st_init_play(st, &src.rules, src.rlevel, src.level[0], src.level[1], src.owner, src.to_act,
                  src.top_lo, src.top_hi, src.top_seat, src.passes, src.fin, src.nfin)

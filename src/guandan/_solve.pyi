@@ -1,6 +1,6 @@
 """Type stubs for the exact endgame solver (guandan._solve)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 def solve(state: bytes, max_nodes: int = ..., time_limit: float = ..., tt_bits: int = ...,
           per_move: bool = ..., order_policy: int = ..., threads: int = ...,

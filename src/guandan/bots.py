@@ -17,8 +17,12 @@ platform triple. The observation has the keys of :meth:`Game.observation`
 that the protocol carries: ``seat``, ``phase``, ``hand``, ``card_counts``,
 ``level``, ``team_levels``, ``my_team``, ``round_index``, ``leading``,
 ``top`` (``{"seat", "move"}`` or None), ``trick``, ``history`` (this
-round's plays) and ``finish_order``; over the network also ``message``
-(the raw ``act`` message).
+round's plays), ``finish_order`` and ``rules`` (the game's rules as
+:meth:`guandan.Rules.to_dict`, read back by :func:`guandan.rules.rules_of`);
+over the network also ``message`` (the raw ``act`` message). The contest
+protocol does not send the rules: the client assumes the contest preset
+(``Rules.contest()``) unless told otherwise (``run_bot(..., rules=...)``,
+``guandan bot --rules``).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 from urllib.parse import urlsplit
 
 from .errors import GuandanError, ProtocolError
 from .moves import Move
 from .policies import GreedyPolicy
+from .rules import Rules, resolve_rules
 
 __all__ = ["Bot", "run_bot", "load_bot", "check_url", "ProtocolClient", "MISSING_SERVER_EXTRA"]
 
@@ -68,7 +73,7 @@ class Bot:
         return choice
 
 
-def _index_of(choice: Any, legal: List[Move], triples: List[Any], level: str) -> int:
+def _index_of(choice: Any, legal: List[Move], triples: List[Any], level: str, rules: Rules) -> int:
     if isinstance(choice, bool):
         raise GuandanError("act returned a bool, not a move")
     if isinstance(choice, int):
@@ -83,17 +88,30 @@ def _index_of(choice: Any, legal: List[Move], triples: List[Any], level: str) ->
         t = [choice[0], choice[1], list(choice[2]) if isinstance(choice[2], (list, tuple)) else choice[2]]
         if t in triples:
             return triples.index(t)
-        m = Move.from_platform(t, level)
+        m = Move.from_platform(t, level, rules=rules)
         if m in legal:
             return legal.index(m)
     raise GuandanError(f"act returned {choice!r}, which is not one of the legal moves")
 
 
-class ProtocolClient:
-    """Plays one seat for a :class:`Bot` over the contest protocol."""
+def _client_rules(rules: Union[Rules, str, None]) -> Rules:
+    """The rules of a protocol client: a :class:`Rules`, a preset name, or
+    None for the contest preset."""
+    if rules is None:
+        return Rules.contest()
+    return Rules.named(rules) if isinstance(rules, str) else resolve_rules(rules)
 
-    def __init__(self, bot: Bot) -> None:
+
+class ProtocolClient:
+    """Plays one seat for a :class:`Bot` over the contest protocol, under
+    ``rules`` (a :class:`guandan.Rules` or a preset name; default: the
+    contest preset, the rules of a contest-protocol server), which it reads
+    moves with and puts into every observation."""
+
+    def __init__(self, bot: Bot, rules: Union[Rules, str, None] = None) -> None:
         self.bot = bot
+        self.rules = _client_rules(rules)
+        self._rules_dict = self.rules.to_dict()
         self.seat = -1
         self.round_index = -1
         self.history: List[List[Any]] = []
@@ -118,7 +136,7 @@ class ProtocolClient:
             "level": level, "team_levels": team_levels, "my_team": team,
             "round_index": self.round_index, "leading": top is None, "top": top,
             "trick": trick, "history": list(self.history), "finish_order": list(self.finish_order),
-            "message": msg,
+            "rules": dict(self._rules_dict), "message": msg,
         }
 
     def handle(self, msg: Dict[str, Any]) -> Optional[Dict[str, int]]:
@@ -144,10 +162,10 @@ class ProtocolClient:
         if not isinstance(triples, list) or not triples:
             raise ProtocolError("act message without an actionList")
         level = msg.get("curRank")
-        legal = [Move.from_platform(t, level) for t in triples]
+        legal = [Move.from_platform(t, level, rules=self.rules) for t in triples]
         obs = self.observation(msg)
         choice = self.bot.act(obs, legal)
-        return {"actIndex": _index_of(choice, legal, triples, level)}
+        return {"actIndex": _index_of(choice, legal, triples, level, self.rules)}
 
 
 def check_url(url: Any) -> str:
@@ -160,14 +178,14 @@ def check_url(url: Any) -> str:
     return url
 
 
-async def _run(bot: Bot, url: str) -> None:
+async def _run(bot: Bot, url: str, rules: Union[Rules, str, None] = None) -> None:
     try:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidURI
     except ImportError:
         raise GuandanError(f"bots over the network need websockets >= 13: {MISSING_SERVER_EXTRA}") from None
 
-    client = ProtocolClient(bot)
+    client = ProtocolClient(bot, rules)
     try:
         ws_cm = connect(url, ping_interval=None, max_size=2 ** 22, open_timeout=10)
         async with ws_cm as ws:
@@ -185,11 +203,15 @@ async def _run(bot: Bot, url: str) -> None:
         raise GuandanError(f"cannot connect to {url}: {why} (is 'guandan serve' running?)") from None
 
 
-def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan") -> None:
+def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan", *,
+            rules: Union[Rules, str, None] = None) -> None:
     """Connect ``bot`` to a contest-protocol server and play until it closes.
-    A URL that is not ``ws://``/``wss://`` or a server that cannot be
-    reached raises a :class:`GuandanError`."""
-    asyncio.run(_run(bot, check_url(url)))
+    ``rules``: the server's rules (a :class:`guandan.Rules` or a preset
+    name; default: the contest preset), given to the bot in every
+    observation. A URL that is not ``ws://``/``wss://`` or a server that
+    cannot be reached raises a :class:`GuandanError`."""
+    r = _client_rules(rules)
+    asyncio.run(_run(bot, check_url(url), r))
 
 
 def load_bot(spec: str) -> Bot:

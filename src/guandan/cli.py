@@ -146,7 +146,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
     if args.tables != 1:
-        from .tables import serve_tables as serve      # several tables on one port
+        from .server import serve_tables as serve      # several tables on one port
         extra = {"tables": args.tables}
     else:
         extra = {}
@@ -166,7 +166,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if args.record:
             os.makedirs(args.record, exist_ok=True)
         if args.tables != 1:
-            from .tables import MultiTableServer
+            from .server import MultiTableServer
             kwargs.pop("tables")
             srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
         else:
@@ -217,7 +217,7 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     from .bots import check_url, load_bot, run_bot
 
     url = check_url(args.url)                   # before loading anything
-    run_bot(load_bot(args.bot), url)
+    run_bot(load_bot(args.bot), url, rules=args.rules)
     return 0
 
 
@@ -480,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")
     bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan")
+    bt.add_argument("--rules", default="contest",
+                    help="the server's rules preset: contest (default) or default")
     bt.set_defaults(func=_cmd_bot)
     return p
 

@@ -39,7 +39,7 @@ to act (:attr:`guandan.Game.to_act`).
 - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``.
 
 **Episodes and seeds.** ``reset(seed=s)`` starts a new :class:`guandan.Game`
-whose deal seed is ``guandan.simulate.game_seed(s, 0)``; later new games of the
+whose deal seed is ``guandan.seeds.game_seed(s, 0)``; later new games of the
 same environment use ``game_seed(s, 1)``, ``game_seed(s, 2)`` ... — exactly
 the games of ``VecGame(1, seed=s, unit=...)``, so the environment and the
 batched :class:`guandan.VecGame` produce identical trajectories from the same
@@ -146,8 +146,8 @@ except ImportError as _e:          # an optional extra
 
 from .errors import GuandanError
 from .game import Game
-from .rules import Rules
-from .simulate import game_seed
+from .rules import Rules, resolve_rules
+from .seeds import game_seed
 from .vec import OBS_DIM, move_features
 
 __all__ = ["env", "raw_env", "GuandanEnv", "LegalMoves", "DEFAULT_MAX_ACTIONS"]
@@ -231,14 +231,12 @@ class GuandanEnv(AECEnv):
             raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
         if isinstance(rules, str):
             rules = Rules.named(rules)
-        if rules is not None and not isinstance(rules, Rules):
-            raise GuandanError(f"rules must be a guandan.Rules, got {type(rules).__name__}")
         if isinstance(max_actions, bool) or not isinstance(max_actions, (int, np.integer)) or max_actions < 1:
             raise GuandanError(f"max_actions must be a positive int, got {max_actions!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise GuandanError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.unit = unit
-        self.rules = rules if rules is not None else Rules.default()
+        self.rules = resolve_rules(rules)
         self.max_actions = int(max_actions)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(4)]

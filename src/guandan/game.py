@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random as _random
 import threading
+from enum import IntEnum
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -27,11 +28,12 @@ from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
-from .policies import native_code, parse_policy
+from .policies import native_code, parse_policy, rollout_code
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
+from .seeds import game_seed, policy_seed
 
 if TYPE_CHECKING:
     from ._search import InfoSet
@@ -46,25 +48,8 @@ _native_move = Move._from_native        # words read from the native state
 _TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
-_R = _engine.REFUSALS                    # the native Refusal codes by name
-_R_GAME_OVER, _R_TRIBUTE_DUE, _R_RETURN_DUE = _R["GAME_OVER"], _R["TRIBUTE_DUE"], _R["RETURN_DUE"]
-_R_NOT_IN_HAND, _R_TRIBUTE_CARD, _R_RETURN_CARD = _R["NOT_IN_HAND"], _R["TRIBUTE_CARD"], _R["RETURN_CARD"]
-_R_NOT_A_PLAY, _R_LEADER_PASS, _R_DOES_NOT_BEAT = _R["NOT_A_PLAY"], _R["LEADER_PASS"], _R["DOES_NOT_BEAT"]
-
-
-def _mix_seed(a: int, b: int) -> int:
-    """A 64-bit seed from two integers (the native splitmix64 seed mix)."""
-    from .simulate import game_seed
-    return game_seed(a, b)
-
-
-def _rollout_code(policy: Any) -> int:
-    """The native code of a rollout policy name (a native policy that is not
-    a search)."""
-    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
-        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
-                           f"got {policy!r:.60}")
-    return native_code(parse_policy(policy)[0])
+# why the native state machine refused an action (its codes, named once)
+Refusal = IntEnum("Refusal", _engine.REFUSALS)
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -105,23 +90,38 @@ class Game:
         r = resolve_rules(rules)
         if seed is None:
             seed = _random.SystemRandom().getrandbits(63)
-        self._init(r, check_seed(seed))
+        seed = check_seed(seed)
+        core = _engine.GameCore.new_game(seed, r.native)
         if policy_seed is not None:           # the built-in random policy's draws
-            self._core.seed_policy(check_seed(policy_seed))
-        self._deals = [self._deal_strings()]  # cards dealt at each round start
+            core.seed_policy(check_seed(policy_seed))
+        self._setup(core, r, seed, round0=0)
 
-    def _init(self, rules: Rules, seed: int) -> None:
-        # the one constructor path (new games and positions)
+    def _setup(self, core: Any, rules: Rules, seed: int, *, start: Optional[str] = None,
+               round_start: Optional[Dict[str, Any]] = None,
+               initial_trick: Tuple[Tuple[int, Move], ...] = (),
+               log: Optional[List[Tuple[int, int, int, int, int]]] = None,
+               deals: Optional[List[List[str]]] = None, round0: Optional[int] = None) -> None:
+        # the one constructor path: every Game (new, position, deal, copy,
+        # sampled world) is its native core plus these fields
         self.rules = rules
         self.seed = seed
-        self._start: Optional[str] = None
-        self._round_start: Optional[Dict[str, Any]] = None
-        self._core = _engine.GameCore.new_game(seed, rules.native)
+        self._core = core
         self._lock = threading.RLock()
-        self._log: List[Tuple[int, int, int, int, int]] = []   # (seat, lo, hi, level, round)
-        self._initial_trick: Tuple[Tuple[int, Move], ...] = ()
-        self._deals: List[List[str]] = []
-        self._round0 = 0                  # round index the game (or position) starts at
+        self._start: Optional[str] = start
+        self._round_start: Optional[Dict[str, Any]] = round_start
+        self._log: List[Tuple[int, int, int, int, int]] = [] if log is None else log  # (seat, lo, hi, level, round)
+        self._initial_trick: Tuple[Tuple[int, Move], ...] = initial_trick
+        self._round0 = core.round_index if round0 is None else round0   # the round the game starts at
+        # cards dealt at each round start
+        self._deals: List[List[str]] = [self._deal_strings()] if deals is None else deals
+
+    @classmethod
+    def _from_core(cls, core: Any, rules: Rules, seed: int, **fields: Any) -> "Game":
+        """A Game around a native core already in its state (the private
+        constructor; ``fields`` as :meth:`_setup`)."""
+        g = cls.__new__(cls)
+        g._setup(core, rules, seed, **fields)
+        return g
 
     # -- construction -----------------------------------------------------------
     @classmethod
@@ -160,12 +160,9 @@ class Game:
         seed = check_seed(seed)
         pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
-        g = cls.__new__(cls)
-        g._init(r, seed)
-        g._core.set_position(*pos.native, seed, r.native)
-        g._initial_trick = pos.trick
-        g._round0 = g._core.round_index
-        g._deals = [g._deal_strings()]
+        core = _engine.GameCore.new_game(seed, r.native)
+        core.set_position(*pos.native, seed, r.native)
+        g = cls._from_core(core, r, seed, initial_trick=pos.trick)
         g._start = g.position
         return g
 
@@ -207,15 +204,13 @@ class Game:
             if order[0] & 1 != owner:
                 raise GuandanError(f"the previous banker (seat {order[0]}) must be in the owner "
                                    f"team {owner}: the round is played at the last winner's level")
-        g = cls.__new__(cls)
-        g._init(r, seed)
-        g._core.start_round(seed, tl, owner, order, r.native)
+        core = _engine.GameCore.new_game(seed, r.native)
+        core.start_round(seed, tl, owner, order, r.native)
         if policy_seed is not None:
-            g._core.seed_policy(check_seed(policy_seed))
-        g._round_start = {"team_levels": [_RANKS[x] for x in tl], "owner": owner,
-                          "last_order": order}
-        g._deals = [g._deal_strings()]
-        return g
+            core.seed_policy(check_seed(policy_seed))
+        return cls._from_core(core, r, seed, round_start={"team_levels": [_RANKS[x] for x in tl],
+                                                          "owner": owner, "last_order": order},
+                               round0=0)
 
     # -- state ----------------------------------------------------------------
     @property
@@ -496,30 +491,31 @@ class Game:
         # the rule is native (st_refusal); here it is only put into words
         c = self._core
         lo, hi = m.words
-        code = c.refusal(lo, hi)
+        code = Refusal(c.refusal(lo, hi))
         seat = c.to_act
-        if code == _R_TRIBUTE_DUE or code == _R_RETURN_DUE:
-            return f"seat {seat} must {'pay tribute' if code == _R_TRIBUTE_DUE else 'return a card'} now, not play {m}"
-        if code == _R_NOT_IN_HAND:
+        if code in (Refusal.TRIBUTE_DUE, Refusal.RETURN_DUE):
+            due = "pay tribute" if code == Refusal.TRIBUTE_DUE else "return a card"
+            return f"seat {seat} must {due} now, not play {m}"
+        if code == Refusal.NOT_IN_HAND:
             hand = c.hand(seat)
             missing = _missing(hand, m)
             once = [x for x in missing if hand.count(x) == 1]
             note = f" ({' '.join(once)} held once, needed twice)" if once else ""
             return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
-        if code == _R_TRIBUTE_CARD or code == _R_RETURN_CARD:
+        if code == Refusal.TRIBUTE_CARD or code == Refusal.RETURN_CARD:
             choices = ", ".join(x.cards[0] for x in self.legal_moves())
-            if code == _R_TRIBUTE_CARD:
+            if code == Refusal.TRIBUTE_CARD:
                 return f"the tribute is the highest card in level order, never a wild: one of {choices}"
             return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if code == _R_NOT_A_PLAY:
+        if code == Refusal.NOT_A_PLAY:
             return f"there is no {m.type.platform} in the play phase"
-        if code == _R_LEADER_PASS:
+        if code == Refusal.LEADER_PASS:
             return "the leader cannot pass"
-        if code == _R_DOES_NOT_BEAT:
+        if code == Refusal.DOES_NOT_BEAT:
             top = self.top
             assert top is not None
             return f"{m} does not beat {top.move} (played by seat {top.seat})"
-        if code == _R_GAME_OVER:
+        if code == Refusal.GAME_OVER:
             return "the game is over"
         return f"{m} is not legal here"
 
@@ -536,18 +532,9 @@ class Game:
     @_locked
     def copy(self) -> "Game":
         """An independent copy (native state and undo history copied)."""
-        g = Game.__new__(Game)
-        g._lock = threading.RLock()
-        g.rules = self.rules
-        g.seed = self.seed
-        g._start = self._start
-        g._round_start = self._round_start
-        g._core = self._core.copy()
-        g._log = list(self._log)
-        g._deals = list(self._deals)
-        g._round0 = self._round0
-        g._initial_trick = self._initial_trick
-        return g
+        return Game._from_core(self._core.copy(), self.rules, self.seed, start=self._start,
+                               round_start=self._round_start, initial_trick=self._initial_trick,
+                               log=list(self._log), deals=list(self._deals), round0=self._round0)
 
     @_locked
     def choose(self, policy: Union[str, Callable[..., Any]]) -> Move:
@@ -640,16 +627,11 @@ class Game:
         trick = tuple(self.trick)
         out = []
         for i in range(n):
-            wseed = _mix_seed(seed, i)
+            wseed = game_seed(seed, i)
             st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
                                                for s in range(4)], wseed)
-            g = Game.__new__(Game)
-            g._init(self.rules, wseed)
-            g._core = st
-            g._core.seed_policy(wseed ^ 0xA5A5A5A5DEADBEEF)
-            g._initial_trick = trick
-            g._round0 = g._core.round_index
-            g._deals = [g._deal_strings()]
+            st.seed_policy(policy_seed(wseed))
+            g = Game._from_core(st, self.rules, wseed, initial_trick=trick)
             g._start = g.position
             out.append(g)
         return out
@@ -667,7 +649,7 @@ class Game:
         import time
         from . import _search
         from .search import RolloutResult
-        code = _rollout_code(policy)
+        code = rollout_code(policy)
         n = check_int(n, "n", 0, 100_000_000)
         seed = check_seed(seed)
         if self.phase is not Phase.PLAY:
@@ -728,10 +710,10 @@ class Game:
             raise GuandanError("config must be a guandan.search.SearchConfig")
         if self.phase is not Phase.PLAY:
             # tribute and return: the rollout policy's choice
-            lo, hi = self._core.pick(_rollout_code(cfg.rollout))
+            lo, hi = self._core.pick(rollout_code(cfg.rollout))
             return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
         seat = self._core.to_act
-        seed = cfg.seed if cfg.seed is not None else _mix_seed(self.seed, self._core.decisions)
+        seed = cfg.seed if cfg.seed is not None else game_seed(self.seed, self._core.decisions)
         raw = self._info(seat).search(*cfg.native_args(), seed)
         return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 
@@ -740,7 +722,9 @@ class Game:
     def observation(self, seat: int) -> Dict[str, Any]:
         """What ``seat`` may know: its own hand, every player's card count,
         the current trick and the plays of this round, levels, the tribute of
-        this round once resolved, and the last round's order. Nothing hidden."""
+        this round once resolved, the last round's order and the game's rules
+        (``"rules"``: :meth:`Rules.to_dict`, read back by
+        :func:`guandan.rules.rules_of`). Nothing hidden."""
         seat = check_int(seat, "seat", 0, 3)
         c = self._core
         lv = c.rlevel
@@ -774,6 +758,7 @@ class Game:
             "finish_order": c.fin,
             "tribute": trib,
             "last_round_order": c.last_order,
+            "rules": self.rules.to_dict(),
         }
 
     def _deal_strings(self) -> List[str]:

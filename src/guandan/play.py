@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import sys
-import textwrap
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
 from .errors import GuandanError

@@ -43,8 +43,9 @@ from . import _core, _engine
 from . import _expert  # noqa: F401  (registers the native "expert" policy)
 from ._core import Hand
 from .errors import GuandanError
+from .rules import resolve_rules, rules_of
 
-__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code",
+__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code", "rollout_code",
            "policy_names", "parse_policy", "explain", "observation_fields", "BUILTIN"]
 
 _NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
@@ -86,19 +87,28 @@ def native_code(name: str) -> int:
     return code
 
 
+def rollout_code(policy: Any) -> int:
+    """The native code of a rollout policy name: a native policy that is not
+    a search (GuandanError otherwise)."""
+    if not isinstance(policy, str) or parse_policy(policy)[0] == "search":
+        raise GuandanError(f"a rollout policy is a native policy name (greedy, random, expert), "
+                           f"got {policy!r:.60}")
+    return native_code(parse_policy(policy)[0])
+
+
 class NativePolicy:
     """A built-in native policy as a callable over an observation (for SDK
     bots, the network client and Python loops). The decision is exactly the
     native one: the observation is turned into the same view the native
-    loop builds from the state, on ``rules`` (a :class:`guandan.Rules`;
-    default: the default rules; observations do not carry them)."""
+    loop builds from the state, under the observation's rules
+    (:func:`guandan.rules.rules_of`; for an observation without them,
+    ``rules``, else the default rules)."""
 
     def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None) -> None:
-        from .rules import Rules
         self.name = name
         self.code = native_code(name)
         self._rng = random.Random(seed)
-        self.rules = rules if rules is not None else Rules.default()
+        self.rules = None if rules is None else resolve_rules(rules)
 
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
@@ -107,7 +117,8 @@ class NativePolicy:
             import numpy as np
             words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
             legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
-        i = _choose(self.code, observation, legal_moves, self.rules, self._rng.getrandbits(64))
+        i = _choose(self.code, observation, legal_moves, rules_of(observation, self.rules),
+                    self._rng.getrandbits(64))
         if not 0 <= i < len(legal_moves):
             raise GuandanError(f"policy {self.name} made no choice")
         return legal_moves[i]

@@ -13,12 +13,12 @@ reads :attr:`Rules.wild_straight_flush`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from functools import cached_property
-from typing import Any, Dict, Optional
+from functools import cached_property, lru_cache
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .errors import GuandanError
 
-__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT", "resolve_rules"]
+__all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT", "resolve_rules", "rules_of"]
 
 MAX_ROUNDS = 10_000          # native round counters are 16-bit
 MAX_A_FAIL_LIMIT = 100       # native A-failure counters are 8-bit
@@ -130,3 +130,33 @@ def resolve_rules(rules: Any) -> Rules:
         raise GuandanError(f"rules must be a guandan.Rules (Rules.named(name) for a preset), "
                            f"got {type(rules).__name__}")
     return rules
+
+
+@lru_cache(maxsize=64)
+def _from_items(items: Tuple[Tuple[str, Any], ...]) -> Rules:
+    return Rules.from_dict(dict(items))
+
+
+def rules_of(observation: Mapping[str, Any], default: Optional[Rules] = None) -> Rules:
+    """The rules an observation was made under: its ``"rules"`` field (the
+    game's :meth:`Rules.to_dict`, validated by :meth:`Rules.from_dict`; a
+    :class:`Rules` or a preset name also do), else ``default``, else the
+    default rules.
+
+    >>> from guandan import Game
+    >>> rules_of(Game(rules=Rules.contest(), seed=1).observation(0)).name
+    'contest'
+    """
+    r = observation.get("rules") if isinstance(observation, Mapping) else None
+    if r is None:
+        return resolve_rules(default)
+    if isinstance(r, Rules):
+        return r
+    if isinstance(r, str):
+        return Rules.named(r)
+    if isinstance(r, dict):
+        try:
+            return _from_items(tuple(sorted(r.items())))
+        except TypeError:                    # an unhashable value: validated uncached
+            return Rules.from_dict(r)
+    raise GuandanError(f"an observation's rules are a dict of options, got {type(r).__name__}")

@@ -40,16 +40,16 @@ from __future__ import annotations
 import math
 import random
 import threading
-from dataclasses import dataclass, field, fields, replace as _dc_replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, fields, replace as _dc_replace
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core, _engine, _search
-from ._core import Hand
 from .errors import GuandanError
 from .moves import Move
-from .policies import observation_fields
+from .policies import observation_fields, rollout_code
+from .rules import resolve_rules, rules_of
 
 __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
            "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose",
@@ -161,8 +161,7 @@ class SearchConfig:
         return _dc_replace(self, **changes)
 
     def rollout_code(self) -> int:
-        from .game import _rollout_code
-        return _rollout_code(self.rollout)
+        return rollout_code(self.rollout)
 
     def native_args(self) -> Tuple[int, int, float, int, int, int, int, float, bool]:
         """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin,
@@ -376,9 +375,10 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     """The native information set of an observation (play phase): what
     :class:`SearchPolicy` samples worlds from. The observation's history
     must be this round's complete history (not so in a game started from a
-    position after some plays: use :meth:`guandan.Game.sample_worlds`)."""
-    from .rules import Rules
-    r = rules if rules is not None else Rules.default()
+    position after some plays: use :meth:`guandan.Game.sample_worlds`).
+    The rules are the observation's (:func:`guandan.rules.rules_of`; for an
+    observation without them, ``rules``, else the default rules)."""
+    r = rules_of(obs, rules)
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
     f = observation_fields(obs, r)
@@ -396,8 +396,9 @@ class SearchPolicy:
     (for :class:`guandan.bots.Bot`, the network client, Python loops). It
     decides from the observation alone, tribute knowledge included; its own
     seeded stream gives every decision's seed, so the same seed and the same
-    observations give the same moves. Tribute and return: the rollout
-    policy's choice."""
+    observations give the same moves. It samples and rolls out under the
+    observation's rules (``rules`` for observations without them, else the
+    default rules). Tribute and return: the rollout policy's choice."""
 
     name = "search"
 
@@ -406,7 +407,7 @@ class SearchPolicy:
         self.config = config if config is not None else SearchConfig(**options)
         if config is not None and options:
             self.config = self.config.replace(**options)
-        self.rules = rules
+        self.rules = None if rules is None else resolve_rules(rules)
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.last: Optional[SearchResult] = None

@@ -34,11 +34,12 @@ import numpy as np
 from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
+from .errors import GuandanError
 from .policies import native_code
+from .rules import Rules, resolve_rules
+from .seeds import POLICY_SALT, chunk_seeds, game_seed
 
 PY_SEAT = _sim.PY_SEAT
-from .errors import GuandanError
-from .rules import Rules, resolve_rules
 
 __all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
            "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
@@ -48,19 +49,6 @@ OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
 CHUNK_DEALS = 2000
 CHUNK_GAMES = 100
 MAX_N = 1 << 40               # ~10^12 deals (weeks of CPU): larger counts are mistakes
-
-
-def chunk_seeds(seed: int, index: int) -> Tuple[int, int]:
-    """(game seed, policy seed) of chunk ``index``: the ``index``-th child of
-    ``SeedSequence(seed)``."""
-    a, b = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, dtype=np.uint64)
-    return int(a), int(b)
-
-
-def game_seed(base: int, k: int) -> int:
-    """The deal seed of game ``k`` from a base seed (the native loop's mix):
-    game ``k`` of a chunk with game seed ``base`` is ``Game(seed=game_seed(base, k))``."""
-    return _sim.game_seed(base, k)
 
 
 def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...],
@@ -535,7 +523,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
     if len(policies) != 4:
         raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
-    rules = rules if rules is not None else Rules.default()
+    rules = resolve_rules(rules)
     codes = np.array([native_code(p) for p in policies], dtype=np.int8)
     n = len(seeds)
     sd = np.asarray(seeds, dtype=np.uint64).reshape(n)
@@ -547,7 +535,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
             if o is not None:
                 lo[i] = o
     if policy_seeds is None:
-        ps = sd ^ np.uint64(0xA5A5A5A5DEADBEEF)
+        ps = sd ^ np.uint64(POLICY_SALT)           # policy_seed, elementwise
     else:
         ps = np.asarray(policy_seeds, dtype=np.uint64).reshape(n)
     u = 0 if unit == "deal" else 1

@@ -10,6 +10,7 @@ from guandan import Game, Hand, Rules, simulate
 from guandan import _core, _engine, _expert
 from guandan.positions import parse_position_string as _parse_position_string
 from guandan.policies import explain, get_policy, policy_names
+import server_harness
 
 # filler hands: many cards, so that nobody is "close to out" unless a test says so
 FILL1 = "S2 C3 D5 C8 DT CJ SQ CK CA D2 D3 C4"
@@ -244,10 +245,8 @@ def test_expert_bots_at_the_table_server(tmp_path):
     async def main():
         srv = TableServer("127.0.0.1", 0, games=1, bots=parse_bots("1=expert,2=expert,3=expert"),
                           seed=6, record_dir=str(tmp_path), start_delay=0.05)
-        task = asyncio.create_task(srv.run())
-        while srv.bound_port is None:
-            await asyncio.sleep(0.01)
-        await asyncio.wait_for(_run(Bot(), f"ws://127.0.0.1:{srv.bound_port}/game/sdk"), 120)
+        srv, task = await server_harness.start(srv)
+        await asyncio.wait_for(_run(Bot(), server_harness.url(srv, "sdk")), 120)
         return await asyncio.wait_for(task, 10)
 
     records = asyncio.run(main())

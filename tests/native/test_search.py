@@ -639,7 +639,8 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
         rng.shuffle(deck)
         games.append(Game.from_position([deck[k * s:k * s + k] for s in range(4)],
                                         level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4)))
-    games.append(Game.from_position(["S3 S4 S5 S6 H7 D9", "S8 S9 ST C2 C4 HK", "D3 D4 D5 D6 CQ SA", "H3 H5 H6 C8 CJ HA"],
+    games.append(Game.from_position(["S3 S4 S5 S6 H7 D9", "S8 S9 ST C2 C4 HK",
+                                     "D3 D4 D5 D6 CQ SA", "H3 H5 H6 C8 CJ HA"],
                                     level="7", to_act=1))      # straight flushes in two hands
     resets = 0
     for g in games:

@@ -1,8 +1,8 @@
 """External participants: programs that speak the contest protocol.
 
-The arena runs one multi-table server (:class:`guandan.tables.MultiTableServer`)
+The arena runs one multi-table server (:class:`guandan.server.MultiTableServer`)
 on a free local port, in a background thread with its own event loop. Each
-half of a duplicate deal is one table: a :class:`guandan.tables.Table`
+half of a duplicate deal is one table: a :class:`guandan.server.Table`
 that plays exactly that start (``game_factory``), one round (deals) or one
 game, with the arena's forfeit rules. For every seat of an external
 participant the arena starts the program with the URL of that seat
@@ -83,7 +83,7 @@ class ExternalTables:
     def _run_loop(self) -> None:
         asyncio.set_event_loop(self._loop)
         try:
-            from ..tables import MultiTableServer
+            from ..server import MultiTableServer
             self._server = MultiTableServer("127.0.0.1", 0, tables=0)
             self._loop.run_until_complete(self._server.start())
             self._sem = asyncio.Semaphore(self.concurrency)
@@ -143,7 +143,7 @@ class ExternalTables:
 
     async def _play(self, spec: DealSpec, half: int,
                     players: Tuple[Participant, Participant]) -> Tuple[Dict[str, Any], Any]:
-        from ..tables import Table
+        from ..server import Table
 
         lim = self.limits
         tid = next(self._ids)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Any, List, Optional
+from typing import Any, List
 
 __all__ = ["Progress", "format_result", "plot_result", "pair_line"]
 

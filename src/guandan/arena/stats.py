@@ -17,7 +17,7 @@ halves as if they were independent. Formulas and references: docs/arena.md.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 

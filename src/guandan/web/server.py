@@ -671,7 +671,7 @@ def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[C
 
 async def run_with_tables(server: Any, app: WebApp) -> Any:
     """Run a contest table server (:class:`~guandan.server.TableServer` or
-    :class:`~guandan.tables.MultiTableServer`) with ``app`` watching its
+    :class:`~guandan.server.MultiTableServer`) with ``app`` watching its
     tables (``guandan serve --web PORT``); returns what the server's ``run``
     returns. The web table stops with the server."""
     tables = getattr(server, "tables", None) or [server]

@@ -1,0 +1,185 @@
+"""The transport of the contest server: which WebSocket handshakes are
+accepted (the ``Origin`` rule), one accepted connection with its bounded
+outgoing queue and writer task, and the rate-limited logging of refusals
+and ignored frames. Nothing here knows the game."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+from http import HTTPStatus
+from typing import Any, Callable, Iterable, List, Optional
+from urllib.parse import urlsplit
+
+__all__ = ["origin_allowed", "norm_origin", "Conn", "Refusals", "check_origin", "close_reason",
+           "LOG_IGNORED", "CLOSE"]
+
+log = logging.getLogger("guandan.server")
+
+LOG_IGNORED = 20                # ignored frames logged per connection (then every 1000th)
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+CLOSE = object()                # writer queue sentinel: flush, then close
+
+
+def norm_origin(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+def _ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def origin_allowed(origin: str, host: Optional[str] = None, extra: Iterable[str] = ()) -> bool:
+    """Whether a WebSocket handshake with this ``Origin`` header (and ``Host``
+    header) is accepted; see :mod:`guandan.server`. ``extra``: more allowed
+    origins (normalised, ``"*"`` for any)."""
+    extra = [norm_origin(o) for o in extra]
+    if "*" in extra or norm_origin(origin) in extra:
+        return True
+    try:
+        u = urlsplit(origin.strip())
+        hostname, _ = u.hostname, u.port        # .port raises on a bad port
+    except ValueError:
+        return False
+    if u.scheme in ("ws", "wss"):
+        return True             # not a browser: ws4py sends the server's URL
+    if u.scheme not in ("http", "https") or not hostname or u.username or u.password \
+            or u.path not in ("", "/") or u.query or u.fragment:
+        return False
+    if hostname in _LOOPBACK:
+        return True             # a page on this machine's loopback interface
+    # websocket-client sends http://HOST[:PORT] of the server it connects to; a
+    # browser page can have that origin only if this server served it. Only
+    # for IP literals: a DNS name could be rebound to us by a foreign page.
+    return (host is not None and _ip_literal(hostname)
+            and u.netloc.lower() == host.strip().lower())
+
+
+class Refusals:
+    """Counts refused connections and logs the first 20, then every 1000th."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def log(self, fmt: str, *args: Any) -> None:
+        self.count += 1
+        n = self.count
+        if n <= LOG_IGNORED or n % 1000 == 0:
+            log.warning(fmt + (f" ({n} refused so far)" if n > LOG_IGNORED else ""), *args)
+        elif n == LOG_IGNORED + 1:
+            log.warning("%d connections refused; logging only every 1000th from now on", n)
+
+
+def check_origin(connection: Any, request: Any, extra: List[str], refusals: Refusals) -> Any:
+    """The handshake hook (``process_request``): None to accept, an HTTP 403
+    response for a browser page of another site."""
+    origins = request.headers.get_all("Origin")
+    if not origins:
+        return None                 # not a browser: most bots send no Origin
+    host = request.headers.get("Host")
+    if len(origins) == 1 and origin_allowed(origins[0], host, extra):
+        return None
+    refusals.log("connection to %.100r refused (HTTP 403): Origin %.200s is not allowed: "
+                 "a web page from another site may not drive this table (a bot that "
+                 "sends this Origin: start the server with --origin %.100s)",
+                 request.path, ", ".join(map(repr, origins)), origins[0])
+    return connection.respond(HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+
+
+def close_reason(ws: Any) -> str:
+    """Who closed ``ws`` and why, in words."""
+    proto = getattr(ws, "protocol", None)
+    rcvd = getattr(proto, "close_rcvd", None)
+    sent = getattr(proto, "close_sent", None)
+    if sent is not None and (rcvd is None or not getattr(proto, "close_rcvd_then_sent", True)):
+        return f"closed by the server with code {sent.code} ({sent.reason or 'no reason'})"
+    if rcvd is not None:
+        return f"the client closed with code {rcvd.code} ({rcvd.reason or 'no reason'})"
+    return "connection lost without a close frame"
+
+
+class Conn:
+    """One accepted connection: its socket, its writer task and its bounded
+    outgoing queue (``queue_size`` messages; one more makes it overflow).
+    ``seat``: the seat it holds once seated (set by the table)."""
+
+    def __init__(self, ws: Any, label: str, queue_size: int) -> None:
+        self.ws = ws
+        self.label = label
+        self.joined = asyncio.get_running_loop().time()
+        self.seat: Any = None
+        self.queue_size = queue_size
+        self.queue: asyncio.Queue = asyncio.Queue(queue_size + 1)    # + the close sentinel
+        self.writer: Optional[asyncio.Task] = None
+        self.open = True
+        self.ignored = 0
+
+    def who(self) -> str:
+        if self.seat is not None:
+            return f"seat {self.seat.index} ({self.label})"
+        return f"client {self.label!r} (not seated)"
+
+    def ignore(self, why: str, raw: Any) -> None:
+        """Log a frame that is not taken (rate-limited per connection)."""
+        self.ignored += 1
+        n = self.ignored
+        if n <= LOG_IGNORED or n % 1000 == 0:
+            log.warning("%s: %s, ignored: %.100r%s", self.who(), why, raw,
+                        f" ({n} ignored so far)" if n > LOG_IGNORED else "")
+        elif n == LOG_IGNORED + 1:
+            log.warning("%s: %d messages ignored; logging only every 1000th from now on",
+                        self.who(), n)
+
+    def enqueue(self, text: str) -> Optional[str]:
+        """Queue ``text``; the reason to drop the connection when its queue is full."""
+        if not self.open:
+            return None
+        if self.queue.qsize() >= self.queue_size:
+            return (f"{self.queue_size} messages waiting to be sent (the client is not "
+                    "reading): treated as disconnected")
+        self.queue.put_nowait(text)
+        return None
+
+    def start_writer(self, send_timeout: Optional[float],
+                     drop: Callable[["Conn", str], None]) -> None:
+        self.writer = asyncio.ensure_future(self._write(send_timeout, drop))
+
+    async def _write(self, send_timeout: Optional[float],
+                     drop: Callable[["Conn", str], None]) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        ws = self.ws
+        while True:
+            frame = await self.queue.get()
+            try:
+                if frame is CLOSE:
+                    await asyncio.wait_for(ws.close(), send_timeout)
+                    return
+                await asyncio.wait_for(ws.send(frame), send_timeout)
+            except asyncio.TimeoutError:
+                drop(self, f"a message could not be sent within {send_timeout:g}s "
+                     "(the client is not reading): treated as disconnected")
+                return
+            except ConnectionClosed:
+                return                  # the reader reports the disconnect
+            except Exception as e:
+                drop(self, f"send failed ({e}): treated as disconnected")
+                return
+
+    def abort(self) -> None:
+        """Cut the connection at once (no close frame)."""
+        transport = getattr(self.ws, "transport", None)
+        if transport is not None:
+            transport.abort()
+
+    async def close(self, code: int, reason: str) -> None:
+        """A close frame, bounded in time; cut when it cannot be sent."""
+        try:
+            await asyncio.wait_for(self.ws.close(code, reason), 2.0)
+        except Exception:
+            self.abort()

@@ -1,0 +1,132 @@
+"""One listening port routing connections to tables.
+
+A connection to ``/game/{label}`` goes to the table that reserved its label
+(``seat_labels``), else to the first table that still has a free client
+seat -- tables fill in order, so an existing contest bot connects exactly as
+to a single table -- else it waits at the first table not started. A single
+table (:meth:`Table.run`) is served the same way, by a listener of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any, Iterable, List, Optional
+
+from ..errors import GuandanError
+from .connections import Refusals, check_origin, norm_origin
+from .table import Table
+
+__all__ = ["Listener", "MultiTableServer", "serve_tables"]
+
+log = logging.getLogger("guandan.server")
+
+
+class Listener:
+    """Several tables on one port. ``tables`` tables are made with
+    ``table_kwargs`` (:class:`Table` options; table ``t`` deals from ``seed +
+    t * games`` on); ``await run()`` serves until every table has ended and
+    returns each table's records. A supervisor that opens tables as it goes
+    (the arena): ``tables=0``, ``await start()``, :meth:`add_table`, ``await
+    table.serve_table()``, :meth:`remove_table`, ``await stop()``."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 23456, *, tables: int = 1,
+                 seed: Optional[int] = None, origins: Optional[Iterable[str]] = None,
+                 max_frame: int = 64 * 1024, **table_kwargs: Any) -> None:
+        if tables < 0:
+            raise GuandanError("tables must be >= 0")
+        self.host = host
+        self.port = port
+        self.max_frame = max_frame
+        self.origins = [norm_origin(o) for o in (origins or ()) if o.strip()]
+        base = seed if seed is not None else random.SystemRandom().getrandbits(62)
+        games = int(table_kwargs.get("games", 1))
+        self.tables: List[Table] = [
+            Table(host, port, seed=(base + t * games) % (1 << 63), origins=origins,
+                  max_frame=max_frame, **table_kwargs) for t in range(tables)]
+        self._server: Any = None
+        self.bound_port: Optional[int] = None
+        self.refusals = Refusals()
+
+    def add_table(self, table: Table) -> Table:
+        table._prepare()
+        self.tables.append(table)
+        if self.bound_port is not None:
+            table.bound_port = self.bound_port
+        return table
+
+    def remove_table(self, table: Table) -> None:
+        if table in self.tables:
+            self.tables.remove(table)
+
+    def route(self, label: str) -> Optional[Table]:
+        """The table a new connection with ``label`` goes to (None: every table is full)."""
+        for t in self.tables:                       # a label reserved by a table
+            if t.seat_labels and t.accepts(label):
+                return t
+        for t in self.tables:                       # table by table, in connection order
+            if not t.seat_labels and t.accepts(label):
+                return t
+        for t in self.tables:                       # every seat taken: wait at the first open
+            if t.waits_for_anyone():
+                return t
+        if len(self.tables) == 1:
+            return self.tables[0]                   # it refuses with its own reason
+        return None
+
+    def _process_request(self, connection: Any, request: Any) -> Any:
+        return check_origin(connection, request, self.origins, self.refusals)
+
+    async def _handler(self, ws: Any) -> None:
+        path = getattr(getattr(ws, "request", None), "path", "") or ""
+        if not path.startswith("/game/"):
+            self.refusals.log("connection to %.100r refused: the path is /game/{label}", path)
+            await ws.close(1008, "path must be /game/{label}")
+            return
+        table = self.route(path[len("/game/"):])
+        if table is None:
+            self.refusals.log("connection %.100r refused: every table is full", path)
+            await ws.close(1013, "table full")
+            return
+        await table._handler(ws)
+
+    async def start(self) -> None:
+        try:
+            from websockets.asyncio.server import serve as ws_serve
+        except ImportError:
+            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]' "
+                               "(from a clone of the repository: pip install '.[server]')") from None
+        for t in self.tables:
+            t._prepare()
+        self._server = await ws_serve(self._handler, self.host, self.port, ping_interval=None,
+                                      max_size=self.max_frame,
+                                      process_request=self._process_request)
+        self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
+        for t in self.tables:
+            t.bound_port = self.bound_port
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def run(self) -> List[List[Any]]:
+        """Serve every table to its end; the records of each table."""
+        await self.start()
+        log.warning("listening on ws://%s:%d/game/{label}: %d tables", self.host,
+                    self.bound_port, len(self.tables))
+        try:
+            return list(await asyncio.gather(*(t.serve_table() for t in self.tables)))
+        finally:
+            await self.stop()
+
+
+MultiTableServer = Listener
+
+
+def serve_tables(host: str = "127.0.0.1", port: int = 23456, *, tables: int = 2,
+                 **kwargs: Any) -> List[List[Any]]:
+    """Run a :class:`Listener` with ``tables`` tables to completion (blocking)."""
+    return asyncio.run(Listener(host, port, tables=tables, **kwargs).run())

@@ -1,0 +1,717 @@
+"""One contest table: its seats, the session it plays (games, rounds,
+tribute exchanges, questions) and the records it writes. The rules it
+follows are in :mod:`guandan.server`; the messages it sends are
+:mod:`.messages`, its connections :mod:`.connections`, its seats and their
+fault policy :mod:`.seats`; a :class:`~.listener.Listener` routes
+connections to it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
+
+from .._files import atomic_write
+from ..errors import GuandanError
+from ..game import Game
+from ..moves import Move
+from ..policies import native_code, parse_policy, policy_names
+from ..rules import Rules
+from . import messages
+from .connections import CLOSE, LOG_IGNORED, Conn, Refusals, close_reason, norm_origin
+from .seats import FaultPolicy, Seat, parse_answer, policy_move
+
+__all__ = ["Table", "parse_bots", "DEFAULT_TIMEOUT", "MAX_WAITING"]
+
+log = logging.getLogger("guandan.server")
+
+DEFAULT_TIMEOUT = 30.0          # seconds per decision (the platform has none: it waits forever)
+MAX_WAITING = 16                # connections waiting before the start beyond the free seats
+
+
+def parse_bots(spec: Optional[str]) -> Dict[int, str]:
+    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any built-in
+    policy name of :mod:`guandan.policies`)."""
+    out: Dict[int, str] = {}
+    if not spec:
+        return out
+    for part in spec.split(","):
+        try:
+            seat_s, pol = part.split("=")
+            seat = int(seat_s)
+        except ValueError:
+            raise GuandanError(f"--bots takes SEAT=POLICY,... (e.g. 1=greedy,3=random), got {part!r}") from None
+        if seat not in range(4):
+            raise GuandanError(f"bad bot {part!r}: seats are 0..3")
+        try:
+            native_code(parse_policy(pol)[0])
+        except GuandanError:
+            raise GuandanError(f"bad bot {part!r}: the built-in policies are "
+                               f"{', '.join(policy_names())}") from None
+        out[seat] = pol
+    if len(out) == 4:
+        raise GuandanError("all four seats are bots: nothing to serve")
+    return out
+
+
+class Table:
+    """One table. ``await Table(...).run()`` serves its whole session on its
+    own port; a :class:`~.listener.Listener` serves several on one port
+    (:meth:`serve_table`).
+
+    ``timeout``: seconds a client may think (default 30; 0 or None: forever);
+    ``late_grace``: how long a seat's next question waits for its late answer
+    after a timeout (default: ``timeout``); ``send_timeout`` / ``send_queue``:
+    a seat is disconnected when one message cannot be sent within this many
+    seconds, or this many messages wait for it; ``max_frame``: the largest
+    frame accepted (bytes); ``origins``: browser Origins accepted besides
+    loopback pages (``"*"``: all); ``keep_records``: records kept in memory;
+    ``on_timeout`` / ``on_invalid`` / ``on_disconnect`` / ``max_misses`` /
+    ``game_time``: the seats' :class:`~.seats.FaultPolicy`.
+
+    The arena's options (all off by default): ``seat_labels`` (the label
+    each client seat is reserved for; other labels are refused),
+    ``game_factory(i)`` (game ``i``; default ``Game(rules, seed + i)``),
+    ``until="round"`` (each game ends after one round, won by the banker's
+    team), a Python policy in ``bots`` (run in a daemon thread under the
+    same time limits). A forfeit ends the session: ``forfeit`` names the
+    seat and the reason; :meth:`abort` ends it the same way.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 23456, *, games: int = 1,
+                 rules: Optional[Rules] = None, bots: Optional[Dict[int, Any]] = None,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, record_dir: Optional[str] = None,
+                 on_disconnect: str = "bot", seed: Optional[int] = None,
+                 start_delay: float = 0.2, late_grace: Optional[float] = None,
+                 send_timeout: Optional[float] = 10.0, send_queue: int = 1024,
+                 max_frame: int = 64 * 1024, origins: Optional[Iterable[str]] = None,
+                 keep_records: int = 10, max_misses: int = 5,
+                 game_factory: Optional[Callable[[int], Game]] = None, until: str = "game",
+                 seat_labels: Optional[Dict[int, str]] = None, on_timeout: str = "default",
+                 on_invalid: str = "ignore", game_time: Optional[float] = None) -> None:
+        self.faults = FaultPolicy(on_timeout, on_invalid, on_disconnect, max_misses,
+                                  game_time or None)
+        if games < 1:
+            raise GuandanError("games must be at least 1")
+        if until not in ("game", "round"):
+            raise GuandanError("until must be 'game' or 'round'")
+        for name, v in (("timeout", timeout), ("late_grace", late_grace),
+                        ("send_timeout", send_timeout)):
+            if v is not None and v < 0:
+                raise GuandanError(f"{name} must be >= 0")
+        if send_queue < 1 or max_frame < 1024 or keep_records < 0 or max_misses < 0:
+            raise GuandanError("send_queue >= 1, max_frame >= 1024, keep_records >= 0, "
+                               "max_misses >= 0")
+        self.host = host
+        self.port = port
+        self.games = games
+        self.rules = rules or Rules.contest()
+        self.bots = dict(bots or {})
+        self.timeout = timeout or None
+        self.late_grace = late_grace if late_grace is not None else (self.timeout or 0.0)
+        self.send_timeout = send_timeout or None
+        self.send_queue = send_queue
+        self.max_frame = max_frame
+        self.origins = [norm_origin(o) for o in (origins or ()) if o.strip()]
+        self.record_dir = record_dir
+        self.seed = seed if seed is not None else random.SystemRandom().getrandbits(62)
+        self.start_delay = start_delay
+        self.game_factory = game_factory
+        self.until = until
+        self.seats = [Seat(i, self.bots.get(i)) for i in range(4)]
+        self._free = [i for i in range(4) if i not in self.bots]
+        self.seat_labels = {int(k): str(v) for k, v in (seat_labels or {}).items()}
+        if self.seat_labels and sorted(self.seat_labels) != self._free:
+            raise GuandanError("seat_labels must name every client seat (the seats without bots)")
+        if len(set(self.seat_labels.values())) != len(self.seat_labels):
+            raise GuandanError("seat labels must differ")
+        self._pending: List[Conn] = []      # connections waiting for the start, in order
+        self._full: Optional[asyncio.Event] = None   # at least as many as free seats
+        self._background: set = set()
+        self.refusals = Refusals()
+        self._started = False
+        self._aborted = False
+        self._done = False
+        self.game: Optional[Game] = None
+        self.records: Deque[Dict[str, Any]] = deque(maxlen=keep_records)
+        self.games_played = 0
+        self.bound_port: Optional[int] = None
+        self.spectators: Any = None         # a guandan.feed.Spectators hub (publish_to)
+        self.watch_id: Optional[str] = None
+        self.forfeit: Optional[Dict[str, Any]] = None   # {"seat", "reason"} once a seat forfeits
+
+    # -- options read back --------------------------------------------------------------
+    @property
+    def on_disconnect(self) -> str:
+        return self.faults.on_disconnect
+
+    @property
+    def on_timeout(self) -> str:
+        return self.faults.on_timeout
+
+    @property
+    def on_invalid(self) -> str:
+        return self.faults.on_invalid
+
+    @property
+    def max_misses(self) -> int:
+        return self.faults.max_misses
+
+    @property
+    def game_time(self) -> Optional[float]:
+        return self.faults.game_time
+
+    @property
+    def think(self) -> List[float]:
+        """Seconds each seat took to answer."""
+        return [s.think for s in self.seats]
+
+    # -- spectators ---------------------------------------------------------------
+    def publish_to(self, spectators: Any, title: Optional[str] = None,
+                   names: Optional[List[str]] = None) -> str:
+        """Let ``spectators`` (a :class:`guandan.feed.Spectators` hub, e.g. the
+        web table's) watch this table: it is told after every action. The
+        seats are programs, so spectators may see the hands. ``names``: the
+        four seats' names (default: bot policies and connection labels).
+        Returns the table's id in the hub."""
+        t = spectators.add(title or f"contest table :{self.port}", lambda: self.game,
+                           (lambda: list(names)) if names else self._seat_names,
+                           open_hands=True, kind="contest")
+        self.spectators, self.watch_id = spectators, t.id
+        return t.id
+
+    def _seat_names(self) -> List[str]:
+        return [s.policy if isinstance(s.policy, str) else
+                (s.conn.label if s.conn is not None else ("bot" if s.policy else "(waiting)"))
+                for s in self.seats]
+
+    def _spectate(self) -> None:
+        if self.spectators is not None:
+            self.spectators.changed(self.watch_id)
+
+    # -- state for supervisors ----------------------------------------------------------
+    def _prepare(self) -> None:
+        """Create the asyncio events (in the running loop) before any connection."""
+        if self._full is None:
+            self._full = asyncio.Event()
+            for seat in self.seats:
+                seat.late = asyncio.Event()
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def connected(self, seat: int) -> bool:
+        """A client holds (or, before the start, waits for) ``seat``."""
+        s = self.seats[seat]
+        if s.conn is not None:
+            return True
+        label = self.seat_labels.get(seat)
+        return label is not None and any(c.open and c.label == label for c in self._pending)
+
+    def accepts(self, label: str) -> bool:
+        """Whether a new connection with ``label`` would get a seat here."""
+        if self._started or self._done or self._aborted:
+            return False
+        if self.seat_labels:
+            return label in self.seat_labels.values() and not any(
+                c.open and c.label == label for c in self._pending)
+        return len(self._pending) < len(self._free)
+
+    def waits_for_anyone(self) -> bool:
+        """A connection with any label may wait here for a seat to free up."""
+        return not self.seat_labels and not self._started and not self._done
+
+    def _forfeit(self, seat: int, reason: str) -> None:
+        if self.forfeit is None and not self._done:
+            self.forfeit = {"seat": seat, "reason": reason}
+            log.warning("seat %d forfeits: %s", seat, reason)
+        self._abort_session()
+
+    def _abort_session(self) -> None:
+        self._aborted = True
+        for s in self.seats:
+            if s.asked:
+                s.waiting.set_result(-1)
+        if self._full is not None:
+            self._full.set()               # a table still waiting for players stops waiting
+
+    def abort(self, seat: int, reason: str) -> None:
+        """End the session now, ``seat`` forfeiting for ``reason``."""
+        self._forfeit(seat, reason)
+
+    # -- connections --------------------------------------------------------------
+    async def _handler(self, ws: Any) -> None:
+        """Serve one connection routed to this table, until it closes."""
+        path = getattr(getattr(ws, "request", None), "path", "") or ""
+        if not path.startswith("/game/"):
+            self.refusals.log("connection to %.100r refused: the path is /game/{label}", path)
+            await ws.close(1008, "path must be /game/{label}")
+            return
+        label = path[len("/game/"):]
+        if self.seat_labels and not self.accepts(label):
+            self.refusals.log("connection %.100r refused: no free seat has this label", path)
+            await ws.close(1013, "table full")
+            return
+        if self._started or self._done or len(self._pending) >= len(self._free) + MAX_WAITING:
+            self.refusals.log("connection %.100r refused: the table is full", path)
+            await ws.close(1013, "table full")
+            return
+        conn = Conn(ws, label, self.send_queue)
+        self._pending.append(conn)
+        log.info("%s connected (%d waiting for %d client seats)", conn.label, len(self._pending),
+                 len(self._free))
+        if len(self._pending) >= len(self._free):
+            self._full.set()
+        try:
+            async for raw in ws:
+                self._on_message(conn, raw)
+        except Exception:               # connection errors end the reader; reported below
+            pass
+        finally:
+            conn.open = False
+            why = close_reason(ws)
+            if conn.seat is None:
+                if conn in self._pending:
+                    self._pending.remove(conn)
+                    if len(self._pending) < len(self._free):
+                        self._full.clear()
+                    log.warning("%s left before the game started (%s): its place is free again",
+                                conn.who(), why)
+            elif conn.seat.conn is conn:
+                self._on_disconnect(conn.seat, why)
+            if conn.ignored > LOG_IGNORED:
+                log.info("%s: %d messages ignored in all", conn.who(), conn.ignored)
+            if conn.writer is not None and not conn.writer.done():
+                conn.writer.cancel()
+
+    def _on_message(self, conn: Conn, raw: Any) -> None:
+        """One frame from a client: the answer to its question, a late answer
+        owed after a timeout, or something ignored (or forfeited for)."""
+        if not isinstance(raw, str):
+            conn.ignore("binary frame (answers are JSON text frames)", raw)
+            return
+        seat = conn.seat
+        if seat is None or seat.conn is not conn:
+            conn.ignore("message before the game started", raw)
+            return
+        asked = seat.asked
+        if not asked and seat.owed_until is None:
+            conn.ignore("message while not asked", raw)
+            return
+        idx = parse_answer(raw)
+        if not asked:
+            if idx is not None and 0 <= idx <= seat.owed_range:
+                seat.owed_until = None
+                seat.misses = 0
+                seat.late.set()
+                log.warning("%s: late answer %.100r to the question that timed out, discarded",
+                            conn.who(), raw)
+            else:
+                conn.ignore("message while not asked", raw)
+            return
+        if idx is None or not 0 <= idx <= seat.range:
+            if self.faults.on_invalid == "forfeit":
+                self._forfeit(seat.index, f"invalid answer {raw!r:.80} (need "
+                              f"{{\"actIndex\": 0..{seat.range}}})")
+                return
+            if idx is None and _not_json(raw):
+                conn.ignore("not JSON", raw)
+                return
+            conn.ignore(f"invalid answer (need {{\"actIndex\": 0..{seat.range}}}), still "
+                        "waiting", raw)
+            return
+        seat.misses = 0
+        seat.waiting.set_result(idx)
+
+    def _on_disconnect(self, seat: Seat, why: str = "") -> None:
+        conn, seat.conn = seat.conn, None
+        seat.late.set()
+        if self._done:
+            return
+        log.warning("seat %d (%s) disconnected: %s", seat.index, conn.label if conn else "?", why)
+        if self.faults.on_disconnect == "forfeit":
+            self._forfeit(seat.index, f"disconnected: {why}")
+            return
+        if self.faults.on_disconnect == "abort":
+            self._aborted = True
+            if seat.asked:
+                seat.waiting.set_result(-1)
+            return
+        seat.policy = "greedy"
+        log.warning("seat %d is played by the greedy bot from now on", seat.index)
+        if seat.asked:
+            seat.waiting.set_result(-2)             # the bot answers (see _ask)
+
+    def _drop(self, conn: Conn, why: str, close: Optional[int] = None) -> None:
+        """Disconnect a connection the server gives up on: at once (it is not
+        reading), or with a close frame of code ``close`` sent in the background."""
+        if not conn.open:
+            return
+        conn.open = False
+        log.warning("%s: %s", conn.who(), why)
+        if close is not None:
+            if conn.writer is not None and not conn.writer.done():
+                conn.writer.cancel()
+            task = asyncio.ensure_future(conn.close(close, why[:120]))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        else:
+            conn.abort()
+        if conn.seat is not None and conn.seat.conn is conn:
+            self._on_disconnect(conn.seat, why)
+
+    def _seat_conn(self, seat: Seat, conn: Conn) -> None:
+        seat.conn, seat.label, conn.seat = conn, conn.label, seat
+        conn.start_writer(self.send_timeout, self._drop)
+        log.info("seat %d: %s", seat.index, conn.label)
+
+    def _prune(self) -> None:
+        from websockets.protocol import State
+
+        for c in list(self._pending):
+            if not c.open or c.ws.state is not State.OPEN:
+                c.open = False
+                self._pending.remove(c)
+                if not self.seat_labels:
+                    log.warning("%s left before the game started: its place is free again",
+                                c.who())
+
+    async def _wait_for_players(self) -> None:
+        """Until every client seat has its live connection (the first
+        len(free seats) waiting ones, or the reserved labels), the last of
+        them start_delay old; then seat them and refuse the others."""
+        loop = asyncio.get_running_loop()
+        nfree = len(self._free)
+        want = set(self.seat_labels.values())
+        while True:
+            await self._full.wait()
+            if self._aborted:
+                return
+            self._prune()
+            if self.seat_labels:
+                ready = want <= {c.label for c in self._pending}
+                last = max((c.joined for c in self._pending), default=0.0)
+            else:
+                ready = len(self._pending) >= nfree
+                last = self._pending[nfree - 1].joined if ready else 0.0
+            if not ready:
+                self._full.clear()
+                continue
+            wait = last + self.start_delay - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            break
+        self._started = True
+        if self.seat_labels:
+            by_label = {c.label: c for c in self._pending}
+            self._pending = []
+            for i in self._free:
+                self._seat_conn(self.seats[i], by_label[self.seat_labels[i]])
+            return
+        seated, extra = self._pending[:nfree], self._pending[nfree:]
+        self._pending = []
+        for i, conn in zip(self._free, seated):
+            self._seat_conn(self.seats[i], conn)
+        for conn in extra:
+            self.refusals.log("%s refused: the table is full (the game starts)", conn.who())
+            conn.writer = asyncio.ensure_future(conn.ws.close(1013, "table full"))
+
+    # -- sending ----------------------------------------------------------------------
+    def _enqueue(self, seat: Seat, text: str) -> None:
+        conn = seat.conn
+        if conn is None:
+            return
+        why = conn.enqueue(text)
+        if why is not None:
+            self._drop(conn, why)
+
+    async def _send(self, seat: Seat, msg: Dict[str, Any]) -> None:
+        self._enqueue(seat, json.dumps(msg))
+        await asyncio.sleep(0)          # let the writers run
+
+    async def _broadcast(self, msg: Dict[str, Any]) -> None:
+        self._spectate()
+        text = json.dumps(msg)
+        for s in self.seats:
+            self._enqueue(s, text)
+        await asyncio.sleep(0)
+
+    async def _close_all(self) -> None:
+        """Flush every queue, then close every connection (bounded in time)."""
+        writers = []
+        for s in self.seats:
+            conn = s.conn
+            if conn is not None and conn.open and conn.writer is not None:
+                conn.queue.put_nowait(CLOSE)
+                writers.append(conn.writer)
+        if not writers:
+            return
+        bound = 2 * (self.send_timeout or 10.0) + 1.0
+        done, pending = await asyncio.wait(writers, timeout=bound)
+        for s in self.seats:
+            if s.conn is not None and s.conn.writer in pending:
+                self._drop(s.conn, "not closed in time")
+
+    # -- decisions --------------------------------------------------------------------
+    def _limit(self, seat: Seat) -> Optional[float]:
+        lim = self.timeout
+        if self.faults.game_time:
+            left = max(0.0, self.faults.game_time - seat.think)
+            lim = left if lim is None else min(lim, left)
+        return lim
+
+    async def _decide(self, seat: Seat, stage: str) -> Optional[Move]:
+        """The move of the seat to act (``seat``) in ``stage``; None when the
+        session ends meanwhile. The legal list is generated once (none for a
+        built-in bot), a client's answer parsed once (:meth:`_on_message`)."""
+        if self._aborted:
+            return None
+        g = self.game
+        if seat.policy is not None and not isinstance(seat.policy, str):
+            return await self._python_bot(seat)
+        if seat.policy is None and seat.conn is not None and seat.owed_until is not None:
+            await self._wait_late(seat)
+            if self._aborted:
+                return None
+        if seat.policy is not None or seat.conn is None:
+            if seat.policy is None:
+                seat.policy = "greedy"
+            return g.choose(seat.policy)
+        # contest order: the platform's actionList order (tribute/back: the generator's)
+        legal = g.legal_moves(order="contest") if stage == "play" else g.legal_moves()
+        actions = legal.to_platform()
+        idx = await self._ask(seat, messages.act(g, seat.index, stage, actions), len(actions))
+        if idx == -2:                       # disconnected while asked: the bot answers
+            return g.choose(seat.policy or "greedy")
+        if idx < 0:
+            return None
+        return legal[idx]
+
+    async def _wait_late(self, seat: Seat) -> None:
+        """Hold the next question until the late answer owed after a timeout
+        has arrived, or the grace period is over."""
+        left = seat.owed_until - asyncio.get_running_loop().time()
+        if left > 0 and not seat.late.is_set():
+            try:
+                await asyncio.wait_for(seat.late.wait(), left)
+            except asyncio.TimeoutError:
+                log.info("seat %d: no late answer within the %.3gs grace period; asking "
+                         "the next question", seat.index, self.late_grace)
+        seat.owed_until = None
+
+    async def _ask(self, seat: Seat, msg: Dict[str, Any], n: int) -> int:
+        """Send the question, wait for its answer under the fault policy: the
+        index answered, 0 (the default action), -1 (the session ends), -2 (the
+        seat left and the bot plays it)."""
+        loop = asyncio.get_running_loop()
+        forfeit = self.faults.forfeits_on_time
+        limit = self._limit(seat) if forfeit else self.timeout
+        seat.range = n - 1
+        seat.waiting = fut = loop.create_future()
+        await self._send(seat, msg)
+        t0 = loop.time()
+        try:
+            idx = await (asyncio.wait_for(asyncio.shield(fut), limit) if limit else fut)
+        except asyncio.TimeoutError:
+            if fut.done() and not fut.cancelled():
+                idx = fut.result()          # answered (or left) as the timer fired
+            elif forfeit:
+                what = (f"no answer within {limit:.3g}s" if limit == self.timeout else
+                        f"{self.faults.game_time:g}s of thinking in the game used up")
+                self._forfeit(seat.index, f"timeout: {what}")
+                idx = -1
+            else:
+                idx = self._missed(seat, n)
+        finally:
+            if not fut.done():
+                fut.cancel()
+            seat.waiting = None
+            if forfeit:
+                seat.think += loop.time() - t0
+        return idx
+
+    def _missed(self, seat: Seat, n: int) -> int:
+        """A question left without an answer in time: the default action, a
+        late answer owed, or the seat dropped as hung."""
+        log.warning("seat %d: no answer within %.3gs, default action 0", seat.index, self.timeout)
+        seat.misses += 1
+        mm = self.faults.max_misses
+        if seat.conn is not None and mm and seat.misses >= mm:
+            self._drop(seat.conn, f"{seat.misses} questions in a row without an answer "
+                       "(not even late): treated as disconnected", close=1008)
+        elif seat.conn is not None and self.late_grace > 0:
+            seat.owed_until = asyncio.get_running_loop().time() + self.late_grace
+            seat.owed_range = n - 1
+            seat.late.clear()
+        return 0
+
+    async def _python_bot(self, seat: Seat) -> Optional[Move]:
+        """A Python policy's move, computed in a daemon thread (one that never
+        returns cannot block the table) under the same limits."""
+        g = self.game
+        loop = asyncio.get_running_loop()
+        obs, legal = g.observation(seat.index), g.legal_moves()
+        fut = loop.create_future()
+        policy = seat.policy
+
+        def work() -> None:
+            try:
+                r: Any = ("ok", policy(obs, legal))
+            except BaseException as e:          # reported as a forfeit below
+                r = ("error", e)
+            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(r))
+
+        t0 = time.monotonic()
+        threading.Thread(target=work, daemon=True, name=f"guandan-seat-{seat.index}").start()
+        limit = self._limit(seat)
+        try:
+            kind, val = await asyncio.wait_for(asyncio.shield(fut), limit)
+        except asyncio.TimeoutError:
+            seat.think += time.monotonic() - t0
+            self._forfeit(seat.index, f"timeout: no answer within {limit:.3g}s")
+            return None
+        seat.think += time.monotonic() - t0
+        if kind == "error":
+            self._forfeit(seat.index, f"crash: {type(val).__name__}: {str(val)[:200]}")
+            return None
+        try:
+            return policy_move(val, legal, g.level)
+        except GuandanError as e:
+            self._forfeit(seat.index, f"illegal move: {str(e)[:200]}")
+            return None
+
+    # -- the session --------------------------------------------------------------------
+    async def _round(self) -> None:
+        g = self.game
+        assert g is not None
+        rnd, rank = g.round_index, g.level
+        for s in self.seats:
+            await self._send(s, messages.beginning(g, s.index))
+        self._spectate()
+        if g.tribute.anti:
+            await self._broadcast(messages.anti_tribute(g))
+        elif g.phase == "tribute":
+            await self._exchange("tribute")
+            await self._exchange("back")
+        while not self._aborted and not g.is_over and g.round_index == rnd:
+            move = await self._decide(self.seats[g.to_act], "play")
+            if move is None or self._aborted:
+                return
+            note = messages.played(g, move)
+            g.play(move)
+            await self._broadcast(note)
+        if self._aborted:
+            return
+        await self._broadcast(messages.episode_over(g, rank))
+
+    async def _exchange(self, stage: str) -> None:
+        g = self.game
+        while not self._aborted and g.phase == stage:
+            move = await self._decide(self.seats[g.to_act], stage)
+            if move is None or self._aborted:
+                return
+            g.play(move)
+        if self._aborted:
+            return
+        await self._broadcast(messages.exchanged(g, stage))
+
+    async def _session(self) -> None:
+        victory = [0, 0, 0, 0]
+        draws = [0, 0, 0, 0]
+        for gi in range(self.games):
+            if self._aborted:
+                break
+            if self.game_factory is not None:
+                self.game = self.game_factory(gi)
+            else:
+                self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
+            first = self.game.round_index
+            while not self._aborted and not self.game.is_over and (
+                    self.until == "game" or self.game.round_index == first):
+                await self._round()
+            if self._aborted:
+                break
+            w = self.game.winner
+            if self.until == "round" and w is None and self.game.last_round_order:
+                w = self.game.last_round_order[0] & 1       # the banker's team wins the deal
+            for s in range(4):
+                if w is None:
+                    draws[s] += 1
+                elif (s & 1) == w:
+                    victory[s] += 1
+            self._save_record(gi)
+            await self._broadcast(messages.game_over(gi + 1, self.games))
+        if not self._aborted:
+            await self._broadcast(messages.game_result(victory, draws))
+
+    def _save_record(self, gi: int) -> None:
+        rec = self.game.record()
+        self.games_played = gi + 1
+        self.records.append(rec)
+        if self.record_dir:
+            path = os.path.join(self.record_dir, f"game_{gi + 1:03d}_seed_{rec['seed']}.json")
+            try:
+                os.makedirs(self.record_dir, exist_ok=True)
+                with atomic_write(path, "w") as f:
+                    json.dump(rec, f)
+            except OSError as e:
+                log.error("record of game %d not written to %s: %s", gi + 1, path, e)
+            else:
+                log.info("record written to %s", path)
+
+    async def serve_table(self) -> List[Dict[str, Any]]:
+        """Play this table's session on the connections routed to it; the
+        last ``keep_records`` records."""
+        self._prepare()
+        try:
+            await self._wait_for_players()
+            if not self._aborted:
+                await self._session()
+        finally:
+            self._done = True
+            await self._close_all()
+            for c in list(self._pending):          # connections still waiting: closed
+                if c.open:
+                    try:
+                        await asyncio.wait_for(c.ws.close(1013, "table closed"), 2)
+                    except Exception:
+                        pass
+            self._pending = []
+        return list(self.records)
+
+    async def run(self) -> List[Dict[str, Any]]:
+        """Serve until the last game is over (or the session is aborted), on
+        a listener of its own; the last ``keep_records`` records."""
+        from .listener import Listener
+
+        srv = Listener(self.host, self.port, tables=0, max_frame=self.max_frame,
+                       origins=self.origins)
+        srv.refusals = self.refusals
+        srv.add_table(self)
+        await srv.start()
+        log.warning("listening on ws://%s:%d/game/{label} (%d seats for clients, %d games)",
+                    self.host, self.bound_port, len(self._free), self.games)
+        try:
+            return await self.serve_table()
+        finally:
+            await srv.stop()
+
+
+def _not_json(raw: str) -> bool:
+    try:
+        json.loads(raw)
+    except (ValueError, TypeError, RecursionError):
+        return True
+    return False
