@@ -1664,8 +1664,9 @@ def test_search_tools(seed, steps, data, args):
 @fuzz_settings(0.5)
 @given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 20, 120]), data=st.data())
 def test_native_state_bytes(seed, steps, data):
-    """The loaders of native state bytes (private, the boundary of native
-    code) refuse corrupted fields with GuandanError and never crash."""
+    """The loader of native state bytes (private, the boundary of native
+    code) refuses corrupted fields with GuandanError, and the native tools
+    that take a loaded core never crash."""
     from guandan import _search, _solve
     g = Game(seed=seed)
     for _ in range(steps):
@@ -1680,15 +1681,15 @@ def test_native_state_bytes(seed, steps, data):
         st_bytes = st_bytes[:data.draw(st.integers(0, len(st_bytes)), label="length")]
     b = bytes(st_bytes)
     seat = data.draw(st.integers(0, 3), label="seat")
-    attempt("_solve.solve(state bytes)", _solve.solve, b, 300)
-    attempt("_solve._rank_free_key(state bytes)", _solve._rank_free_key, b)
-    ok, info = attempt("InfoSet.from_state(state bytes)", _search.InfoSet.from_state, b, seat)
-    if ok:
-        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
-    ok, info = attempt("InfoSet.from_view(state bytes)", _search.InfoSet.from_view, b, seat)
-    if ok:
-        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
     core = Game()._core
     ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
     if ok:
         attempt("GameCore.legal after load", core.legal)
+        attempt("_solve.solve(loaded core)", _solve.solve, core, 300)
+        attempt("_solve._rank_free_key(loaded core)", _solve._rank_free_key, core)
+        ok, info = attempt("InfoSet.from_state(loaded core)", _search.InfoSet.from_state, core, seat)
+        if ok:
+            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+        ok, info = attempt("InfoSet.from_view(loaded core)", _search.InfoSet.from_view, core, seat)
+        if ok:
+            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)

@@ -6,17 +6,18 @@ import numpy as np
 import numpy.typing as npt
 
 from ._core import Hand
+from ._engine import GameCore
 
 class InfoSet:
     @staticmethod
-    def from_view(state: bytes, seat: int) -> "InfoSet": ...
+    def from_view(core: GameCore, seat: int) -> "InfoSet": ...
     @staticmethod
-    def from_state(state: bytes, seat: int, plays: Sequence[Tuple[int, int, int]] = ...,
+    def from_state(core: GameCore, seat: int, plays: Sequence[Tuple[int, int, int]] = ...,
                    use_tribute: bool = ...) -> "InfoSet": ...
     @staticmethod
     def from_fields(seat: int, hand: Hand, counts: Sequence[int], plays: Sequence[Tuple[int, int, int]],
                     rlevel: int, levels: Sequence[int], top_seat: int, top_lo: int, top_hi: int,
-                    passes: int, fin: Sequence[int], rules: Any = ..., payers: Sequence[int] = ...,
+                    passes: int, fin: Sequence[int], rules: Any, payers: Sequence[int] = ...,
                     paid: Sequence[int] = ..., recv: Sequence[int] = ..., returned: Sequence[int] = ...,
                     anti: bool = ...) -> "InfoSet": ...
     @property
@@ -35,9 +36,9 @@ class InfoSet:
                solve_nodes: int, tt_bits: int, margin: float, cpu_clock: bool,
                seed: int) -> Dict[str, Any]: ...
 
-def rollouts_from_state(state: bytes, code: int, n: int, seed: int
+def rollouts_from_state(core: GameCore, code: int, n: int, seed: int
                         ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]: ...
-def position_state(base: bytes, hands: Sequence[Tuple[int, int]], seed: int) -> bytes: ...
+def position_state(base: GameCore, hands: Sequence[Tuple[int, int]], seed: int) -> GameCore: ...
 def register_slot(code: int, rollout_code: int, rollouts: int, ms: float, topk: int, solve_cards: int,
                   solve_nodes: int, tt_bits: int, margin: float,
                   cpu_clock: bool) -> None: ...

@@ -178,7 +178,7 @@ def test_native_view_carries_the_tribute():
     from guandan._search import InfoSet
     differ = 0
     for g in games_in_play(25, seed=2, min_round=1):
-        st = g._core.state_bytes()
+        st = g._core
         anti, payers, facts = tribute_facts(g)
         for seat in range(4):
             a = InfoSet.from_view(st, seat).sample_hands(12, seed=seat + 3)
@@ -189,7 +189,7 @@ def test_native_view_carries_the_tribute():
     assert differ > 0                   # the tribute constraints do take effect
     # a state started from a position has no record of the round: no constraints
     g = Game.from_position(["S2 S3", "H4", "C5 C6", "D7"], level="2", to_act=0)
-    assert InfoSet.from_view(g._core.state_bytes(), 1).sample_hands(3, seed=1).shape[0] == 3
+    assert InfoSet.from_view(g._core, 1).sample_hands(3, seed=1).shape[0] == 3
 
 
 def test_truth_is_always_a_consistent_world():
@@ -644,7 +644,7 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
                                     level="7", to_act=1))      # straight flushes in two hands
     resets = 0
     for g in games:
-        b = g._core.state_bytes()
+        b = g._core
         full = _solve.solve(b, 0, 0.0, 20, False, 0, 1)
         assert full["cache_resets"] == 0 and full["lo"] == full["hi"]
         for bits in (4, 6, 9):
@@ -656,7 +656,7 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
         assert (two["lo"], two["hi"], two["best"]) == (full["lo"], full["hi"], full["best"])
     assert resets > 1000
     with pytest.raises(GuandanError):
-        _solve.solve(games[0]._core.state_bytes(), 0, 0.0, 20, False, 0, 1, 3)
+        _solve.solve(games[0]._core, 0, 0.0, 20, False, 0, 1, 3)
 
 
 def test_solve_kept_solver_searches_as_a_new_one():
@@ -675,7 +675,7 @@ def test_solve_kept_solver_searches_as_a_new_one():
     first = {}
     for rnd in range(3):
         for g in rng.sample(games, len(games)):
-            b = g._core.state_bytes()
+            b = g._core
             r = _solve.solve(b, 0, 0.0, 16, False, 0, 1)
             got = (r["lo"], r["hi"], r["best"], r["nodes"])
             assert first.setdefault(g.position, got) == got, (rnd, g.position)
@@ -693,7 +693,7 @@ def test_rank_free_keys_only_join_positions_of_equal_value():
         groups = {}
 
         def visit(game, v):
-            rk = _rank_free_key(game._core.state_bytes())
+            rk = _rank_free_key(game._core)
             if rk is not None:
                 groups.setdefault(rk, set()).add((v, game.position))
 
@@ -728,7 +728,7 @@ def test_rank_free_keys_join_plays_to_beat_by_the_players_who_can_beat_them():
         g = Game.from_position(hands, level=level, to_act=rng.randrange(4))
 
         def visit(game, v):
-            rk = _rank_free_key(game._core.state_bytes())
+            rk = _rank_free_key(game._core)
             if rk is not None:
                 top = game.top
                 groups.setdefault(rk, set()).add((v, game.position, None if top is None else str(top.move)))
@@ -764,7 +764,7 @@ def test_rank_free_keys_of_singles_to_beat_join_exactly_when_the_same_cards_beat
         for c in rng.sample(tops, 8):
             g = Game.from_position(hands, level=level, to_act=(t + 1) % 4,
                                    trick=[(t, ["Single", c[1], [c]])])
-            key = _rank_free_key(g._core.state_bytes())
+            key = _rank_free_key(g._core)
             assert key is not None
             v = level_value(c, level)
             beaten_by = tuple(sorted((s, x) for s in range(4) if s != t
@@ -958,17 +958,24 @@ def test_nothing_hidden_is_used():
 
 
 def test_state_bytes_from_outside_are_range_checked():
-    """Every loader of native state bytes (the solver, the sampler, the game
-    core) checks the fields native code indexes or shifts by: bytes out of
-    range raise GuandanError, and random corruptions never crash."""
+    """The one loader of native state bytes (GameCore.load_state_bytes)
+    checks the fields native code indexes or shifts by: bytes out of range
+    raise GuandanError, and random corruptions never crash the loader or
+    the native tools that take the loaded core (the solver, the sampler)."""
     from guandan import _search, _solve
     g = Game(seed=3)
     for _ in range(30):
         g.play_policy("greedy")
     st = g._core.state_bytes()
-    loaders = [lambda b: _solve.solve(b, 500), lambda b: _solve._rank_free_key(b),
-               lambda b: _search.InfoSet.from_state(b, 0), lambda b: _search.InfoSet.from_view(b, 1),
-               lambda b: Game()._core.load_state_bytes(b)]
+
+    def core_of(b):
+        core = Game()._core
+        core.load_state_bytes(b)
+        return core
+
+    loaders = [lambda b: _solve.solve(core_of(b), 500), lambda b: _solve._rank_free_key(core_of(b)),
+               lambda b: _search.InfoSet.from_state(core_of(b), 0),
+               lambda b: _search.InfoSet.from_view(core_of(b), 1), core_of]
     for load in loaders:
         with pytest.raises(GuandanError):
             load(b"\xff" * len(st))
