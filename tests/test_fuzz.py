@@ -1667,7 +1667,7 @@ def test_native_state_bytes(seed, steps, data):
     """The loader of native state bytes (private, the boundary of native
     code) refuses corrupted fields with GuandanError, and the native tools
     that take a loaded core never crash."""
-    from guandan import _search, _solve
+    from guandan import _engine, _search, _solve
     g = Game(seed=seed)
     for _ in range(steps):
         if g.is_over:
@@ -1685,11 +1685,12 @@ def test_native_state_bytes(seed, steps, data):
     ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
     if ok:
         attempt("GameCore.legal after load", core.legal)
-        attempt("_solve.solve(loaded core)", _solve.solve, core, 300)
+        attempt("_solve.solve(loaded core)", _solve.solve, core, _solve.SolveOptions(max_nodes=300))
         attempt("_solve._rank_free_key(loaded core)", _solve._rank_free_key, core)
         ok, info = attempt("InfoSet.from_state(loaded core)", _search.InfoSet.from_state, core, seat)
         if ok:
             attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
-        ok, info = attempt("InfoSet.from_view(loaded core)", _search.InfoSet.from_view, core, seat)
+        ok, info = attempt("InfoSet.from_view(loaded core)",
+                           lambda: _search.InfoSet.from_view(_engine.NativeView.of(core, seat)))
         if ok:
             attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)

@@ -34,7 +34,7 @@ from guandan._core cimport (
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, NativeRules, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
+    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
 )
 
 from .errors import GuandanError
@@ -1775,12 +1775,12 @@ cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept
     return follow(v, &tb, moves, rule)
 
 
-cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
     return expert_decide(v, moves, &rule)
 
 
-policy_register(POL_EXPERT, expert_policy)
+policy_register(POL_EXPERT, expert_policy, NULL, 0)
 
 # ---------------------------------------------------------------------------
 # Python-facing: explanations and the decomposition

@@ -4,7 +4,17 @@ from typing import Any, Dict, Optional, Tuple
 
 from ._engine import GameCore
 
-def solve(core: GameCore, max_nodes: int = ..., time_limit: float = ..., tt_bits: int = ...,
-          per_move: bool = ..., order_policy: int = ..., threads: int = ...,
-          cache_bits: int = ...) -> Dict[str, Any]: ...
+class SolveOptions:
+    max_nodes: int
+    time_limit: float
+    tt_bits: int
+    per_move: bool
+    order_policy: int
+    threads: int
+    cache_bits: int
+    def __init__(self, *, max_nodes: int = ..., time_limit: float = ..., tt_bits: int = ...,
+                 per_move: bool = ..., order_policy: int = ..., threads: int = ...,
+                 cache_bits: int = ...) -> None: ...
+
+def solve(core: GameCore, options: Optional[SolveOptions] = ...) -> Dict[str, Any]: ...
 def _rank_free_key(core: GameCore) -> Optional[Tuple[int, int]]: ...

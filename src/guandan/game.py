@@ -684,8 +684,9 @@ class Game:
         if threads is None:
             threads = _solve_threads(cards, mn)
         threads = check_int(threads, "threads", 1, 8)
-        r = _solve.solve(self._core, mn, float(time_limit or 0.0), tt_bits, per_move,
-                         0, threads)
+        r = _solve.solve(self._core, _solve.SolveOptions(
+            max_nodes=mn, time_limit=float(time_limit or 0.0), tt_bits=tt_bits, per_move=per_move,
+            threads=threads))
         lv = self._core.rlevel
         best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
         moves = None
@@ -714,7 +715,7 @@ class Game:
             return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
         seat = self._core.to_act
         seed = cfg.seed if cfg.seed is not None else game_seed(self.seed, self._core.decisions)
-        raw = self._info(seat).search(*cfg.native_args(), seed)
+        raw = self._info(seat).search(cfg.native, seed)
         return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
 
     # -- information ------------------------------------------------------------
