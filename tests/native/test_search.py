@@ -978,7 +978,8 @@ def test_state_bytes_from_outside_are_range_checked():
         core.load_state_bytes(b)
         return core
 
-    loaders = [lambda b: _solve.solve(core_of(b), _solve.SolveOptions(max_nodes=500)), lambda b: _solve._rank_free_key(core_of(b)),
+    loaders = [lambda b: _solve.solve(core_of(b), _solve.SolveOptions(max_nodes=500)),
+               lambda b: _solve._rank_free_key(core_of(b)),
                lambda b: _search.InfoSet.from_state(core_of(b), 0),
                lambda b: _search.InfoSet.from_view(_engine.NativeView.of(core_of(b), 1)), core_of]
     for load in loaders:
