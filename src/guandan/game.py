@@ -27,7 +27,8 @@ from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
-from .moves import ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, parse_move
+from .moves import (ORDERS, Move, MoveList, MoveType, _cards_at, _classify_at, _is_bare_cards,
+                    _is_play_word, _parse_at)
 from .policies import native_code, parse_policy, rollout_code
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
@@ -45,9 +46,7 @@ __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
 
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
-_TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
-_NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
 # why the native state machine refused an action (its codes, named once)
 Refusal = IntEnum("Refusal", _engine.REFUSALS)
 
@@ -356,7 +355,7 @@ class Game:
         with self._lock:
             r = self._core.round_index
             for s, lo, hi, _, rnd in self._log:
-                if s == seat and rnd == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS:
+                if s == seat and rnd == r and lo and _is_play_word(lo):
                     out = out + Hand.from_masks(lo & _FACE_MASK, hi & _FACE_MASK)
         return out
 
@@ -449,7 +448,7 @@ class Game:
         try:
             if _is_bare_cards(move) and self.phase is Phase.PLAY:
                 return self._read_cards(move)
-            return parse_move(move, lv + 2, rules=self.rules)
+            return _parse_at(move, lv, self.rules)
         except InvalidMoveError as e:
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
 
@@ -457,9 +456,9 @@ class Game:
         """Bare cards: the one reading that is legal now; the default
         (highest) reading when none is (its refusal says why); several legal
         readings are refused with the list, to be given as ``TYPE RANK CARDS``."""
-        readings = classify(text.split(), self._core.rlevel + 2, rules=self.rules)
+        readings = _classify_at(text.split(), self._core.rlevel, self.rules)
         if not readings:
-            return parse_move(text, self._core.rlevel + 2, rules=self.rules)   # raises: no play
+            return _parse_at(text, self._core.rlevel, self.rules)   # raises: no play
         legal = self._core.legal()
         ok = [m for m in readings if legal.find(*m.words) >= 0]
         if len(ok) == 1:
@@ -587,7 +586,7 @@ class Game:
         return left out), the start position's trick included."""
         r = self._core.round_index
         plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
-                 if rr == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+                 if rr == r and lo and _is_play_word(lo)]
         if r == self._round0:
             plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
         return plays
@@ -738,13 +737,13 @@ class Game:
         if phase is Phase.PLAY and not anti and n:
             trib["back"] = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
         history = [[s, _native_move(l, h, v).to_platform()] for s, l, h, v, r in self._log
-                   if r == c.round_index and (l >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+                   if r == c.round_index and _is_play_word(l)]
         a, b = c.levels
         return {
             "seat": seat,
             "phase": phase.value,
             "to_act": c.to_act,
-            "hand": c.hand(seat).cards(lv + 2),
+            "hand": _cards_at(c.hand(seat), lv),
             "card_counts": self.card_counts,
             "level": _RANKS[lv],
             "team_levels": [_RANKS[a], _RANKS[b]],
@@ -763,7 +762,7 @@ class Game:
         }
 
     def _deal_strings(self) -> List[str]:
-        return [" ".join(self._core.hand(s).cards(self._core.rlevel + 2)) for s in range(4)]
+        return [" ".join(_cards_at(self._core.hand(s), self._core.rlevel)) for s in range(4)]
 
     @_locked
     def record(self) -> Dict[str, Any]:
@@ -839,7 +838,7 @@ class Game:
             rows = []
             for seat in range(4):
                 mark = " &#9664;" if seat == self.to_act and not self.is_over else ""
-                cards = " ".join(self._core.hand(seat).cards(lv + 2))
+                cards = " ".join(_cards_at(self._core.hand(seat), lv))
                 plays = "; ".join(trick.get(seat, []))
                 rows.append(f"<tr><td>{seat} (team {seat & 1}){mark}</td><td>{self.card_counts[seat]}</td>"
                             f"<td><code>{html.escape(cards)}</code></td><td>{html.escape(plays)}</td></tr>")
