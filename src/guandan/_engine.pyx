@@ -857,11 +857,6 @@ def policy_available(int code):
     return 0 < code < POL_SLOTS and POLICY_TABLE[code].fn != NULL
 
 
-def policy_is_search(int code):
-    """Whether the native policy under ``code`` is a search (which may not
-    play rollouts)."""
-    return policy_available(code) and not policy_rollout_ok(code)
-
 
 cdef void plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
     """Accumulate ``(seat, lo, hi)`` play words into per-seat card sets."""

@@ -923,6 +923,22 @@ def test_search_policy_names():
         search.SearchConfig(rollout="search").native
 
 
+def test_many_search_configurations_at_once():
+    """Every distinct search configuration is a native policy of its own (a
+    context per entry, no fixed slots): more than four at once, each
+    deciding with its own budget, the same code for the same configuration."""
+    specs = [f"search:rollouts={n},k=3" for n in range(11, 19)]
+    codes = [native_code(s) for s in specs]
+    assert len(set(codes)) == len(specs) and codes == [native_code(s) for s in specs]
+    g = Game(seed=7)
+    for _ in range(12):
+        g.play_policy("greedy")
+    for c in codes:
+        assert g._core.pick(c) in [m.words for m in g.legal_moves()]
+    rows = simulate(2, policies=tuple(specs[:4]), rules=Rules(max_rounds=1), seed=1, workers=1)
+    assert len(rows) == 2
+
+
 def test_native_search_in_simulate_is_deterministic():
     rules = Rules(max_rounds=1)
     pol = ("search:rollouts=30", "greedy", "search:rollouts=30", "greedy")
