@@ -73,10 +73,10 @@ def bench_rollouts(n_pos=10, n=2000, policies=("greedy", "expert")):
         rates_true, rates_worlds = [], []
         for g in pos:
             t = time.process_time()
-            g.rollouts(pol, n, seed=1)
+            search.rollouts(g, pol, n, seed=1)
             rates_true.append(n / (time.process_time() - t))
             t = time.process_time()
-            g.rollouts(pol, n, seed=1, seat=g.to_act)
+            search.rollouts(g, pol, n, seed=1, seat=g.to_act)
             rates_worlds.append(n / (time.process_time() - t))
         out[f"{pol}_per_s_position"] = round(statistics.median(rates_true))
         out[f"{pol}_per_s_sampled_worlds"] = round(statistics.median(rates_worlds))

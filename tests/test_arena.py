@@ -327,7 +327,7 @@ def test_inprocess_object_participant():
 
 
 def test_participant_parsing(botmod):
-    ps = parse_participants(["greedy", f"{botmod}:Lowest", "random:x=1", "greedy"])
+    ps = parse_participants(["greedy", f"{botmod}:Lowest", "search:rollouts=1", "greedy"])
     assert [p.kind for p in ps] == ["builtin", "inprocess", "builtin", "builtin"]
     assert ps[2].native is None and ps[0].native == "greedy"
     assert ps[3].name == "greedy#2"
@@ -417,7 +417,7 @@ def test_interrupted_run_keeps_the_finished_pairs(tmp_path, capsys, monkeypatch)
         return on_pair
     out = tmp_path / "r.json"
     with pytest.raises(ArenaInterrupted) as ei:
-        arena(["greedy", "random", "random:note=x"], deals=50, seed=1, concurrency=2,
+        arena(["greedy", "random", "search:rollouts=1,k=1"], deals=50, seed=1, concurrency=2,
               output=str(out), on_pair=stop_after(7))
     res = ei.value.result
     assert isinstance(ei.value, KeyboardInterrupt) and ei.value.signal_name == "SIGINT"

@@ -136,9 +136,10 @@ def test_invalid_answer_and_no_connection_are_forfeited(client, tmp_path):
 
 
 def test_external_against_python_policy_seats(client):
-    # the opponent is a Python callable (a policy with options): the table
+    # the opponent is a Python callable (a policy with options, a search
+    # of one rollout per decision): the table
     # plays its seats in a thread under the same limits
-    res = arena([engine("last", client, "last"), "random:note=py"], deals=1, seed=6,
+    res = arena([engine("last", client, "last"), "search:rollouts=1,k=1"], deals=1, seed=6,
                 concurrency=2, limits=Limits(move_time=5, connect_time=20))
     r = res[0]
     assert len(r.pairs) == 1 and not r.forfeits
@@ -214,10 +215,11 @@ def _arena_cli(tmp_path, marker, engine_spec, deals):
     from test_arena import SRC
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     # three participants: two pairings on the table server (the wrapped
-    # program), one in the process pool (a policy with options: its
-    # workers carry the marker too)
+    # program), one in the process pool (a policy with options; the
+    # command line, which forked workers share, carries the marker in the
+    # engine's command)
     argv = [sys.executable, "-m", "guandan", "arena", "--engine", engine_spec, "greedy",
-            f"random:note={marker}", "--deals", str(deals), "--concurrency", "2", "--quiet",
+            "search:rollouts=1,k=1", "--deals", str(deals), "--concurrency", "2", "--quiet",
             "--move-time", "5", "--connect-time", "20", "--out", str(tmp_path / "out.json"),
             "--records", str(tmp_path / "recs")]
     return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -46,7 +46,7 @@ from guandan import (
     simulate,
     tribute_choices,
 )
-from guandan import _core
+from guandan.positions import check_level
 from guandan.cli import main as cli_main
 
 from fuzz_helpers import (
@@ -119,7 +119,7 @@ def _fuzz_report(request):
 def level_ok(level):
     """The level as a rank index, or None if `level` is not a valid level
     (the letters 2..9 T J Q K A, "10", ints 2..14; lowercase letters too)."""
-    ok, lv = attempt("level_index", _core.level_index, level)
+    ok, lv = attempt("check_level", check_level, level, "level")
     return lv if ok else None
 
 
@@ -749,10 +749,10 @@ def test_from_position_arguments(case):
     assert not invalid, f"from_position accepted an invalid position ({', '.join(invalid)}): " \
                         f"{short(position, 600)} {short(kw, 1500)} -> {g.position}"
     # what was accepted is what the game holds: nothing wrapped or dropped
-    lv = g._core.rlevel
+    lv = g.level_index
     assert level_ok("2" if kw["level"] is None else kw["level"]) == lv
     assert g.to_act == kw["to_act"] and g.round_index == kw["round_index"]
-    assert tuple(g._core.afail) == tuple(kw["a_fails"])
+    assert tuple(g.a_fails) == tuple(kw["a_fails"])
     assert sorted(g.finish_order) == sorted(kw["finished"])
     hands = [Hand(h) for h in position]
     assert g.hands == hands
@@ -764,7 +764,8 @@ def test_from_position_arguments(case):
         assert b.beats(a), f"accepted a trick where {b} does not beat {a}"
     for s, m in tm:
         assert is_int(s) and 0 <= s <= 3
-    seat, lo, hi, passes = g._core.top
+    top = g.top
+    seat, (lo, hi), passes = (-1, (0, 0), g.passes) if top is None else (top.seat, top.move.words, g.passes)
     if plays:
         assert (lo, hi) == plays[-1].words and seat == [s for s, m in tm if not m.is_pass][-1]
     else:
@@ -799,8 +800,7 @@ def test_from_position_known_bad_arguments():
 
 def _played_position(seed, steps):
     """A play-phase position string reached by random play from Game(seed)."""
-    g = Game(seed=seed)
-    g._core.seed_policy(seed)
+    g = Game(seed=seed, policy_seed=seed)
     for _ in range(steps):
         if g.is_over:
             break
@@ -921,12 +921,10 @@ def base_record(k):
         pols = [("random", "greedy", "random", "greedy"), ("greedy",) * 4, ("random",) * 4][k % 3]
         if k == 5:
             g = Game.from_position([["S3", "S4", "S5"], ["HA", "H9"], ["D5", "DK"], ["C9", "CJ"]], level="7",
-                                   to_act=0, team_levels=["7", "9"], seed=5)
-            g._core.seed_policy(5)
+                                   to_act=0, team_levels=["7", "9"], seed=5, policy_seed=5)
             g.play_out(pols, until="round")
         else:
-            g = Game(seed=1000 + k, rules=Rules.contest() if k == 2 else None)
-            g._core.seed_policy(k)
+            g = Game(seed=1000 + k, rules=Rules.contest() if k == 2 else None, policy_seed=k)
             if k == 4:
                 g.play_out(pols)
             else:
@@ -1138,8 +1136,7 @@ def test_cli_replay_subprocess(k, data, tmp_path_factory):
 # ---------------------------------------------------------------------------
 
 def _game_at(seed, steps):
-    g = Game(seed=seed)
-    g._core.seed_policy(seed)
+    g = Game(seed=seed, policy_seed=seed)
     for _ in range(steps):
         if g.is_over:
             break
@@ -1182,7 +1179,7 @@ def test_game_play_garbage(seed, steps, data):
     elif kind == "words":
         x = make_move(data.draw(move_args()))
     elif kind == "other_hand":
-        x = data.draw(real_moves(g._core.rlevel))
+        x = data.draw(real_moves(g.level_index))
     else:
         x = data.draw(st.one_of(st.text(max_size=30), card_lists.map(" ".join)))
     before, n_actions = g.position, len(g.record()["actions"])
@@ -1522,8 +1519,7 @@ def test_threads_shared_game_with_a_writer():
 
 
 def _play_game(seed, out, k):
-    g = Game(seed=seed)
-    g._core.seed_policy(seed)
+    g = Game(seed=seed, policy_seed=seed)
     trace = []
     n = 0
     while not g.is_over and n < 400:
@@ -1644,12 +1640,13 @@ def test_search_tools(seed, steps, data, args):
             break
         g.play_policy("greedy")
     before = g.position
-    ok, worlds = attempt("Game.sample_worlds(seat, n, seed)", g.sample_worlds, args["seat"], args["n"],
-                         args["wseed"])
+    ok, worlds = attempt("search.sample_worlds(game, seat, n, seed)", search.sample_worlds, g, args["seat"],
+                         args["n"], args["wseed"])
     if ok:
         for w in worlds:
             assert w.card_counts == g.card_counts and w.hands[args["seat"]] == g.hands[args["seat"]]
-    attempt("Game.rollouts(policy, n, seed)", g.rollouts, args["policy"], args["n"], args["wseed"])
+    attempt("search.rollouts(game, policy, n, seed)", search.rollouts, g, args["policy"], args["n"],
+            args["wseed"])
     # (a time limit too: a hostile max_nodes may mean "no limit" on a full deal)
     attempt("search.solve(game, max_nodes, tt_bits, threads)", search.solve, g, args["nodes"], 0.05,
             tt_bits=args["tt"], threads=args["threads"])
@@ -1659,38 +1656,3 @@ def test_search_tools(seed, steps, data, args):
         if ok:
             assert res in list(g.legal_moves())
     assert g.position == before
-
-
-@fuzz_settings(0.5)
-@given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 20, 120]), data=st.data())
-def test_native_state_bytes(seed, steps, data):
-    """The loader of native state bytes (private, the boundary of native
-    code) refuses corrupted fields with GuandanError, and the native tools
-    that take a loaded core never crash."""
-    from guandan import _engine, _search, _solve
-    g = Game(seed=seed)
-    for _ in range(steps):
-        if g.is_over:
-            break
-        g.play_policy("greedy")
-    st_bytes = bytearray(g._core.state_bytes())
-    for _ in range(data.draw(st.integers(0, 6), label="mutations")):
-        i = data.draw(st.integers(0, len(st_bytes) - 1), label="offset")
-        st_bytes[i] = data.draw(st.integers(0, 255), label="byte")
-    if data.draw(st.booleans(), label="truncate"):
-        st_bytes = st_bytes[:data.draw(st.integers(0, len(st_bytes)), label="length")]
-    b = bytes(st_bytes)
-    seat = data.draw(st.integers(0, 3), label="seat")
-    core = Game()._core
-    ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
-    if ok:
-        attempt("GameCore.legal after load", core.legal)
-        attempt("_solve.solve(loaded core)", _solve.solve, core, _solve.SolveOptions(max_nodes=300))
-        attempt("_solve._rank_free_key(loaded core)", _solve._rank_free_key, core)
-        ok, info = attempt("InfoSet.from_state(loaded core)", _search.InfoSet.from_state, core, seat)
-        if ok:
-            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
-        ok, info = attempt("InfoSet.from_view(loaded core)",
-                           lambda: _search.InfoSet.from_view(_engine.NativeView.of(core, seat)))
-        if ok:
-            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)

@@ -1,6 +1,7 @@
 """The contest server's parts without sockets: the messages as pure
 functions of a game, the answer parsing and the seats' fault policy."""
 
+import asyncio
 import json
 
 import pytest
@@ -93,3 +94,133 @@ def test_fault_policy_options():
 def test_seat_state():
     s = Seat(2, None)
     assert not s.is_client and not s.asked and s.ws is None
+
+
+class _Host:
+    """A table as far as a seat can tell (seats.SeatHost), without sockets."""
+
+    def __init__(self, timeout=None, late_grace=0.0, **faults):
+        self.faults = FaultPolicy(**faults)
+        self.timeout = timeout
+        self.late_grace = late_grace
+        self.aborted = False
+        self.done = False
+        self.forfeits = []
+        self.dropped = []
+        self.seats = []
+
+    def abort(self, seat, reason):
+        self.forfeits.append((seat, reason))
+        self.end_session()
+
+    def end_session(self):
+        self.aborted = True
+        for s in self.seats:
+            s.interrupt()
+
+    def drop(self, conn, why, close=None):
+        self.dropped.append((why, close))
+        conn.open = False
+        if conn.seat is not None and conn.seat.conn is conn:
+            conn.seat.lost(why)
+
+
+class _WS:
+    transport = None
+
+
+def _client(host, g):
+    from guandan.server.connections import Conn
+
+    seat = Seat(g.to_act, None, host)
+    seat.take(Conn(_WS(), "t", 8))
+    host.seats.append(seat)
+    return seat
+
+
+def _question(seat):
+    return json.loads(seat.conn.queue.get_nowait())
+
+
+def test_built_in_and_python_seats_decide_without_a_table():
+    g = _game()
+
+    async def main():
+        host = _Host(timeout=5)
+        assert await Seat(g.to_act, "greedy", host).decide(g, "play") == g.choose("greedy")
+        first = await Seat(g.to_act, lambda obs, legal: 0, host).decide(g, "play")
+        assert first == g.legal_moves()[0] and not host.forfeits
+        assert await Seat(g.to_act, lambda obs, legal: "junk", host).decide(g, "play") is None
+        assert host.forfeits and "illegal move" in host.forfeits[0][1]
+
+    asyncio.run(main())
+
+
+def test_client_seat_asks_and_takes_the_answer_it_hears():
+    g = _game()
+
+    async def main():
+        seat = _client(_Host(timeout=5), g)
+        task = asyncio.ensure_future(seat.decide(g, "play"))
+        await asyncio.sleep(0.01)
+        q = _question(seat)
+        legal = g.legal_moves(order="contest")
+        assert q["type"] == "act" and q["indexRange"] == len(legal) - 1
+        seat.hear('{"actIndex": 99999}')         # out of range: ignored, still asked
+        assert seat.asked
+        seat.hear('{"actIndex": 1}')
+        assert await task == legal[1]
+
+    asyncio.run(main())
+
+
+def test_client_seat_timeout_plays_the_default_and_drops_the_late_answer():
+    g = _game()
+
+    async def main():
+        host = _Host(timeout=0.05, late_grace=5.0)
+        seat = _client(host, g)
+        legal = g.legal_moves(order="contest")
+        assert await seat.decide(g, "play") == legal[0]          # the default action
+        assert seat.owed_until is not None and seat.misses == 1
+        seat.hear('{"actIndex": 1}')             # the late answer: discarded
+        assert seat.owed_until is None and seat.misses == 0
+        task = asyncio.ensure_future(seat.decide(g, "play"))
+        await asyncio.sleep(0.01)
+        _question(seat), _question(seat)         # both questions were sent
+        seat.hear('{"actIndex": 2}')
+        assert await task == legal[2]
+
+    asyncio.run(main())
+
+
+def test_client_seat_that_leaves_while_asked_follows_on_disconnect():
+    g = _game()
+
+    async def main():
+        seat = _client(_Host(timeout=5), g)
+        task = asyncio.ensure_future(seat.decide(g, "play"))
+        await asyncio.sleep(0.01)
+        seat.lost("test")
+        assert await task == g.choose("greedy") and seat.policy == "greedy"
+        host = _Host(timeout=5, on_disconnect="forfeit")
+        seat = _client(host, g)
+        task = asyncio.ensure_future(seat.decide(g, "play"))
+        await asyncio.sleep(0.01)
+        seat.lost("test")
+        assert await task is None and host.forfeits[0][0] == seat.index
+
+    asyncio.run(main())
+
+
+def test_hung_client_seat_is_dropped_after_max_misses():
+    g = _game()
+
+    async def main():
+        host = _Host(timeout=0.02, max_misses=2)
+        seat = _client(host, g)
+        for _ in range(2):
+            assert await seat.decide(g, "play") is not None
+        assert host.dropped and host.dropped[0][1] == 1008 and seat.conn is None
+
+    asyncio.run(main())

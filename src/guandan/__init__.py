@@ -40,6 +40,7 @@ from .rules import PRESETS, Rules
 from .game import (Game, Phase, RoundResult, TributeState, TrickPlay, perft, return_choices,
                    tribute_choices)
 from .policies import GreedyPolicy, RandomPolicy, get_policy
+from . import search  # noqa: F401  (registers the "search" policy)
 from .simulate import SimulationResult
 from . import simulate             # the module, callable as simulate(...): help(guandan.simulate) works
 from .vec import VecGame, move_features

@@ -1442,15 +1442,59 @@ cdef inline int lead_prio(const Group* g) noexcept nogil:
     return -g.pw + P.lead_size * g.size
 
 
+cdef enum:
+    # leading: which groups of the split a heuristic considers and how it
+    # ranks them (lead_score)
+    L_SMALLEST_BOMB = 0   # any group, the weakest first (the hand is all bombs)
+    L_CONTROL = 1         # control non-bombs, more cards first, then the weakest
+    L_LONGER = 2          # non-bombs of more than ``arg`` cards, by lead_prio
+    L_STRONGEST = 3       # non-bombs, the strongest first, then more cards
+    L_PARTNER = 4         # non-bombs of at most ``arg`` cards: ``arg`` cards first, then the weakest
+    L_WEAKEST = 5         # non-bombs, by lead_prio
+    L_ANY_LEFT = 6        # groups not struck out (T_PASS), by lead_prio, bombs last
+    L_SKIP = -(1 << 30)   # lead_score of a group the heuristic does not consider
+
+
+cdef inline int lead_score(const Group* g, int h, int arg) noexcept nogil:
+    """The rank of group ``g`` under leading heuristic ``h`` (higher leads
+    first), or L_SKIP when ``h`` does not consider it."""
+    if h == L_SMALLEST_BOMB:
+        return -g.pw
+    if h == L_ANY_LEFT:
+        if g.t == T_PASS:
+            return L_SKIP
+        return lead_prio(g) - (1 << 20) * is_bomb_type(g.t)
+    if is_bomb_type(g.t):
+        return L_SKIP
+    if h == L_CONTROL:
+        return g.size * 64 - g.pw if g.ctrl else L_SKIP
+    if h == L_LONGER:
+        return lead_prio(g) if g.size > arg else L_SKIP
+    if h == L_STRONGEST:
+        return g.pw * 64 + g.size
+    if h == L_PARTNER:
+        return (g.size == arg) * 100000 - g.pw if g.size <= arg else L_SKIP
+    return lead_prio(g)
+
+
+cdef inline int best_group(const Decomp* d, int h, int arg) noexcept nogil:
+    """The group heuristic ``h`` (with its argument) leads: the highest
+    lead_score, the first on ties; -1 when it considers none."""
+    cdef int i, p, bi = -1, bp = L_SKIP
+    for i in range(d.ng):
+        p = lead_score(&d.g[i], h, arg)
+        if p > bp:
+            bp = p
+            bi = i
+    return bi
+
+
 cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     cdef int own = card_count(v.one, v.two), seat = v.seat, i, s, o, omin = 99, pc
-    cdef int bi = -1, bp = -(1 << 30), p, nb, nc
+    cdef int bi = -1, nb, nc
     cdef Py_ssize_t mi
     cdef Decomp d
-    cdef const Group* g
     cdef X x
-    cdef X xr
-    cdef uint64_t ro, rt
     mi = go_out_move(v, moves, own, 0)
     if mi >= 0:
         rule[0] = R_GO_OUT
@@ -1469,65 +1513,26 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
             nc += d.g[i].ctrl
     if nb == 0:
         # only bombs: the smallest first
-        for i in range(d.ng):
-            p = -d.g[i].pw
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_SMALLEST_BOMB, 0)
         rule[0] = R_LEAD_BOMB
     elif nb - nc <= 1 and nc >= 1 and nb >= 2:
         # everything but one group is control: play the controls, then go out
-        for i in range(d.ng):
-            g = &d.g[i]
-            if is_bomb_type(g.t) or not g.ctrl:
-                continue
-            p = g.size * 64 - g.pw
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_CONTROL, 0)
         rule[0] = R_LEAD_CONTROL
     elif omin <= P.danger:
         # an opponent close to out: lead what they cannot follow (more cards than they hold)
-        for i in range(d.ng):
-            g = &d.g[i]
-            if is_bomb_type(g.t) or g.size <= omin:
-                continue
-            p = lead_prio(g)
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_LONGER, omin)
         rule[0] = R_LEAD_UNFOLLOWABLE
         if bi < 0:
             # all short: lead the strongest
-            for i in range(d.ng):
-                g = &d.g[i]
-                if is_bomb_type(g.t):
-                    continue
-                p = g.pw * 64 + g.size
-                if p > bp:
-                    bp = p
-                    bi = i
+            bi = best_group(&d, L_STRONGEST, 0)
             rule[0] = R_LEAD_STRONG
     elif 0 < pc <= P.feed:
         # the partner is close to out: lead low plays of their size
-        for i in range(d.ng):
-            g = &d.g[i]
-            if is_bomb_type(g.t) or g.size > pc:
-                continue
-            p = (g.size == pc) * 100000 - g.pw
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_PARTNER, pc)
         rule[0] = R_LEAD_FOR_PARTNER
     if bi < 0:
-        for i in range(d.ng):
-            g = &d.g[i]
-            if is_bomb_type(g.t):
-                continue
-            p = lead_prio(g)
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_WEAKEST, 0)
         rule[0] = R_LEAD_WEAKEST
     while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
@@ -1536,16 +1541,7 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
         # not a legal play under these rules (a wild straight flush on the
         # contest server): the next group by the default order
         d.g[bi].t = T_PASS
-        bi = -1
-        bp = -(1 << 30)
-        for i in range(d.ng):
-            g = &d.g[i]
-            if g.t == T_PASS:
-                continue
-            p = lead_prio(g) - (1 << 20) * is_bomb_type(g.t)
-            if p > bp:
-                bp = p
-                bi = i
+        bi = best_group(&d, L_ANY_LEFT, 0)
         rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)

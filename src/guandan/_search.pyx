@@ -872,7 +872,7 @@ _INFO_ERRORS = {
 
 cdef class InfoSet:
     """What one seat knows in the play phase, ready to sample worlds from
-    (built by :meth:`guandan.Game.sample_worlds` and the search player)."""
+    (built by :func:`guandan.search.sample_worlds` and the search player)."""
 
     cdef Info info
     cdef int8_t counts[4]

@@ -162,6 +162,8 @@ class ProtocolClient:
         if not isinstance(triples, list) or not triples:
             raise ProtocolError("act message without an actionList")
         level = msg.get("curRank")
+        if not isinstance(level, str):
+            raise ProtocolError("act message without a curRank")
         legal = [Move.from_platform(t, level, rules=self.rules) for t in triples]
         obs = self.observation(msg)
         choice = self.bot.act(obs, legal)

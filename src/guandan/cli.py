@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, List, NoReturn, Optional
+from typing import Any, Callable, List, NoReturn, Optional
 
 from .errors import GuandanError
 
@@ -44,12 +44,12 @@ def _count(option: str, lo: int = 1, hi: Optional[int] = None):
 def _level(text: str) -> Any:
     """An argparse type for --level: a rank letter 2-9, T, J, Q, K, A (any
     case) or a number 2..14 (10 = T, 14 = A)."""
-    from . import _core
+    from .positions import check_level
     t = text.strip()
     if t.isdigit() and 2 <= int(t) <= 14:
         return int(t)
     try:
-        _core.level_index(t)
+        check_level(t, "--level")
     except GuandanError:
         raise argparse.ArgumentTypeError(
             f"a rank 2-9, T, J, Q, K, A or a number 2..14, got {text!r:.20}") from None
@@ -138,18 +138,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
     from .rules import Rules
-    from .server import parse_bots, serve
+    from .server import parse_bots, serve, serve_tables
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
+    run: Callable[..., Any] = serve
+    extra = {}
     if args.tables != 1:
-        from .server import serve_tables as serve      # several tables on one port
+        run = serve_tables                              # several tables on one port
         extra = {"tables": args.tables}
-    else:
-        extra = {}
     kwargs = dict(games=args.games, rules=Rules.named(args.rules), **extra,
                   bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
                   on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
@@ -157,7 +157,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                   max_misses=args.max_misses)
     with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
         if args.web is None:
-            serve(args.host, args.port, **kwargs)
+            run(args.host, args.port, **kwargs)
             return 0
         import asyncio
         import os

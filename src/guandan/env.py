@@ -131,7 +131,7 @@ from __future__ import annotations
 import operator
 import random as _random
 from collections.abc import Sequence as _SequenceABC
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
@@ -222,7 +222,7 @@ def env(**kwargs: Any) -> AECEnv:
 class GuandanEnv(AECEnv):
     """Guandan as a PettingZoo AEC environment (see :mod:`guandan.env`)."""
 
-    metadata = {"name": "guandan_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: Dict[str, Any] = {"name": "guandan_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
 
     def __init__(self, unit: str = "deal", rules: Union[Rules, str, None] = None,
                  max_actions: int = DEFAULT_MAX_ACTIONS, render_mode: Optional[str] = None) -> None:
@@ -240,7 +240,7 @@ class GuandanEnv(AECEnv):
         self.max_actions = int(max_actions)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(4)]
-        self.agents = []
+        self.agents: List[str] = []
         self.observation_spaces = {
             a: spaces.Dict({
                 "observation": spaces.Box(0.0, 108.0, (OBS_DIM,), dtype=np.float32),
@@ -285,7 +285,7 @@ class GuandanEnv(AECEnv):
             self._new_game()
         self._round_done = False
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
+        self.rewards: Dict[str, float] = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -300,7 +300,7 @@ class GuandanEnv(AECEnv):
         if len(moves) > self.max_actions:
             raise GuandanError(f"{len(moves)} legal moves exceed max_actions={self.max_actions}")
         self._legal = LegalMoves(moves)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
         agent = self.possible_agents[g.to_act]
         self.infos[agent] = {"legal_moves": self._legal,
                              "action_features": move_features(self._legal.words)}

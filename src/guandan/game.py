@@ -14,12 +14,11 @@ True
 
 from __future__ import annotations
 
-import os
 import random as _random
 import threading
 from enum import IntEnum
 from functools import wraps
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -29,16 +28,12 @@ from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
 from .moves import (ORDERS, Move, MoveList, MoveType, _cards_at, _classify_at, _is_bare_cards,
                     _is_play_word, _parse_at)
-from .policies import native_code, parse_policy, rollout_code
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
+from .registry import decider
 from .state import PHASE_BY_CODE, PHASES, Phase, RoundResult, TributeState, TrickPlay
 from .rules import Rules, resolve_rules
-from .seeds import game_seed, policy_seed
-
-if TYPE_CHECKING:
-    from ._search import InfoSet
-    from .search import RolloutResult, SearchConfig, SearchResult, SolveResult
+from .seeds import policy_seed
 
 __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
            "tribute_choices", "return_choices", "PHASES", "RECORD_FORMAT"]
@@ -47,8 +42,27 @@ __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
 _FACE_MASK = _core.MOVE_FACE_MASK
-# why the native state machine refused an action (its codes, named once)
-Refusal = IntEnum("Refusal", _engine.REFUSALS)
+
+
+class Refusal(IntEnum):
+    """Why the native state machine refused an action: its codes
+    (``_engine.REFUSALS``), by name."""
+
+    NONE = _engine.REFUSALS["NONE"]
+    GAME_OVER = _engine.REFUSALS["GAME_OVER"]
+    TRIBUTE_DUE = _engine.REFUSALS["TRIBUTE_DUE"]
+    RETURN_DUE = _engine.REFUSALS["RETURN_DUE"]
+    NOT_IN_HAND = _engine.REFUSALS["NOT_IN_HAND"]
+    TRIBUTE_CARD = _engine.REFUSALS["TRIBUTE_CARD"]
+    RETURN_CARD = _engine.REFUSALS["RETURN_CARD"]
+    NOT_A_PLAY = _engine.REFUSALS["NOT_A_PLAY"]
+    LEADER_PASS = _engine.REFUSALS["LEADER_PASS"]
+    DOES_NOT_BEAT = _engine.REFUSALS["DOES_NOT_BEAT"]
+    OTHER = _engine.REFUSALS["OTHER"]
+
+
+if {r.name: r.value for r in Refusal} != dict(_engine.REFUSALS):   # the native table is the source
+    raise ImportError("guandan.game.Refusal does not match the native refusal codes; rebuild the package")
 
 
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -59,21 +73,6 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
         with self._lock:
             return method(self, *args, **kwargs)
     return run
-
-
-def _solve_threads(cards: int, max_nodes: int) -> int:
-    """The solver's default thread count: the processors this process may
-    use (at most 4) for a position of more than 16 cards without a node
-    limit, else 1. Answers are the same for any count; a node-limited solve
-    stays on one thread so its bounds are reproducible, and a small one is
-    done before threads would pay for themselves."""
-    if max_nodes or cards <= 16:
-        return 1
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(4, n))
 
 
 class Game:
@@ -129,7 +128,7 @@ class Game:
                       trick: Optional[Sequence[Tuple[int, Any]]] = None, passes: Optional[int] = None,
                       finished: Sequence[int] = (), round_index: int = 0,
                       a_fails: Sequence[int] = (0, 0), rules: Optional[Rules] = None,
-                      seed: int = 0) -> "Game":
+                      seed: int = 0, policy_seed: Optional[int] = None) -> "Game":
         """A game in the play phase from given hands (or a position string, see
         :attr:`position`).
 
@@ -142,7 +141,8 @@ class Game:
         they are untrusted input): a position that cannot arise in a game
         (more than two decks with the trick's cards, a round already over, a
         trick whose plays do not beat each other, a seat or count out of
-        range) raises a :class:`GuandanError` saying why.
+        range) raises a :class:`GuandanError` saying why. ``policy_seed``
+        seeds the built-in random policy's draws (default: from ``seed``).
 
         >>> g = Game.from_position([["S3", "S4"], ["HA"], ["D5"], ["C9"]], level="2", to_act=0)
         >>> [str(m) for m in g.legal_moves()]
@@ -154,13 +154,15 @@ class Game:
             if level is not None or trick is not None or passes is not None or finished:
                 raise GuandanError("give either a position string or hands with keyword fields, not both")
             kw = parse_position_string(position)
-            return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, **kw)
+            return cls.from_position(kw.pop("hands"), rules=rules, seed=seed, policy_seed=policy_seed, **kw)
         r = resolve_rules(rules)
         seed = check_seed(seed)
         pos = validate_position(position, level, to_act, team_levels, owner, trick, passes,
                                   finished, round_index, a_fails, r)
         core = _engine.GameCore.new_game(seed, r.native)
         core.set_position(*pos.native, seed, r.native)
+        if policy_seed is not None:
+            core.seed_policy(check_seed(policy_seed))
         g = cls._from_core(core, r, seed, initial_trick=pos.trick)
         g._start = g.position
         return g
@@ -244,7 +246,8 @@ class Game:
         k, continued = self._core.trick_span()     # from the native undo history
         head = list(self._initial_trick) if continued else []
         tail = self._log[len(self._log) - k:] if k else []
-        return head + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail]
+        return ([TrickPlay(s, m) for s, m in head]
+                + [TrickPlay(s, _native_move(lo, hi, lv)) for s, lo, hi, lv, _ in tail])
 
     @property
     def finish_order(self) -> List[int]:
@@ -536,31 +539,40 @@ class Game:
                                log=list(self._log), deals=list(self._deals), round0=self._round0)
 
     @_locked
-    def choose(self, policy: Union[str, Callable[..., Any]]) -> Move:
+    def choose(self, policy: Any) -> Move:
         """The action a policy picks for the seat to act, without playing it:
-        a built-in name (native: ``"random"``, ``"greedy"``, ``"expert"`` ...)
-        or a callable ``(observation, legal_moves) -> move``."""
-        if not isinstance(policy, str) and not callable(policy):
-            raise GuandanError(f"a policy is a built-in name or a callable (observation, legal_moves) "
-                               f"-> move, got {type(policy).__name__}")
+        a registered name (``"random"``, ``"greedy"``, ``"expert"``,
+        ``"search:ms=200"`` ...; see :mod:`guandan.policies`), a policy object
+        (``decide(game) -> move``: it decides from this game, with
+        everything the seat knows and the game's rules) or a callable
+        ``(observation, legal_moves) -> move``."""
         if self.is_over:
             raise IllegalMoveError("the game is over")
         if isinstance(policy, str):
-            name, opts = parse_policy(policy)
-            if name == "search":
-                # the search from everything the seat knows (the tribute of the
-                # round included), on this game's rules
-                from .search import SearchConfig
-                return self.search(SearchConfig.from_options(opts)).move
-            lo, hi = self._core.pick(native_code(name))
-            return _native_move(lo, hi, self._core.rlevel)
+            return decider(policy).decide(self)      # built-in policies answer a legal Move
+        decide = getattr(policy, "decide", None)
+        if not callable(decide) and not callable(policy):
+            raise GuandanError(f"a policy is a registered name, an object with decide(game) or a callable "
+                               f"(observation, legal_moves) -> move, got {type(policy).__name__}")
         try:
-            answer = policy(self.observation(self.to_act), self.legal_moves())
+            answer = decide(self) if callable(decide) else policy(self.observation(self.to_act),
+                                                                  self.legal_moves())
         except GuandanError:
             raise
         except Exception as e:
             raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
         return self.parse_action(answer)
+
+    def native_choice(self, code: int) -> Move:
+        """The move the native policy ``code`` (:func:`guandan.policies.native_code`)
+        picks for the seat to act: from the view the native loop builds (own
+        hand, counts, cards played, trick, levels, the tribute of the round),
+        under the game's rules, drawing from the game's policy stream."""
+        if self.is_over:
+            raise IllegalMoveError("the game is over")
+        with self._lock:
+            lo, hi = self._core.pick(check_int(code, "policy code", 0, 255))
+            return _native_move(lo, hi, self._core.rlevel)
 
     @_locked
     def play_policy(self, policy: Union[str, Callable[..., Any]]) -> Move:
@@ -580,142 +592,49 @@ class Game:
         while not self.is_over and (until == "game" or self.round_index == start):
             self.play_policy(policies[self.to_act])
 
-    # -- search tools (guandan.search) ------------------------------------------
-    def _round_plays(self) -> List[Tuple[int, int, int]]:
-        """This round's plays as ``(seat, lo, hi)`` words (passes, tribute and
-        return left out), the start position's trick included."""
-        r = self._core.round_index
-        plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
-                 if rr == r and lo and _is_play_word(lo)]
-        if r == self._round0:
-            plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
-        return plays
+    # -- the native state, for native tools (guandan.search) --------------------
+    def round_plays(self) -> List[Tuple[int, int, int]]:
+        """This round's plays as ``(seat, lo, hi)`` move words (passes,
+        tribute and return left out), the start position's trick included:
+        the plays an information set is built from."""
+        with self._lock:
+            r = self._core.round_index
+            plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
+                     if rr == r and lo and _is_play_word(lo)]
+            if r == self._round0:
+                plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
+            return plays
 
-    def _info(self, seat: int) -> "InfoSet":
-        from . import _search
-        if self.phase is not Phase.PLAY:
-            raise GuandanError(f"worlds are sampled in the play phase, not the {self.phase} phase")
-        return _search.InfoSet.from_state(self._core, seat, self._round_plays())
+    def native_state(self) -> "_engine.GameCore":
+        """A snapshot of the native state, for the native tools
+        (:mod:`guandan.search`: worlds, rollouts, the solver): an opaque
+        native object (no undo history) that they take directly;
+        ``state_bytes()`` gives its bytes."""
+        with self._lock:
+            return self._core.copy(history=False)
 
-    @_locked
-    def sample_worlds(self, seat: int, n: int, seed: int = 0) -> List["Game"]:
-        """``n`` full positions (play phase) consistent with what ``seat``
-        knows: its own hand, every seat's card count, the cards played this
-        round (and by whom) and this round's tribute and return cards. The
-        other hands are dealt from the unseen cards, every physical deal
-        (the two copies of a card told apart) that meets the constraints
-        equally likely; see :mod:`guandan._search` for the constraints and
-        the weighting. Deterministic for ``seed``.
-
-        Each world is a game started at that position, as
-        :meth:`from_position` builds it (no history before it; its trick is
-        this game's trick).
-
-        >>> g = Game(seed=1)
-        >>> for _ in range(30): _ = g.play_policy("greedy")
-        >>> w = g.sample_worlds(g.to_act, 2, seed=5)
-        >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
-        ([True, True], True)
-        """
-        from . import _search
-        seat = check_int(seat, "seat", 0, 3)
-        n = check_int(n, "n", 0, 1_000_000)
+    @classmethod
+    def from_native_state(cls, state: Union["_engine.GameCore", bytes], seed: int, *,
+                          rules: Optional[Rules] = None, trick: Sequence[TrickPlay] = ()) -> "Game":
+        """A game started at a native state (a :meth:`native_state` snapshot,
+        one the native tools built from it, or its bytes), as
+        :meth:`from_position` builds one: no history before it, its trick
+        ``trick``. Bytes are checked; the policy stream is seeded from
+        ``seed``."""
+        r = resolve_rules(rules)
         seed = check_seed(seed)
-        hands = self._info(seat).sample_hands(n, seed)
-        base = self._core
-        trick = tuple(self.trick)
-        out = []
-        for i in range(n):
-            wseed = game_seed(seed, i)
-            st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1]))
-                                               for s in range(4)], wseed)
-            st.seed_policy(policy_seed(wseed))
-            g = Game._from_core(st, self.rules, wseed, initial_trick=trick)
-            g._start = g.position
-            out.append(g)
-        return out
-
-    @_locked
-    def rollouts(self, policy: str = "greedy", n: int = 100, seed: int = 0, *,
-                 seat: Optional[int] = None) -> "RolloutResult":
-        """Play the current round to its end ``n`` times with the native
-        policy ``policy`` at every seat (GIL released) and return the results
-        as a :class:`guandan.search.RolloutResult` (finishing orders, level
-        points per team, team-0 values). With ``seat``, every rollout starts
-        from a new world sampled for that seat (:meth:`sample_worlds`), else
-        from this position as it is. The policies' random stream is seeded
-        with ``seed``."""
-        import time
-        from . import _search
-        from .search import RolloutResult
-        code = rollout_code(policy)
-        n = check_int(n, "n", 0, 100_000_000)
-        seed = check_seed(seed)
-        if self.phase is not Phase.PLAY:
-            raise GuandanError(f"rollouts start in the play phase, not the {self.phase} phase")
-        t = time.perf_counter()
-        if seat is None:
-            orders, values = _search.rollouts_from_state(self._core, code, n, seed)
+        if isinstance(state, _engine.GameCore):
+            core = state.copy(history=False)
+        elif isinstance(state, bytes):
+            core = _engine.GameCore.new_game(seed, r.native)
+            core.load_state_bytes(state)
         else:
-            orders, values = self._info(check_int(seat, "seat", 0, 3)).rollouts(code, n, seed)
-        return RolloutResult(orders, values, time.perf_counter() - t, policy)
-
-    @_locked
-    def solve(self, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
-              per_move: bool = False, tt_bits: Optional[int] = None,
-              threads: Optional[int] = None) -> "SolveResult":
-        """Solve the current round exactly with all four hands known; see
-        :func:`guandan.search.solve`. Returns a :class:`guandan.search.SolveResult`."""
-        from . import _solve
-        from .search import SolveResult
-        if self.phase is not Phase.PLAY:
-            raise GuandanError(f"solve works in the play phase, not the {self.phase} phase")
-        mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
-        if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-            raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-        cards = sum(self._core.hand_size(s) for s in range(4))
-        if tt_bits is None:
-            # a table to the size of the problem (a big one costs its
-            # allocation); from 6 cards a hand the hardest positions take
-            # millions of nodes, and 2**21 entries spare them about 10%
-            tt_bits = 21 if cards >= 24 else min(20, max(12, 8 + cards // 2))
-        tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
-        if threads is None:
-            threads = _solve_threads(cards, mn)
-        threads = check_int(threads, "threads", 1, 8)
-        r = _solve.solve(self._core, _solve.SolveOptions(
-            max_nodes=mn, time_limit=float(time_limit or 0.0), tt_bits=tt_bits, per_move=per_move,
-            threads=threads))
-        lv = self._core.rlevel
-        best = None if r["best"] is None else _native_move(r["best"][0], r["best"][1], lv)
-        moves = None
-        if per_move:
-            moves = [(_native_move(lo, hi, lv), vlo, vhi) for lo, hi, vlo, vhi in r["moves"]]
-        return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
-
-    @_locked
-    def search(self, config: Optional["SearchConfig"] = None, **options: Any) -> "SearchResult":
-        """One decision of the determinized Monte-Carlo search for the seat to
-        act, from what that seat knows; see :func:`guandan.search.explain`.
-        ``config``: a :class:`guandan.search.SearchConfig` (or give its fields
-        as keywords). Returns a :class:`guandan.search.SearchResult` whose
-        ``move`` is the choice. Without a ``seed`` in the config the seed comes
-        from the game's seed and the number of actions so far, so a replayed
-        game makes the same decisions."""
-        from .search import SearchConfig, SearchResult
-        cfg = config if config is not None else SearchConfig(**options)
-        if config is not None and options:
-            cfg = cfg.replace(**options)
-        if not isinstance(cfg, SearchConfig):
-            raise GuandanError("config must be a guandan.search.SearchConfig")
-        if self.phase is not Phase.PLAY:
-            # tribute and return: the rollout policy's choice
-            lo, hi = self._core.pick(rollout_code(cfg.rollout))
-            return SearchResult.forced(_native_move(lo, hi, self._core.rlevel), self._core.to_act)
-        seat = self._core.to_act
-        seed = cfg.seed if cfg.seed is not None else game_seed(self.seed, self._core.decisions)
-        raw = self._info(seat).search(cfg.native, seed)
-        return SearchResult.from_native(raw, seat, self._core.rlevel, cfg)
+            raise GuandanError(f"a native state is a native_state() snapshot or its bytes, "
+                               f"got {type(state).__name__}")
+        core.seed_policy(policy_seed(seed))
+        g = cls._from_core(core, r, seed, initial_trick=tuple(trick))
+        g._start = g.position
+        return g
 
     # -- information ------------------------------------------------------------
     @_locked

@@ -631,7 +631,7 @@ def legal_moves_batch(hands: Any, levels: Any, last: Any = None, *, mode: str = 
             counts[i] = h.counts()
     n = counts.shape[0]
     if isinstance(levels, (str, int, np.integer)):
-        lv = np.full(n, _core.level_index(levels), dtype=np.int64)
+        lv = np.full(n, _core.level_index(levels if isinstance(levels, str) else int(levels)), dtype=np.int64)
     else:
         if isinstance(levels, bytes) or not hasattr(levels, "__iter__"):
             raise LevelError(f"levels must be one level or a sequence of levels, got {levels!r}")

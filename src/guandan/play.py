@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, TextIO
 from .errors import GuandanError
 from .game import Game, Phase
 from .moves import Move, MoveType
-from .policies import GreedyPolicy, get_policy, native_code, parse_policy
+from .policies import GreedyPolicy, check_policy
 from .rules import Rules
 
 __all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "undo_own", "SEAT_NAMES"]
@@ -469,8 +469,7 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
     ``color``: ``"auto"``, ``"always"`` or ``"never"``."""
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
         raise GuandanError(f"seat must be 0..3, got {seat!r:.20}")
-    native_code(parse_policy(bots)[0])            # unknown bots fail before anything is shown
-    get_policy(bots)
+    check_policy(bots)                            # unknown bots fail before anything is shown
     if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
         raise GuandanError(f"rounds must be at least 1, got {rounds!r:.20}")
     style = Style.for_stream(out, color)
@@ -583,8 +582,12 @@ def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
     if replay.last_round_order and replay.round_index != r:
         out.write("  order: " + ", ".join(SEAT_NAMES[s] for s in replay.last_round_order)
                   + f"; levels {replay.team_levels[0]} / {replay.team_levels[1]}\n")
-    if g.is_over:
-        out.write(f"\nwinner: team {g.winner} (seats {g.winner}, {g.winner + 2}) after {g.round_index} rounds\n")
+    w = g.winner
+    if w is not None:
+        out.write(f"\nwinner: team {w} (seats {w}, {w + 2}) after {g.round_index} rounds\n")
+    elif g.is_over:
+        out.write(f"\nover after {g.round_index} rounds without a winner (the rules' max_rounds), levels "
+                  f"{g.team_levels[0]} / {g.team_levels[1]}\n")
     else:
         out.write(f"\nnot finished ({g.round_index} rounds, levels {g.team_levels[0]} / {g.team_levels[1]})\n")
     return g

@@ -1,11 +1,21 @@
-"""Built-in policies and the one registry of policy names.
+"""Built-in policies, and the registry of policy names.
 
-A policy is any callable ``(observation, legal_moves) -> move``. The
-built-in ones are *native*: they run inside :class:`guandan.Game`, the
+A policy is an object with ``decide(game) -> Move`` (the decision for the
+seat to act, from everything that seat knows and under the game's rules)
+and ``explain(game)`` (the decision and why), and, for SDK bots,
+``__call__(observation, legal_moves) -> move``; any plain callable
+``(observation, legal_moves) -> move`` is a policy too. Every module that
+accepts a policy name (``Game.choose``, ``simulate``, ``guandan serve
+--bots``, ``guandan play --bots``, the arena) resolves it through
+:func:`register`'s table (:mod:`guandan.registry`): the native policies
+register here, the search in :mod:`guandan.search`, and any other policy
+(a learned one) the same way::
+
+    register("mybot", MyBot)     # MyBot(seed=None, **options) -> policy
+
+The built-in ones are *native*: they run inside :class:`guandan.Game`, the
 simulator, :class:`guandan.VecGame` and the table server without Python per
 decision, and are also callable from an observation (:class:`NativePolicy`).
-Every module that accepts a policy name (``Game.play_out``, ``simulate``,
-``guandan serve --bots``, ``guandan play --bots``) resolves it here.
 
 * ``"random"``: uniform over the full legal list.
 * ``"greedy"``: the lowest play that beats, never over its partner, bombs
@@ -37,54 +47,27 @@ True
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Dict, Optional, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+import numpy as np
 
 from . import _core, _engine
 from . import _expert  # noqa: F401  (registers the native "expert" policy)
 from ._core import Hand
 from .errors import GuandanError
+from .moves import Move
+from .registry import check_policy, make_policy, native_code, parse_policy, policy_names, register, unregister
 from .rules import resolve_rules, rules_of
 
-__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "get_policy", "native_code", "rollout_code",
-           "policy_names", "parse_policy", "explain", "observation_fields", "observation_view", "BUILTIN"]
+if TYPE_CHECKING:
+    from .game import Game
 
-_NATIVE: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
+__all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "Explanation", "get_policy", "native_code",
+           "rollout_code", "policy_names", "parse_policy", "check_policy", "register", "unregister",
+           "explain", "observation_fields", "observation_view"]
+
 _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
-
-
-def policy_names() -> Tuple[str, ...]:
-    """The built-in policy names available in this build."""
-    return tuple(n for n, c in _NATIVE.items() if _engine.policy_available(c)) + ("search",)
-
-
-BUILTIN = policy_names()
-
-
-def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:
-    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, options)``."""
-    if not isinstance(spec, str) or not spec:
-        raise GuandanError(f"a policy name is a non-empty string, got {spec!r}")
-    name, _, rest = spec.partition(":")
-    opts: Dict[str, str] = {}
-    for part in filter(None, rest.split(",")):
-        k, eq, v = part.partition("=")
-        if not eq or not k:
-            raise GuandanError(f"policy options are key=value, got {part!r} in {spec!r}")
-        opts[k] = v
-    return name, opts
-
-
-def native_code(name: str) -> int:
-    """The native code of a built-in policy name (GuandanError if unknown).
-    A ``"search:..."`` spec gets the code of a native search with those
-    options (registered on first use)."""
-    if isinstance(name, str) and name.partition(":")[0] == "search":
-        from .search import native_search_code
-        return native_search_code(name)
-    code = _NATIVE.get(name) if isinstance(name, str) else None
-    if code is None or not _engine.policy_available(code):
-        raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
-    return code
 
 
 def rollout_code(policy: Any) -> int:
@@ -96,13 +79,28 @@ def rollout_code(policy: Any) -> int:
     return native_code(parse_policy(policy)[0])
 
 
+@dataclass(frozen=True)
+class Explanation:
+    """A policy's decision and the name of the rule behind it (``rule`` is
+    the policy's name for a policy without named rules)."""
+
+    seat: int
+    move: Move
+    rule: str
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}: {self.move}  ({self.rule})"
+
+
 class NativePolicy:
-    """A built-in native policy as a callable over an observation (for SDK
-    bots, the network client and Python loops). The decision is exactly the
-    native one: the observation is turned into the same view the native
-    loop builds from the state, under the observation's rules
-    (:func:`guandan.rules.rules_of`; for an observation without them,
-    ``rules``, else the default rules)."""
+    """A native policy as an object. ``decide(game)`` is the native decision
+    for the seat to act (the view the native loop builds from the game, the
+    game's rules and policy stream: what ``Game.choose(name)`` plays).
+    Called as ``(observation, legal_moves) -> move`` (SDK bots, the network
+    client, Python loops) the decision is exactly the native one too: the
+    observation is turned into the same view, under the observation's
+    rules (:func:`guandan.rules.rules_of`; for an observation without them,
+    ``rules``, else the default rules), with this object's seeded stream."""
 
     def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None) -> None:
         self.name = name
@@ -110,11 +108,25 @@ class NativePolicy:
         self._rng = random.Random(seed)
         self.rules = None if rules is None else resolve_rules(rules)
 
+    def decide(self, game: "Game") -> Move:
+        """The move this policy picks for the seat to act in ``game``."""
+        return game.native_choice(self.code)
+
+    def explain(self, game: "Game") -> Explanation:
+        """The decision and the rule behind it (the expert names its rules;
+        the other native policies give their name). ``game`` is not changed:
+        a policy with randomness draws from this object's stream."""
+        if game.is_over:
+            raise GuandanError("the game is over")
+        if self.code == _EXPERT_CODE:
+            move, rule = _expert_explain(game)
+            return Explanation(game.to_act, move, rule)
+        return Explanation(game.to_act, self(game.observation(game.to_act), game.legal_moves()), self.name)
+
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
             raise GuandanError("no legal move to choose from")
         if not isinstance(legal_moves, _core.MoveList):
-            import numpy as np
             words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
             legal_moves = _core.make_movelist(words, _core.level_index(observation["level"]))
         i = _choose(self.code, observation, legal_moves, rules_of(observation, self.rules),
@@ -132,18 +144,17 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
     round, the trick, levels, finishing order, ``rules.native``, and the
     round's record: its ``plays`` by seat as move words and its ``tribute``
     ``(payers, paid, recv, returned, anti)``."""
-    from .moves import Move as _Move
     lv = _core.level_index(obs["level"])
     plays = []
     played = Hand()
     for s, triple in obs.get("history", ()):
-        m = _Move.from_platform(triple, obs["level"], rules=rules)
+        m = Move.from_platform(triple, obs["level"], rules=rules)
         if not m.is_pass:
             plays.append((int(s), *m.words))
             played = played + m.hand()
     top = obs.get("top")
     if top is not None:
-        t = _Move.from_platform(top["move"], obs["level"], rules=rules)
+        t = Move.from_platform(top["move"], obs["level"], rules=rules)
         top_seat, (top_lo, top_hi) = int(top["seat"]), t.words
     else:
         top_seat, top_lo, top_hi = -1, 0, 0
@@ -183,12 +194,22 @@ def _choose(code: int, obs: Dict[str, Any], moves: Any, rules: Any, rng_seed: in
 
 
 class RandomPolicy:
-    """Uniform over the legal moves, from its own seeded RNG."""
+    """Uniform over the legal moves. Over observations, from its own seeded
+    RNG; ``decide(game)`` is the native random policy on the game's policy
+    stream (what ``Game.choose("random")`` plays, so a game replays)."""
 
     name = "random"
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self._rng = random.Random(seed)
+
+    def decide(self, game: "Game") -> Move:
+        return game.native_choice(_RANDOM_CODE)
+
+    def explain(self, game: "Game") -> Explanation:
+        if game.is_over:
+            raise GuandanError("the game is over")
+        return Explanation(game.to_act, self(game.observation(game.to_act), game.legal_moves()), self.name)
 
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
@@ -197,37 +218,52 @@ class RandomPolicy:
 
 
 class GreedyPolicy(NativePolicy):
-    """The native greedy rule (see the module docstring), from an observation."""
+    """The native greedy rule (see the module docstring)."""
 
-    def __init__(self, seed: Optional[int] = None) -> None:
-        super().__init__("greedy", seed)
-
-
-def _search_policy(seed: Optional[int] = None, **options: str) -> Any:
-    from .search import SearchConfig, SearchPolicy
-    return SearchPolicy(seed, SearchConfig.from_options(options))
+    def __init__(self, seed: Optional[int] = None, rules: Any = None) -> None:
+        super().__init__("greedy", seed, rules)
 
 
-_search_policy.takes_options = True   # type: ignore[attr-defined]
+def _expert_policy(seed: Optional[int] = None) -> NativePolicy:
+    return NativePolicy("expert", seed)
 
-_PY_FACTORIES: Dict[str, Callable[..., Any]] = {"random": RandomPolicy, "greedy": GreedyPolicy,
-                                                "search": _search_policy}
+
+_CODES: Dict[str, int] = dict(_engine.NATIVE_POLICY_CODES)   # name -> native code
+_RANDOM_CODE = _CODES["random"]
+_EXPERT_CODE = _CODES["expert"]
+register("random", RandomPolicy, native=_RANDOM_CODE)
+register("greedy", GreedyPolicy, native=_CODES["greedy"])
+if _engine.policy_available(_EXPERT_CODE):
+    register("expert", _expert_policy, native=_EXPERT_CODE)
 
 
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
-    """A policy callable from a built-in name (with options, e.g.
-    ``"search:rollouts=200"``) or a callable."""
+    """A policy from a registered name (with options, e.g.
+    ``"search:rollouts=200"``) with its own seeded stream, or a callable
+    as it is."""
     if callable(name_or_callable):
         return name_or_callable
-    name, opts = parse_policy(name_or_callable)
-    factory = _PY_FACTORIES.get(name)
-    if factory is not None and getattr(factory, "takes_options", False):
-        return factory(seed, **opts)
-    native_code(name)                               # unknown names fail here
-    return factory(seed) if factory else NativePolicy(name, seed)
+    return make_policy(name_or_callable, seed)
 
 
-def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
+def _expert_explain(game: "Game") -> Tuple[Move, str]:
+    moves = game.legal_moves()
+    seat = game.to_act
+    top = game.top
+    top_lo, top_hi = top.move.words if top is not None else (0, 0)
+    view = _engine.NativeView(hand=game.hands[seat], played=game.played_cards(), seat=seat,
+                              phase=_PHASE_CODES[game.phase], rlevel=game.level_index,
+                              levels=game.team_level_indices, top_lo=top_lo, top_hi=top_hi,
+                              top_seat=-1 if top is None else top.seat, passes=game.passes,
+                              counts=game.card_counts, fin=game.finish_order,
+                              rules=game.rules.native)
+    i, rule = _expert.explain_view(moves, view)
+    if not 0 <= i < len(moves):
+        raise GuandanError("the expert made no choice")
+    return moves[i], rule
+
+
+def explain(game: "Game", name: str = "expert") -> Tuple[Move, str]:
     """``(move, rule)``: the move the native ``name`` policy (only ``"expert"``
     explains itself) picks for the seat to act in ``game``, and the name of the
     rule that fired (e.g. ``"lead-weakest-group"``, ``"stop-opponent-with-bomb"``).
@@ -244,17 +280,4 @@ def explain(game: Any, name: str = "expert") -> Tuple[Any, str]:
         raise GuandanError(f"only the expert policy explains its decisions, not {name!r}")
     if game.is_over:
         raise GuandanError("the game is over")
-    moves = game.legal_moves()
-    seat = game.to_act
-    top = game.top
-    top_lo, top_hi = top.move.words if top is not None else (0, 0)
-    view = _engine.NativeView(hand=game.hands[seat], played=game.played_cards(), seat=seat,
-                              phase=_PHASE_CODES[game.phase], rlevel=game.level_index,
-                              levels=game.team_level_indices, top_lo=top_lo, top_hi=top_hi,
-                              top_seat=-1 if top is None else top.seat, passes=game.passes,
-                              counts=game.card_counts, fin=game.finish_order,
-                              rules=game.rules.native)
-    i, rule = _expert.explain_view(moves, view)
-    if not 0 <= i < len(moves):
-        raise GuandanError("the expert made no choice")
-    return moves[i], rule
+    return _expert_explain(game)

@@ -101,7 +101,7 @@ def validate_position(hands: Any, level: Any, to_act: Any, team_levels: Any, own
     else:
         if not _is_seq(team_levels) or len(team_levels) != 2:
             raise GuandanError("team_levels needs two levels")
-        tl = tuple(check_level(x, "team level") for x in team_levels)
+        tl = (check_level(team_levels[0], "team level"), check_level(team_levels[1], "team level"))
     if owner is None:
         owner = 0 if tl[0] == lv else (1 if tl[1] == lv else -1)
     owner = check_int(owner, "owner", -1, 1)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from . import _engine
 from .errors import GuandanError
 
 __all__ = ["Rules", "PRESETS", "MAX_ROUNDS", "MAX_A_FAIL_LIMIT", "resolve_rules", "rules_of"]
@@ -97,8 +98,7 @@ class Rules:
     @cached_property
     def native(self) -> Any:
         """The rules as the engine's native struct (built once per Rules)."""
-        from ._engine import NativeRules
-        return NativeRules(self)
+        return _engine.NativeRules(self)
 
     def replace(self, **changes: Any) -> "Rules":
         """A copy with some options changed."""

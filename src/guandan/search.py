@@ -38,22 +38,29 @@ deciding seat's team's view.
 from __future__ import annotations
 
 import math
+import os
 import random
 import threading
+import time
 from dataclasses import dataclass, fields, replace as _dc_replace
 from functools import cached_property
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import _core, _search
+from . import _core, _search, _solve
+from ._checks import check_int
 from .errors import GuandanError
+from .game import Game
 from .moves import Move
-from .policies import observation_view, rollout_code
+from .policies import NativePolicy, observation_view, parse_policy, register, rollout_code
+from .positions import check_seed
 from .rules import resolve_rules, rules_of
+from .seeds import game_seed
+from .state import Phase
 
 __all__ = ["SearchConfig", "SearchResult", "Candidate", "SolveResult", "RolloutResult",
-           "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose",
+           "SearchPolicy", "sample_worlds", "rollouts", "solve", "explain", "choose", "info_set",
            "native_search_code", "DEFAULT_ROLLOUTS", "DEFAULT_SOLVE_CARDS"]
 
 DEFAULT_ROLLOUTS = 500        # evaluations per decision when no budget is given
@@ -93,7 +100,7 @@ class SearchConfig:
             mean. With ten candidates and a few dozen worlds the best mean is
             mostly luck, which this guards against.
         seed: the decisions' seed (``None``: derived from the game, see
-            :meth:`guandan.Game.search`).
+            :func:`explain`).
     """
 
     rollouts: Optional[int] = None
@@ -152,7 +159,6 @@ class SearchConfig:
 
     @classmethod
     def from_spec(cls, spec: str) -> "SearchConfig":
-        from .policies import parse_policy
         name, opts = parse_policy(spec)
         if name != "search":
             raise GuandanError(f"not a search policy: {spec!r}")
@@ -316,18 +322,94 @@ class SearchResult:
 
 # -- functions over a Game ---------------------------------------------------------
 
-def sample_worlds(game: Any, seat: int, n: int, seed: int = 0) -> List[Any]:
-    """See :meth:`guandan.Game.sample_worlds`."""
-    return game.sample_worlds(seat, n, seed)
+def _solve_threads(cards: int, max_nodes: int) -> int:
+    """The solver's default thread count: the processors this process may
+    use (at most 4) for a position of more than 16 cards without a node
+    limit, else 1. Answers are the same for any count; a node-limited solve
+    stays on one thread so its bounds are reproducible, and a small one is
+    done before threads would pay for themselves."""
+    if max_nodes or cards <= 16:
+        return 1
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
 
 
-def rollouts(game: Any, policy: str = "greedy", n: int = 100, seed: int = 0, *,
+def _check_game(game: Any, what: str) -> Game:
+    if not isinstance(game, Game):
+        raise GuandanError(f"{what} takes a guandan.Game, got {type(game).__name__}")
+    if game.phase is not Phase.PLAY:
+        raise GuandanError(f"{what} works in the play phase, not the {game.phase} phase")
+    return game
+
+
+def info_set(game: Game, seat: int) -> Any:
+    """The native information set of what ``seat`` knows in ``game`` (play
+    phase): its own hand, every seat's card count, this round's plays and
+    who made them, this round's tribute and return cards. Worlds are
+    sampled from it; see :mod:`guandan._search` for the constraints."""
+    _check_game(game, "an information set")
+    return _search.InfoSet.from_state(game.native_state(), check_int(seat, "seat", 0, 3), game.round_plays())
+
+
+def sample_worlds(game: Game, seat: int, n: int, seed: int = 0) -> List[Game]:
+    """``n`` full positions (play phase) consistent with what ``seat``
+    knows: its own hand, every seat's card count, the cards played this
+    round (and by whom) and this round's tribute and return cards. The
+    other hands are dealt from the unseen cards, every physical deal (the
+    two copies of a card told apart) that meets the constraints equally
+    likely; see :mod:`guandan._search` for the constraints and the
+    weighting. Deterministic for ``seed``.
+
+    Each world is a game started at that position, as
+    :meth:`guandan.Game.from_position` builds it (no history before it; its
+    trick is this game's trick).
+
+    >>> g = Game(seed=1)
+    >>> for _ in range(30): _ = g.play_policy("greedy")
+    >>> w = sample_worlds(g, g.to_act, 2, seed=5)
+    >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
+    ([True, True], True)
+    """
+    _check_game(game, "sample_worlds")
+    seat = check_int(seat, "seat", 0, 3)
+    n = check_int(n, "n", 0, 1_000_000)
+    seed = check_seed(seed)
+    hands = info_set(game, seat).sample_hands(n, seed)
+    base = game.native_state()
+    trick = tuple(game.trick)
+    out = []
+    for i in range(n):
+        wseed = game_seed(seed, i)
+        st = _search.position_state(base, [(int(hands[i, s, 0]), int(hands[i, s, 1])) for s in range(4)],
+                                    wseed)
+        out.append(Game.from_native_state(st, wseed, rules=game.rules, trick=trick))
+    return out
+
+
+def rollouts(game: Game, policy: str = "greedy", n: int = 100, seed: int = 0, *,
              seat: Optional[int] = None) -> RolloutResult:
-    """See :meth:`guandan.Game.rollouts`."""
-    return game.rollouts(policy, n, seed, seat=seat)
+    """Play the current round to its end ``n`` times with the native policy
+    ``policy`` at every seat (GIL released) and return the results as a
+    :class:`RolloutResult` (finishing orders, level points per team, team-0
+    values). With ``seat``, every rollout starts from a new world sampled
+    for that seat (:func:`sample_worlds`), else from this position as it
+    is. The policies' random stream is seeded with ``seed``."""
+    code = rollout_code(policy)
+    n = check_int(n, "n", 0, 100_000_000)
+    seed = check_seed(seed)
+    _check_game(game, "rollouts")
+    t = time.perf_counter()
+    if seat is None:
+        orders, values = _search.rollouts_from_state(game.native_state(), code, n, seed)
+    else:
+        orders, values = info_set(game, seat).rollouts(code, n, seed)
+    return RolloutResult(orders, values, time.perf_counter() - t, policy)
 
 
-def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
+def solve(game: Game, max_nodes: Optional[int] = None, time_limit: Optional[float] = None, *,
           per_move: bool = False, tt_bits: Optional[int] = None,
           threads: Optional[int] = None) -> SolveResult:
     """The exact value of the current round with all four hands known.
@@ -358,20 +440,61 @@ def solve(game: Any, max_nodes: Optional[int] = None, time_limit: Optional[float
     bounds reached in time. Default: the processors this process may use
     (at most 4) for more than 16 cards without ``max_nodes``, else 1.
     """
-    return game.solve(max_nodes, time_limit, per_move=per_move, tt_bits=tt_bits, threads=threads)
+    _check_game(game, "solve")
+    mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    cards = sum(game.card_counts)
+    if tt_bits is None:
+        # a table to the size of the problem (a big one costs its
+        # allocation); from 6 cards a hand the hardest positions take
+        # millions of nodes, and 2**21 entries spare them about 10%
+        tt_bits = 21 if cards >= 24 else min(20, max(12, 8 + cards // 2))
+    tt_bits = check_int(tt_bits, "tt_bits", 4, 30)
+    if threads is None:
+        threads = _solve_threads(cards, mn)
+    threads = check_int(threads, "threads", 1, 8)
+    r = _solve.solve(game.native_state(), _solve.SolveOptions(
+        max_nodes=mn, time_limit=float(time_limit or 0.0), tt_bits=tt_bits, per_move=per_move,
+        threads=threads))
+    lv = game.level_index
+    best = None if r["best"] is None else Move._from_native(r["best"][0], r["best"][1], lv)
+    moves = None
+    if per_move:
+        moves = [(Move._from_native(lo, hi, lv), vlo, vhi) for lo, hi, vlo, vhi in r["moves"]]
+    return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
 
 
-def explain(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> SearchResult:
-    """The search's decision for the seat to act, with every candidate's
-    estimated value (mean level points of the seat's team) and number of
-    samples. Options are :class:`SearchConfig` fields (``rollouts``, ``ms``,
-    ``k``, ``rollout``, ``solve``, ``nodes``, ``tt``, ``seed``)."""
-    return game.search(config, **options)
+def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -> SearchResult:
+    """One decision of the determinized Monte-Carlo search for the seat to
+    act, from what that seat knows, with every candidate's estimated value
+    (mean level points of the seat's team) and number of samples.
+    ``config``: a :class:`SearchConfig` (or give its fields as keywords:
+    ``rollouts``, ``ms``, ``k``, ``rollout``, ``solve``, ``nodes``, ``tt``,
+    ``seed``). Without a ``seed`` the decision's seed comes from the game's
+    seed and the number of actions so far, so a replayed game makes the
+    same decisions. Tribute and return: the rollout policy's choice."""
+    cfg = config if config is not None else SearchConfig(**options)
+    if config is not None and options:
+        cfg = cfg.replace(**options)
+    if not isinstance(cfg, SearchConfig):
+        raise GuandanError("config must be a guandan.search.SearchConfig")
+    if not isinstance(game, Game):
+        raise GuandanError(f"the search takes a guandan.Game, got {type(game).__name__}")
+    if game.is_over:
+        raise GuandanError("the game is over")
+    if game.phase is not Phase.PLAY:
+        # tribute and return: the rollout policy's choice
+        return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act)
+    seat = game.to_act
+    seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
+    raw = info_set(game, seat).search(cfg.native, seed)
+    return SearchResult.from_native(raw, seat, game.level_index, cfg)
 
 
-def choose(game: Any, config: Optional[SearchConfig] = None, **options: Any) -> Move:
+def choose(game: Game, config: Optional[SearchConfig] = None, **options: Any) -> Move:
     """The search's move for the seat to act (see :func:`explain`)."""
-    return game.search(config, **options).move
+    return explain(game, config, **options).move
 
 
 # -- the search as a policy over observations -------------------------------------
@@ -380,7 +503,7 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     """The native information set of an observation (play phase): what
     :class:`SearchPolicy` samples worlds from. The observation's history
     must be this round's complete history (not so in a game started from a
-    position after some plays: use :meth:`guandan.Game.sample_worlds`).
+    position after some plays: use :func:`guandan.search.sample_worlds`).
     The rules are the observation's (:func:`guandan.rules.rules_of`; for an
     observation without them, ``rules``, else the default rules)."""
     r = rules_of(obs, rules)
@@ -413,8 +536,23 @@ class SearchPolicy:
         self._lock = threading.Lock()
         self.last: Optional[SearchResult] = None
 
-    def explain(self, observation: Dict[str, Any], legal_moves: Any = None) -> SearchResult:
-        """The decision with its candidates' values (also kept as ``last``)."""
+    def decide(self, game: Game) -> Move:
+        """The search's move for the seat to act in ``game``, from
+        everything that seat knows (the tribute of the round included) and
+        under the game's rules (:func:`choose`; the decision's seed from the
+        config, else from the game)."""
+        return self.explain(game).move
+
+    def explain(self, game_or_observation: Any, legal_moves: Any = None) -> SearchResult:
+        """The decision with its candidates' values (also kept as
+        ``last``): for a :class:`guandan.Game`, :func:`explain` with this
+        policy's config; for an observation, from the observation alone,
+        seeded from this policy's stream."""
+        if isinstance(game_or_observation, Game):
+            res = explain(game_or_observation, self.config)
+            self.last = res
+            return res
+        observation = game_or_observation
         with self._lock:
             seed = self._rng.getrandbits(64) if self.config.seed is None else self.config.seed
         info = info_from_observation(observation, self.rules)
@@ -430,7 +568,6 @@ class SearchPolicy:
         if len(legal_moves) == 1:
             return legal_moves[0]
         if observation.get("phase") != "play":     # tribute / return: the rollout policy's choice
-            from .policies import NativePolicy
             with self._lock:
                 seed = self._rng.getrandbits(64)
             return NativePolicy(self.config.rollout, seed, rules=self.rules)(observation, legal_moves)
@@ -458,7 +595,6 @@ def native_search_code(spec: str) -> int:
     state for a round it saw whole). A
     ``seed`` option is ignored there: the simulator's policy stream seeds
     every decision."""
-    from .policies import parse_policy
     name, opts = parse_policy(spec)
     if name != "search":
         raise GuandanError(f"not a search policy: {spec!r}")
@@ -468,3 +604,14 @@ def native_search_code(spec: str) -> int:
         if code is None:
             code = _CODES[cfg] = cfg.native.register()
         return code
+
+
+def _search_policy(seed: Optional[int] = None, **options: str) -> SearchPolicy:
+    return SearchPolicy(seed, SearchConfig.from_options(options))
+
+
+def _search_native(options: Dict[str, str]) -> int:
+    return native_search_code(":".join(["search", ",".join(f"{k}={v}" for k, v in options.items())]))
+
+
+register("search", _search_policy, native=_search_native, options=True)

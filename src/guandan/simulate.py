@@ -35,6 +35,8 @@ from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
 from .errors import GuandanError
+from .game import Game
+from .moves import Move
 from .policies import native_code
 from .rules import Rules, resolve_rules
 from .seeds import POLICY_SALT, chunk_seeds, game_seed
@@ -85,8 +87,6 @@ class _PythonSeats:
         self.game: Any = None
 
     def __call__(self, index: int, actions: np.ndarray, legal: Any) -> int:
-        from .game import Game
-        from .moves import Move
         if index != self.index:
             self.index = index
             self.game = Game(rules=self.rules, seed=game_seed(self.base, index))
@@ -198,7 +198,7 @@ class SimulationResult:
         if not s["n"]:
             return f"<p>SimulationResult: no {per}s</p>"
         what = "banker (wins the deal)" if per == "deal" else "wins the game"
-        rows = [("", "team 0 (seats 0, 2)", "team 1 (seats 1, 3)")]
+        rows: List[Tuple[str, ...]] = [("", "team 0 (seats 0, 2)", "team 1 (seats 1, 3)")]
         cells = []
         for t in (0, 1):
             r, (lo, hi) = s["team_win_rate"][t], s["team_win_ci95"][t]
@@ -320,7 +320,8 @@ class SimulationResult:
         meta = {"unit": self.unit, "seed": self.seed, "policies": self.policies,
                 "rules": self.rules.to_dict()}
         with atomic_write(path, "wb") as f:          # complete or absent, never truncated
-            np.savez_compressed(f, __meta__=np.array(json.dumps(meta)), **self.rows)
+            arrays: Dict[str, Any] = {"__meta__": np.array(json.dumps(meta)), **self.rows}
+            np.savez_compressed(f, **arrays)
         return path
 
 
@@ -443,7 +444,7 @@ def simulate(n: int, *, unit: str = "deal",
     def task(i: int) -> Tuple[Callable[..., Any], tuple]:
         k = min(size, n - i * size)
         if native:
-            return _run_native, (seed, i, k, u, tuple(native_code(p) for p in policies), rules)
+            return _run_native, (seed, i, k, u, tuple(native_code(str(p)) for p in policies), rules)
         return _run_python, (seed, i, k, u, list(policies), rules)
 
     own_pool = None
@@ -517,8 +518,6 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     (game winner or -1), ``rounds``, ``levels`` (final team levels). With
     ``records``, also each start's :meth:`Game.record`.
     """
-    from .game import Game
-    from .moves import Move
     if unit not in ("deal", "game"):
         raise GuandanError(f"unit must be 'deal' or 'game', got {unit!r}")
     if len(policies) != 4:

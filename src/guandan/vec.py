@@ -114,7 +114,7 @@ class VecGame:
         with self._lock:
             seat, obs, level = self._core.observe()
             offs, words = self._core.legal()
-        out = {"seat": seat, "obs": obs, "level": level, "legal_offsets": offs,
+        out: Dict[str, np.ndarray] = {"seat": seat, "obs": obs, "level": level, "legal_offsets": offs,
                "legal_words": words}
         if self.max_actions:
             counts = np.diff(offs)

@@ -155,7 +155,7 @@ def check_tribute_world(g, w, seat):
 def test_sample_worlds_consistent_first_round():
     for g in games_in_play(8, seed=1):
         for seat in range(4):
-            for w in g.sample_worlds(seat, 20, seed=seat):
+            for w in search.sample_worlds(g, seat, 20, seed=seat):
                 check_world(g, w, seat)
 
 
@@ -165,7 +165,7 @@ def test_sample_worlds_consistent_with_tribute():
         anti, payers, facts = tribute_facts(g)
         seen += bool(payers)
         for seat in range(4):
-            for w in g.sample_worlds(seat, 10, seed=seat + 10):
+            for w in search.sample_worlds(g, seat, 10, seed=seat + 10):
                 check_world(g, w, seat)
                 check_tribute_world(g, w, seat)
     assert seen >= 10
@@ -174,23 +174,23 @@ def test_sample_worlds_consistent_with_tribute():
 def test_native_view_carries_the_tribute():
     """The search player inside simulate / VecGame builds its information set
     from the native View: with this round's tribute and who played what, it
-    is the same as Game.sample_worlds' (same samples for the same seed)."""
+    is the same as search.sample_worlds' (same samples for the same seed)."""
     from guandan._engine import NativeView
     from guandan._search import InfoSet
     differ = 0
     for g in games_in_play(25, seed=2, min_round=1):
-        st = g._core
+        st = g.native_state()
         anti, payers, facts = tribute_facts(g)
         for seat in range(4):
             a = InfoSet.from_view(NativeView.of(st, seat)).sample_hands(12, seed=seat + 3)
-            b = g._info(seat).sample_hands(12, seed=seat + 3)
+            b = search.info_set(g, seat).sample_hands(12, seed=seat + 3)
             assert np.array_equal(a, b), (g.position, seat)
             c = InfoSet.from_state(st, seat, use_tribute=False).sample_hands(12, seed=seat + 3)
             differ += payers != [] and not np.array_equal(a, c)
     assert differ > 0                   # the tribute constraints do take effect
     # a state started from a position has no record of the round: no constraints
     g = Game.from_position(["S2 S3", "H4", "C5 C6", "D7"], level="2", to_act=0)
-    assert InfoSet.from_view(NativeView.of(g._core, 1)).sample_hands(3, seed=1).shape[0] == 3
+    assert InfoSet.from_view(NativeView.of(g.native_state(), 1)).sample_hands(3, seed=1).shape[0] == 3
 
 
 def test_truth_is_always_a_consistent_world():
@@ -198,7 +198,7 @@ def test_truth_is_always_a_consistent_world():
     out the truth): every face's true split has a positive weight."""
     for g in games_in_play(30, seed=3, min_round=1):
         for seat in range(4):
-            info = g._info(seat)
+            info = search.info_set(g, seat)
             others = info.others
             splits = info.split_weights()
             true = hands_of(g)
@@ -211,13 +211,13 @@ def test_truth_is_always_a_consistent_world():
 
 def test_sample_worlds_deterministic_and_positions_round_trip():
     g = games_in_play(1, seed=4)[0]
-    a = [w.position for w in g.sample_worlds(1, 5, seed=9)]
-    b = [w.position for w in g.sample_worlds(1, 5, seed=9)]
-    c = [w.position for w in g.sample_worlds(1, 5, seed=10)]
+    a = [w.position for w in search.sample_worlds(g, 1, 5, seed=9)]
+    b = [w.position for w in search.sample_worlds(g, 1, 5, seed=9)]
+    c = [w.position for w in search.sample_worlds(g, 1, 5, seed=10)]
     assert a == b and a != c
-    for w in g.sample_worlds(2, 3, seed=1):
+    for w in search.sample_worlds(g, 2, 3, seed=1):
         g2 = Game.from_position(w.position, seed=w.seed)
-        assert g2._core.state_bytes() == w._core.state_bytes()
+        assert g2.native_state().state_bytes() == w.native_state().state_bytes()
         assert w.record()["start"] == w.position
         w.play_out(until="round")                   # a world plays on like any game
 
@@ -225,15 +225,15 @@ def test_sample_worlds_deterministic_and_positions_round_trip():
 def test_sample_worlds_errors():
     g = Game(seed=5)
     with pytest.raises(GuandanError):
-        g.sample_worlds(4, 1)
+        search.sample_worlds(g, 4, 1)
     with pytest.raises(GuandanError):
-        g.sample_worlds(0, -1)
+        search.sample_worlds(g, 0, -1)
     g2 = played_game(6, 0)
     while g2.phase == "play":
         g2.play_policy("greedy")
     if g2.phase in ("tribute", "back"):
         with pytest.raises(GuandanError):
-            g2.sample_worlds(0, 1)
+            search.sample_worlds(g2, 0, 1)
 
 
 def test_unseen_cards_spread_uniformly():
@@ -246,7 +246,7 @@ def test_unseen_cards_spread_uniformly():
     n = [g.card_counts[s] for s in others]
     N = sum(n)
     W = 6000
-    worlds = g._info(seat).sample_hands(W, 123)
+    worlds = search.info_set(g, seat).sample_hands(W, 123)
     from guandan._core import FACE_STR
     mine = Counter(g.hands[seat].cards())
     played = Counter(DECK) - mine - sum((Counter(h.cards()) for s, h in enumerate(g.hands) if s != seat), Counter())
@@ -280,7 +280,7 @@ def test_unseen_cards_spread_uniformly():
 
 def test_expected_counts_match_samples():
     g = games_in_play(1, seed=7, min_round=1)[0]
-    info = g._info(g.to_act)
+    info = search.info_set(g, g.to_act)
     ec = info.expected_counts()
     hs = info.sample_hands(4000, 5)
     freq = np.zeros((4, 54))
@@ -422,21 +422,21 @@ def test_sampler_exact_against_enumeration_with_tribute():
 
 def test_rollouts_results_and_determinism():
     g = played_game(21, 30)
-    r = g.rollouts("greedy", 50, seed=1)
+    r = search.rollouts(g, "greedy", 50, seed=1)
     assert len(r) == 50 and r.orders.shape == (50, 4)
     assert all(sorted(o) == [0, 1, 2, 3] for o in r.orders.tolist())
     assert [round_value(list(o)) for o in r.orders.tolist()] == r.values.tolist()
     assert len(set(r.values.tolist())) == 1                  # greedy is deterministic
     assert (r.points.sum(axis=1) == np.abs(r.values)).all()
-    w = g.rollouts("random", 200, seed=3, seat=g.to_act)
-    w2 = g.rollouts("random", 200, seed=3, seat=g.to_act)
+    w = search.rollouts(g, "random", 200, seed=3, seat=g.to_act)
+    w2 = search.rollouts(g, "random", 200, seed=3, seat=g.to_act)
     assert (w.orders == w2.orders).all() and len(set(w.values.tolist())) > 1
     # the same finishing order as playing the round out through Game
     g2 = g.copy()
     g2.play_out(("greedy",) * 4, until="round")
     assert g2.last_round_order == r.orders[0].tolist()
     with pytest.raises(GuandanError):
-        g.rollouts("search", 1)
+        search.rollouts(g, "search", 1)
 
 
 # -- solve -------------------------------------------------------------------------
@@ -648,7 +648,7 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
                                     level="7", to_act=1))      # straight flushes in two hands
     resets = 0
     for g in games:
-        b = g._core
+        b = g.native_state()
         full = _solve.solve(b)
         assert full["cache_resets"] == 0 and full["lo"] == full["hi"]
         for bits in (4, 6, 9):
@@ -679,7 +679,7 @@ def test_solve_kept_solver_searches_as_a_new_one():
     first = {}
     for rnd in range(3):
         for g in rng.sample(games, len(games)):
-            b = g._core
+            b = g.native_state()
             r = _solve.solve(b, _solve.SolveOptions(tt_bits=16))
             got = (r["lo"], r["hi"], r["best"], r["nodes"])
             assert first.setdefault(g.position, got) == got, (rnd, g.position)
@@ -698,7 +698,7 @@ def test_rank_free_keys_only_join_positions_of_equal_value():
         groups = {}
 
         def visit(game, v):
-            rk = _rank_free_key(game._core)
+            rk = _rank_free_key(game.native_state())
             if rk is not None:
                 groups.setdefault(rk, set()).add((v, game.position))
 
@@ -733,7 +733,7 @@ def test_rank_free_keys_join_plays_to_beat_by_the_players_who_can_beat_them():
         g = Game.from_position(hands, level=level, to_act=rng.randrange(4))
 
         def visit(game, v):
-            rk = _rank_free_key(game._core)
+            rk = _rank_free_key(game.native_state())
             if rk is not None:
                 top = game.top
                 groups.setdefault(rk, set()).add((v, game.position, None if top is None else str(top.move)))
@@ -769,7 +769,7 @@ def test_rank_free_keys_of_singles_to_beat_join_exactly_when_the_same_cards_beat
         for c in rng.sample(tops, 8):
             g = Game.from_position(hands, level=level, to_act=(t + 1) % 4,
                                    trick=[(t, ["Single", c[1], [c]])])
-            key = _rank_free_key(g._core)
+            key = _rank_free_key(g.native_state())
             assert key is not None
             v = level_value(c, level)
             beaten_by = tuple(sorted((s, x) for s in range(4) if s != t
@@ -969,13 +969,13 @@ def test_nothing_hidden_is_used():
                 k += sizes[s]
         g1 = Game.from_position(hands, level="7", to_act=seat, seed=1)
         g2 = Game.from_position(hands2, level="7", to_act=seat, seed=1)
-        assert [w.position for w in g1.sample_worlds(seat, 10, 3)] == \
-            [w.position for w in g2.sample_worlds(seat, 10, 3)]
+        assert [w.position for w in search.sample_worlds(g1, seat, 10, 3)] == \
+            [w.position for w in search.sample_worlds(g2, seat, 10, 3)]
         e1 = search.explain(g1, rollouts=60, seed=4)
         e2 = search.explain(g2, rollouts=60, seed=4)
         assert e1.to_dict()["candidates"] == e2.to_dict()["candidates"]
-        assert g1.rollouts("random", 30, 5, seat=seat).orders.tolist() == \
-            g2.rollouts("random", 30, 5, seat=seat).orders.tolist()
+        assert search.rollouts(g1, "random", 30, 5, seat=seat).orders.tolist() == \
+            search.rollouts(g2, "random", 30, 5, seat=seat).orders.tolist()
 
 
 def test_state_bytes_from_outside_are_range_checked():
@@ -987,7 +987,7 @@ def test_state_bytes_from_outside_are_range_checked():
     g = Game(seed=3)
     for _ in range(30):
         g.play_policy("greedy")
-    st = g._core.state_bytes()
+    st = g.native_state().state_bytes()
 
     def core_of(b):
         core = Game()._core
@@ -997,7 +997,8 @@ def test_state_bytes_from_outside_are_range_checked():
     loaders = [lambda b: _solve.solve(core_of(b), _solve.SolveOptions(max_nodes=500)),
                lambda b: _solve._rank_free_key(core_of(b)),
                lambda b: _search.InfoSet.from_state(core_of(b), 0),
-               lambda b: _search.InfoSet.from_view(_engine.NativeView.of(core_of(b), 1)), core_of]
+               lambda b: _search.InfoSet.from_view(_engine.NativeView.of(core_of(b), 1)), core_of,
+               lambda b: Game.from_native_state(b, 1)]
     for load in loaders:
         with pytest.raises(GuandanError):
             load(b"\xff" * len(st))

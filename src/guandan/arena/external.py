@@ -186,9 +186,9 @@ class ExternalTables:
             if self.spectators is not None:
                 self.spectators.remove(table.watch_id)
             await asyncio.get_running_loop().run_in_executor(None, _reap, list(procs.values()))
-            for p in procs.values():
-                if p in self._procs:
-                    self._procs.remove(p)
+            for proc in procs.values():
+                if proc in self._procs:
+                    self._procs.remove(proc)
         g = table.game
         if g is None:
             g = spec.game(rules, unit, half)
@@ -199,7 +199,7 @@ class ExternalTables:
             s = forfeit["seat"]
             fo = {"side": seat_side[s], "name": names[seat_side[s]], "seat": s,
                   "reason": forfeit["reason"], "decision": len(g.moves_played)}
-        order = g.last_round_order if (g.round_index > 0 and fo is None) else [0, 1, 2, 3]
+        order = (g.last_round_order if (g.round_index > 0 and fo is None) else None) or [0, 1, 2, 3]
         points = 0
         if fo is None and order:
             points = 4 - order.index((order[0] + 2) % 4)

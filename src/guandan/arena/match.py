@@ -468,8 +468,8 @@ def _wait_any(futs: List[Any], dask: bool) -> List[Any]:
             if done:
                 return done
             time.sleep(0.002)
-    done, _ = cf.wait(futs, return_when=cf.FIRST_COMPLETED)
-    return list(done)
+    finished, _ = cf.wait(futs, return_when=cf.FIRST_COMPLETED)
+    return list(finished)
 
 
 def _save_records(folder: Optional[str], r: PairingResult, pr: Dict[str, Any], recs: Any,

@@ -45,6 +45,11 @@ class Participant:
         native loop, else None."""
         return None
 
+    def make(self, seed: int) -> Union[str, Callable[..., Any]]:
+        """What plays a seat in this process (a built-in name or a callable);
+        an external program plays through the table server instead."""
+        raise GuandanError(f"participant {self.name!r} ({self.kind}) does not play in-process")
+
     def to_dict(self) -> Dict[str, Any]:
         return {"name": self.name, "kind": self.kind}
 

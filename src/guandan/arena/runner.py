@@ -202,7 +202,8 @@ def play_batch_native(a: str, b: str, specs: Sequence[DealSpec], unit: str, rule
                                       int(rows["points"][i]), int(rows["decisions"][i]),
                                       int(rows["rounds"][i]), rows["levels"][i]))
         results.append(pair_result(spec, halves))
-    recs = [[out[0][1][i], out[1][1][i]] for i in range(len(specs))] if records else []
+    recs0, recs1 = out[0][1] or [], out[1][1] or []        # lists when records is set
+    recs = [[recs0[i], recs1[i]] for i in range(len(specs))] if records else []
     return results, recs
 
 

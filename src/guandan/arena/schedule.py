@@ -92,21 +92,22 @@ def deal_spec(seed: int, index: int, *, levels: Optional[Tuple[int, int]] = None
     owner team (so single-down and double-down tribute and anti-tribute
     occur at their natural rates), else none (a first round: no tribute).
     """
-    w = np.random.SeedSequence(int(seed), spawn_key=(int(index),)).generate_state(4, dtype=np.uint64)
-    w = [int(x) for x in w]
+    words = np.random.SeedSequence(int(seed), spawn_key=(int(index),)).generate_state(4, dtype=np.uint64)
+    w = [int(x) for x in words]
     deal_seed = w[0] >> 1                     # < 2**63: fits everywhere
     if levels is None:
         tl = (w[1] % 13, (w[1] >> 8) % 13)
     else:
         tl = (int(levels[0]), int(levels[1]))
     owner = (w[1] >> 16) & 1
-    order = None
+    order: Optional[Tuple[int, int, int, int]] = None
     if tribute:
         banker = owner + 2 * ((w[2] >> 0) & 1)
         rest = [s for s in range(4) if s != banker]
         k = (w[2] >> 1) % 6
         perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
-        order = (banker,) + tuple(rest[x] for x in perms[k])
+        i0, i1, i2 = perms[k]
+        order = (banker, rest[i0], rest[i1], rest[i2])
     return DealSpec(int(index), deal_seed, tl, owner, order, w[3] >> 1)
 
 

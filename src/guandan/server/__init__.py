@@ -73,10 +73,11 @@ then ``os.replace``): a record file is complete or absent. Only the last
 ``run``).
 
 The package's parts: :mod:`.connections` (origin rule, connections and
-their writer queues), :mod:`.seats` (seats and their fault policy),
-:mod:`.messages` (the protocol's messages as pure functions of a game),
-:mod:`.table` (one table's session) and :mod:`.listener` (one port routing
-connections to tables).
+their writer queues), :mod:`.seats` (a seat asks its question and returns
+a legal move, its fault policy applied), :mod:`.messages` (the protocol's
+messages as pure functions of a game), :mod:`.table` (one table's session)
+and :mod:`.listener` (one port routing connections to tables, the one
+place that refuses them).
 """
 
 from __future__ import annotations

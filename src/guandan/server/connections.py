@@ -9,8 +9,11 @@ import asyncio
 import ipaddress
 import logging
 from http import HTTPStatus
-from typing import Any, Callable, Iterable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from .seats import Seat
 
 __all__ = ["origin_allowed", "norm_origin", "Conn", "Refusals", "check_origin", "close_reason",
            "LOG_IGNORED", "CLOSE"]
@@ -112,7 +115,7 @@ class Conn:
         self.ws = ws
         self.label = label
         self.joined = asyncio.get_running_loop().time()
-        self.seat: Any = None
+        self.seat: Optional[Seat] = None
         self.queue_size = queue_size
         self.queue: asyncio.Queue = asyncio.Queue(queue_size + 1)    # + the close sentinel
         self.writer: Optional[asyncio.Task] = None

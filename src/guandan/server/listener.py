@@ -5,6 +5,11 @@ A connection to ``/game/{label}`` goes to the table that reserved its label
 seat -- tables fill in order, so an existing contest bot connects exactly as
 to a single table -- else it waits at the first table not started. A single
 table (:meth:`Table.run`) is served the same way, by a listener of its own.
+
+The listener is the one place that refuses a connection: a path other than
+``/game/{label}`` (close code 1008), no table to take it or the table's
+:meth:`Table.refusal` (1013 "table full"). A table serves only the
+connections handed to it (:meth:`Table.serve_connection`).
 """
 
 from __future__ import annotations
@@ -72,24 +77,28 @@ class Listener:
             if t.waits_for_anyone():
                 return t
         if len(self.tables) == 1:
-            return self.tables[0]                   # it refuses with its own reason
+            return self.tables[0]                   # its refusal() gives the reason
         return None
 
     def _process_request(self, connection: Any, request: Any) -> Any:
         return check_origin(connection, request, self.origins, self.refusals)
 
     async def _handler(self, ws: Any) -> None:
+        """Every connection: refused (a wrong path, no table to take it) or
+        handed to its table (:meth:`route`) for as long as it lasts."""
         path = getattr(getattr(ws, "request", None), "path", "") or ""
         if not path.startswith("/game/"):
             self.refusals.log("connection to %.100r refused: the path is /game/{label}", path)
             await ws.close(1008, "path must be /game/{label}")
             return
-        table = self.route(path[len("/game/"):])
-        if table is None:
-            self.refusals.log("connection %.100r refused: every table is full", path)
+        label = path[len("/game/"):]
+        table = self.route(label)
+        why = "every table is full" if table is None else table.refusal(label)
+        if table is None or why is not None:
+            self.refusals.log("connection %.100r refused: %s", path, why)
             await ws.close(1013, "table full")
             return
-        await table._handler(ws)
+        await table.serve_connection(ws, label)
 
     async def start(self) -> None:
         try:

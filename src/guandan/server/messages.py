@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from ..errors import GuandanError
 from ..game import Game
 from ..moves import Move
 
@@ -103,6 +104,8 @@ def episode_over(g: Game, rank: str) -> Dict[str, Any]:
     the cards left in hand, written at the round's level ``rank``."""
     order = g.last_round_order
     hands = g.round_end_hands
+    if order is None or hands is None:
+        raise GuandanError("episode_over: no round of this game is over yet")
     rest = [[s, hands[s].cards(rank)] for s in order if len(hands[s])]
     return {"type": "notify", "stage": "episodeOver", "order": order,
             "curRank": rank, "restCards": rest}

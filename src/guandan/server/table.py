@@ -1,9 +1,10 @@
 """One contest table: its seats, the session it plays (games, rounds,
-tribute exchanges, questions) and the records it writes. The rules it
-follows are in :mod:`guandan.server`; the messages it sends are
-:mod:`.messages`, its connections :mod:`.connections`, its seats and their
-fault policy :mod:`.seats`; a :class:`~.listener.Listener` routes
-connections to it."""
+tribute exchanges; each decision is one :meth:`~.seats.Seat.decide`) and
+the records it writes. The rules it follows are in :mod:`guandan.server`;
+the messages it sends are :mod:`.messages`, its connections
+:mod:`.connections`, its seats and their fault policy :mod:`.seats`; a
+:class:`~.listener.Listener` routes connections to it (and refuses those it
+cannot take, with :meth:`Table.refusal`)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,17 @@ import json
 import logging
 import os
 import random
-import threading
-import time
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 
 from .._files import atomic_write
 from ..errors import GuandanError
 from ..game import Game
-from ..moves import Move
 from ..policies import native_code, parse_policy, policy_names
 from ..rules import Rules
 from . import messages
 from .connections import CLOSE, LOG_IGNORED, Conn, Refusals, close_reason, norm_origin
-from .seats import FaultPolicy, Seat, parse_answer, policy_move
+from .seats import FaultPolicy, Seat
 
 __all__ = ["Table", "parse_bots", "DEFAULT_TIMEOUT", "MAX_WAITING"]
 
@@ -124,7 +122,7 @@ class Table:
         self.start_delay = start_delay
         self.game_factory = game_factory
         self.until = until
-        self.seats = [Seat(i, self.bots.get(i)) for i in range(4)]
+        self.seats = [Seat(i, self.bots.get(i), self) for i in range(4)]
         self._free = [i for i in range(4) if i not in self.bots]
         self.seat_labels = {int(k): str(v) for k, v in (seat_labels or {}).items()}
         if self.seat_labels and sorted(self.seat_labels) != self._free:
@@ -132,7 +130,7 @@ class Table:
         if len(set(self.seat_labels.values())) != len(self.seat_labels):
             raise GuandanError("seat labels must differ")
         self._pending: List[Conn] = []      # connections waiting for the start, in order
-        self._full: Optional[asyncio.Event] = None   # at least as many as free seats
+        self._full_event: Optional[asyncio.Event] = None   # made in the running loop
         self._background: set = set()
         self.refusals = Refusals()
         self._started = False
@@ -197,11 +195,16 @@ class Table:
 
     # -- state for supervisors ----------------------------------------------------------
     def _prepare(self) -> None:
-        """Create the asyncio events (in the running loop) before any connection."""
-        if self._full is None:
-            self._full = asyncio.Event()
-            for seat in self.seats:
-                seat.late = asyncio.Event()
+        """Create the asyncio event (in the running loop) before any connection."""
+        if self._full_event is None:
+            self._full_event = asyncio.Event()
+
+    @property
+    def _full(self) -> asyncio.Event:
+        """Set while at least as many connections wait as there are client seats."""
+        if self._full_event is None:
+            self._full_event = asyncio.Event()
+        return self._full_event
 
     @property
     def started(self) -> bool:
@@ -210,6 +213,11 @@ class Table:
     @property
     def done(self) -> bool:
         return self._done
+
+    @property
+    def aborted(self) -> bool:
+        """The session is ending early (a forfeit, an abort)."""
+        return self._aborted
 
     def connected(self, seat: int) -> bool:
         """A client holds (or, before the start, waits for) ``seat``."""
@@ -236,37 +244,34 @@ class Table:
         if self.forfeit is None and not self._done:
             self.forfeit = {"seat": seat, "reason": reason}
             log.warning("seat %d forfeits: %s", seat, reason)
-        self._abort_session()
+        self.end_session()
 
-    def _abort_session(self) -> None:
+    def end_session(self) -> None:
+        """End the session now (every question asked is answered with nothing)."""
         self._aborted = True
         for s in self.seats:
-            if s.asked:
-                s.waiting.set_result(-1)
-        if self._full is not None:
-            self._full.set()               # a table still waiting for players stops waiting
+            s.interrupt()
+        if self._full_event is not None:
+            self._full_event.set()         # a table still waiting for players stops waiting
 
     def abort(self, seat: int, reason: str) -> None:
         """End the session now, ``seat`` forfeiting for ``reason``."""
         self._forfeit(seat, reason)
 
     # -- connections --------------------------------------------------------------
-    async def _handler(self, ws: Any) -> None:
-        """Serve one connection routed to this table, until it closes."""
-        path = getattr(getattr(ws, "request", None), "path", "") or ""
-        if not path.startswith("/game/"):
-            self.refusals.log("connection to %.100r refused: the path is /game/{label}", path)
-            await ws.close(1008, "path must be /game/{label}")
-            return
-        label = path[len("/game/"):]
+    def refusal(self, label: str) -> Optional[str]:
+        """Why a new connection with ``label`` may not wait here for a seat
+        (None: it may). The listener refuses it with this reason."""
         if self.seat_labels and not self.accepts(label):
-            self.refusals.log("connection %.100r refused: no free seat has this label", path)
-            await ws.close(1013, "table full")
-            return
+            return "no free seat has this label"
         if self._started or self._done or len(self._pending) >= len(self._free) + MAX_WAITING:
-            self.refusals.log("connection %.100r refused: the table is full", path)
-            await ws.close(1013, "table full")
-            return
+            return "the table is full"
+        return None
+
+    async def serve_connection(self, ws: Any, label: str) -> None:
+        """Serve one connection the listener admitted here (:meth:`refusal`
+        was None just before, with no await between), until it closes: it
+        waits for the start, then holds its seat."""
         conn = Conn(ws, label, self.send_queue)
         self._pending.append(conn)
         log.info("%s connected (%d waiting for %d client seats)", conn.label, len(self._pending),
@@ -289,7 +294,7 @@ class Table:
                     log.warning("%s left before the game started (%s): its place is free again",
                                 conn.who(), why)
             elif conn.seat.conn is conn:
-                self._on_disconnect(conn.seat, why)
+                conn.seat.lost(why)
             if conn.ignored > LOG_IGNORED:
                 log.info("%s: %d messages ignored in all", conn.who(), conn.ignored)
             if conn.writer is not None and not conn.writer.done():
@@ -305,55 +310,9 @@ class Table:
         if seat is None or seat.conn is not conn:
             conn.ignore("message before the game started", raw)
             return
-        asked = seat.asked
-        if not asked and seat.owed_until is None:
-            conn.ignore("message while not asked", raw)
-            return
-        idx = parse_answer(raw)
-        if not asked:
-            if idx is not None and 0 <= idx <= seat.owed_range:
-                seat.owed_until = None
-                seat.misses = 0
-                seat.late.set()
-                log.warning("%s: late answer %.100r to the question that timed out, discarded",
-                            conn.who(), raw)
-            else:
-                conn.ignore("message while not asked", raw)
-            return
-        if idx is None or not 0 <= idx <= seat.range:
-            if self.faults.on_invalid == "forfeit":
-                self._forfeit(seat.index, f"invalid answer {raw!r:.80} (need "
-                              f"{{\"actIndex\": 0..{seat.range}}})")
-                return
-            if idx is None and _not_json(raw):
-                conn.ignore("not JSON", raw)
-                return
-            conn.ignore(f"invalid answer (need {{\"actIndex\": 0..{seat.range}}}), still "
-                        "waiting", raw)
-            return
-        seat.misses = 0
-        seat.waiting.set_result(idx)
+        seat.hear(raw)
 
-    def _on_disconnect(self, seat: Seat, why: str = "") -> None:
-        conn, seat.conn = seat.conn, None
-        seat.late.set()
-        if self._done:
-            return
-        log.warning("seat %d (%s) disconnected: %s", seat.index, conn.label if conn else "?", why)
-        if self.faults.on_disconnect == "forfeit":
-            self._forfeit(seat.index, f"disconnected: {why}")
-            return
-        if self.faults.on_disconnect == "abort":
-            self._aborted = True
-            if seat.asked:
-                seat.waiting.set_result(-1)
-            return
-        seat.policy = "greedy"
-        log.warning("seat %d is played by the greedy bot from now on", seat.index)
-        if seat.asked:
-            seat.waiting.set_result(-2)             # the bot answers (see _ask)
-
-    def _drop(self, conn: Conn, why: str, close: Optional[int] = None) -> None:
+    def drop(self, conn: Conn, why: str, close: Optional[int] = None) -> None:
         """Disconnect a connection the server gives up on: at once (it is not
         reading), or with a close frame of code ``close`` sent in the background."""
         if not conn.open:
@@ -369,11 +328,11 @@ class Table:
         else:
             conn.abort()
         if conn.seat is not None and conn.seat.conn is conn:
-            self._on_disconnect(conn.seat, why)
+            conn.seat.lost(why)
 
     def _seat_conn(self, seat: Seat, conn: Conn) -> None:
-        seat.conn, seat.label, conn.seat = conn, conn.label, seat
-        conn.start_writer(self.send_timeout, self._drop)
+        seat.take(conn)
+        conn.start_writer(self.send_timeout, self.drop)
         log.info("seat %d: %s", seat.index, conn.label)
 
     def _prune(self) -> None:
@@ -429,23 +388,11 @@ class Table:
             conn.writer = asyncio.ensure_future(conn.ws.close(1013, "table full"))
 
     # -- sending ----------------------------------------------------------------------
-    def _enqueue(self, seat: Seat, text: str) -> None:
-        conn = seat.conn
-        if conn is None:
-            return
-        why = conn.enqueue(text)
-        if why is not None:
-            self._drop(conn, why)
-
-    async def _send(self, seat: Seat, msg: Dict[str, Any]) -> None:
-        self._enqueue(seat, json.dumps(msg))
-        await asyncio.sleep(0)          # let the writers run
-
     async def _broadcast(self, msg: Dict[str, Any]) -> None:
         self._spectate()
         text = json.dumps(msg)
         for s in self.seats:
-            self._enqueue(s, text)
+            s.enqueue(text)
         await asyncio.sleep(0)
 
     async def _close_all(self) -> None:
@@ -462,151 +409,21 @@ class Table:
         done, pending = await asyncio.wait(writers, timeout=bound)
         for s in self.seats:
             if s.conn is not None and s.conn.writer in pending:
-                self._drop(s.conn, "not closed in time")
-
-    # -- decisions --------------------------------------------------------------------
-    def _limit(self, seat: Seat) -> Optional[float]:
-        lim = self.timeout
-        if self.faults.game_time:
-            left = max(0.0, self.faults.game_time - seat.think)
-            lim = left if lim is None else min(lim, left)
-        return lim
-
-    async def _decide(self, seat: Seat, stage: str) -> Optional[Move]:
-        """The move of the seat to act (``seat``) in ``stage``; None when the
-        session ends meanwhile. The legal list is generated once (none for a
-        built-in bot), a client's answer parsed once (:meth:`_on_message`)."""
-        if self._aborted:
-            return None
-        g = self.game
-        if seat.policy is not None and not isinstance(seat.policy, str):
-            return await self._python_bot(seat)
-        if seat.policy is None and seat.conn is not None and seat.owed_until is not None:
-            await self._wait_late(seat)
-            if self._aborted:
-                return None
-        if seat.policy is not None or seat.conn is None:
-            if seat.policy is None:
-                seat.policy = "greedy"
-            return g.choose(seat.policy)
-        # contest order: the platform's actionList order (tribute/back: the generator's)
-        legal = g.legal_moves(order="contest") if stage == "play" else g.legal_moves()
-        actions = legal.to_platform()
-        idx = await self._ask(seat, messages.act(g, seat.index, stage, actions), len(actions))
-        if idx == -2:                       # disconnected while asked: the bot answers
-            return g.choose(seat.policy or "greedy")
-        if idx < 0:
-            return None
-        return legal[idx]
-
-    async def _wait_late(self, seat: Seat) -> None:
-        """Hold the next question until the late answer owed after a timeout
-        has arrived, or the grace period is over."""
-        left = seat.owed_until - asyncio.get_running_loop().time()
-        if left > 0 and not seat.late.is_set():
-            try:
-                await asyncio.wait_for(seat.late.wait(), left)
-            except asyncio.TimeoutError:
-                log.info("seat %d: no late answer within the %.3gs grace period; asking "
-                         "the next question", seat.index, self.late_grace)
-        seat.owed_until = None
-
-    async def _ask(self, seat: Seat, msg: Dict[str, Any], n: int) -> int:
-        """Send the question, wait for its answer under the fault policy: the
-        index answered, 0 (the default action), -1 (the session ends), -2 (the
-        seat left and the bot plays it)."""
-        loop = asyncio.get_running_loop()
-        forfeit = self.faults.forfeits_on_time
-        limit = self._limit(seat) if forfeit else self.timeout
-        seat.range = n - 1
-        seat.waiting = fut = loop.create_future()
-        await self._send(seat, msg)
-        t0 = loop.time()
-        try:
-            idx = await (asyncio.wait_for(asyncio.shield(fut), limit) if limit else fut)
-        except asyncio.TimeoutError:
-            if fut.done() and not fut.cancelled():
-                idx = fut.result()          # answered (or left) as the timer fired
-            elif forfeit:
-                what = (f"no answer within {limit:.3g}s" if limit == self.timeout else
-                        f"{self.faults.game_time:g}s of thinking in the game used up")
-                self._forfeit(seat.index, f"timeout: {what}")
-                idx = -1
-            else:
-                idx = self._missed(seat, n)
-        finally:
-            if not fut.done():
-                fut.cancel()
-            seat.waiting = None
-            if forfeit:
-                seat.think += loop.time() - t0
-        return idx
-
-    def _missed(self, seat: Seat, n: int) -> int:
-        """A question left without an answer in time: the default action, a
-        late answer owed, or the seat dropped as hung."""
-        log.warning("seat %d: no answer within %.3gs, default action 0", seat.index, self.timeout)
-        seat.misses += 1
-        mm = self.faults.max_misses
-        if seat.conn is not None and mm and seat.misses >= mm:
-            self._drop(seat.conn, f"{seat.misses} questions in a row without an answer "
-                       "(not even late): treated as disconnected", close=1008)
-        elif seat.conn is not None and self.late_grace > 0:
-            seat.owed_until = asyncio.get_running_loop().time() + self.late_grace
-            seat.owed_range = n - 1
-            seat.late.clear()
-        return 0
-
-    async def _python_bot(self, seat: Seat) -> Optional[Move]:
-        """A Python policy's move, computed in a daemon thread (one that never
-        returns cannot block the table) under the same limits."""
-        g = self.game
-        loop = asyncio.get_running_loop()
-        obs, legal = g.observation(seat.index), g.legal_moves()
-        fut = loop.create_future()
-        policy = seat.policy
-
-        def work() -> None:
-            try:
-                r: Any = ("ok", policy(obs, legal))
-            except BaseException as e:          # reported as a forfeit below
-                r = ("error", e)
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(r))
-
-        t0 = time.monotonic()
-        threading.Thread(target=work, daemon=True, name=f"guandan-seat-{seat.index}").start()
-        limit = self._limit(seat)
-        try:
-            kind, val = await asyncio.wait_for(asyncio.shield(fut), limit)
-        except asyncio.TimeoutError:
-            seat.think += time.monotonic() - t0
-            self._forfeit(seat.index, f"timeout: no answer within {limit:.3g}s")
-            return None
-        seat.think += time.monotonic() - t0
-        if kind == "error":
-            self._forfeit(seat.index, f"crash: {type(val).__name__}: {str(val)[:200]}")
-            return None
-        try:
-            return policy_move(val, legal, g.level)
-        except GuandanError as e:
-            self._forfeit(seat.index, f"illegal move: {str(e)[:200]}")
-            return None
+                self.drop(s.conn, "not closed in time")
 
     # -- the session --------------------------------------------------------------------
-    async def _round(self) -> None:
-        g = self.game
-        assert g is not None
+    async def _round(self, g: Game) -> None:
         rnd, rank = g.round_index, g.level
         for s in self.seats:
-            await self._send(s, messages.beginning(g, s.index))
+            await s.send(messages.beginning(g, s.index))
         self._spectate()
         if g.tribute.anti:
             await self._broadcast(messages.anti_tribute(g))
         elif g.phase == "tribute":
-            await self._exchange("tribute")
-            await self._exchange("back")
+            await self._exchange(g, "tribute")
+            await self._exchange(g, "back")
         while not self._aborted and not g.is_over and g.round_index == rnd:
-            move = await self._decide(self.seats[g.to_act], "play")
+            move = await self.seats[g.to_act].decide(g, "play")
             if move is None or self._aborted:
                 return
             note = messages.played(g, move)
@@ -616,10 +433,9 @@ class Table:
             return
         await self._broadcast(messages.episode_over(g, rank))
 
-    async def _exchange(self, stage: str) -> None:
-        g = self.game
+    async def _exchange(self, g: Game, stage: str) -> None:
         while not self._aborted and g.phase == stage:
-            move = await self._decide(self.seats[g.to_act], stage)
+            move = await self.seats[g.to_act].decide(g, stage)
             if move is None or self._aborted:
                 return
             g.play(move)
@@ -634,30 +450,31 @@ class Table:
             if self._aborted:
                 break
             if self.game_factory is not None:
-                self.game = self.game_factory(gi)
+                g = self.game_factory(gi)
             else:
-                self.game = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
-            first = self.game.round_index
-            while not self._aborted and not self.game.is_over and (
-                    self.until == "game" or self.game.round_index == first):
-                await self._round()
+                g = Game(rules=self.rules, seed=(self.seed + gi) % (1 << 63))
+            self.game = g
+            first = g.round_index
+            while not self._aborted and not g.is_over and (
+                    self.until == "game" or g.round_index == first):
+                await self._round(g)
             if self._aborted:
                 break
-            w = self.game.winner
-            if self.until == "round" and w is None and self.game.last_round_order:
-                w = self.game.last_round_order[0] & 1       # the banker's team wins the deal
+            w = g.winner
+            if self.until == "round" and w is None and g.last_round_order:
+                w = g.last_round_order[0] & 1       # the banker's team wins the deal
             for s in range(4):
                 if w is None:
                     draws[s] += 1
                 elif (s & 1) == w:
                     victory[s] += 1
-            self._save_record(gi)
+            self._save_record(g, gi)
             await self._broadcast(messages.game_over(gi + 1, self.games))
         if not self._aborted:
             await self._broadcast(messages.game_result(victory, draws))
 
-    def _save_record(self, gi: int) -> None:
-        rec = self.game.record()
+    def _save_record(self, g: Game, gi: int) -> None:
+        rec = g.record()
         self.games_played = gi + 1
         self.records.append(rec)
         if self.record_dir:
@@ -708,10 +525,3 @@ class Table:
         finally:
             await srv.stop()
 
-
-def _not_json(raw: str) -> bool:
-    try:
-        json.loads(raw)
-    except (ValueError, TypeError, RecursionError):
-        return True
-    return False

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import logging
@@ -62,7 +63,7 @@ def _static(name: Optional[str]) -> bytes:
     """A file of the page (None: the HTML document itself, ``page.INDEX_HTML``)."""
     if name is None:
         return INDEX_HTML.encode("utf-8")
-    return resources.files("guandan.web").joinpath("static", name).read_bytes()
+    return resources.files("guandan.web").joinpath("static").joinpath(name).read_bytes()
 
 
 class _Client:
@@ -111,6 +112,10 @@ class _Client:
             self.tokens -= 1
             return True
         return False
+
+
+def _game_of(table: Any) -> Any:
+    return table.game
 
 
 def _encode(msg: Dict[str, Any]) -> str:
@@ -196,7 +201,7 @@ class WebApp:
             await self._refresh_listing()
         self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
         for i, bt in enumerate(self.bot_tables):
-            t = self.spectators.add(f"bots {i + 1}: {', '.join(bt.bots)}", lambda bt=bt: bt.game,
+            t = self.spectators.add(f"bots {i + 1}: {', '.join(bt.bots)}", functools.partial(_game_of, bt),
                                     bt.names, open_hands=True, kind="bots")
             self._bot_table_ids[t.id] = bt
             self._tasks.append(asyncio.ensure_future(self._run_bot_table(t.id, bt)))
@@ -481,7 +486,7 @@ class WebApp:
         c.play_id = None
 
     def _send_play(self, c: _Client, **extra: Any) -> None:
-        if c.play is not None:
+        if c.play is not None and c.play_id is not None:
             c.send({"type": "play", "game": c.play_id, "state": c.play.view(), **extra})
             self.spectators.changed(c.play_id)
 

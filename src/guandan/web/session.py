@@ -17,7 +17,7 @@ from ..game import Game, Phase
 from ..moves import Move
 from ..play import explain_greedy, undo_own
 from ..policies import explain as expert_explain
-from ..policies import GreedyPolicy, get_policy, native_code, parse_policy
+from ..policies import GreedyPolicy, check_policy, parse_policy
 from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
@@ -37,9 +37,7 @@ def check_bot(spec: str) -> str:
     """A bot spec the engine knows (``greedy``, ``search:ms=300`` ...)."""
     if not isinstance(spec, str):
         raise GuandanError("a bot is a policy name")
-    native_code(parse_policy(spec)[0])
-    get_policy(spec)
-    return spec
+    return check_policy(spec)
 
 
 def _same_cards(m: Move, want: Counter) -> bool:
@@ -54,7 +52,7 @@ def hint(g: Game, bot: str) -> Dict[str, Any]:
     name, _ = parse_policy(bot)
     if name == "expert":
         m, rule = expert_explain(g)
-        why = {"rule": rule}
+        why: Dict[str, Any] = {"rule": rule}
     elif name == "search":
         from ..search import SearchConfig, explain
         res = explain(g, SearchConfig.from_spec(bot))
@@ -149,7 +147,7 @@ class PlaySession:
             raise IllegalMoveError("these cards can be played as " + " or ".join(map(str, ms))
                                    + ": choose one")
         else:
-            text = " ".join(cards)
+            text: Any = " ".join(cards)
             if g.phase in (Phase.TRIBUTE, Phase.BACK):
                 text = [g.phase.value, g.phase.value, list(cards)]
             g.play(text)                         # refused: the engine's reason

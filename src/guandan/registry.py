@@ -1,0 +1,160 @@
+"""The one table of policy names.
+
+Every module that takes a policy by name (``Game.choose`` and
+``Game.play_out``, ``simulate``, ``VecGame``, the table server, the web table,
+the arena, the CLI) resolves it here. A name is registered once, by the module
+that implements it: :mod:`guandan.policies` registers the native policies
+(``random``, ``greedy``, ``expert``), :mod:`guandan.search` registers
+``search``; a learned policy registers itself the same way::
+
+    from guandan.policies import register
+    register("mybot", MyBot)                 # MyBot(seed=None, **options)
+
+A *spec* is a name with optional options, ``"name"`` or
+``"name:key=value,key=value"`` (options only for a policy registered with
+``options=True``).
+
+The table lives at the bottom of the package (it knows nothing about games)
+so that :class:`guandan.Game`, below the policies, can resolve a name the
+policies above it registered; the public face of it is
+:mod:`guandan.policies`.
+
+>>> parse_policy("search:ms=200")
+('search', {'ms': '200'})
+>>> "greedy" in policy_names()
+True
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+from .errors import GuandanError
+
+__all__ = ["register", "unregister", "parse_policy", "policy_names", "native_code", "check_policy",
+           "make_policy", "decider", "Entry"]
+
+NativeSpec = Union[None, int, Callable[[Dict[str, str]], int]]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered policy: ``factory(seed=None, **options)`` builds it;
+    ``native`` is its native policy code (or a function of its options that
+    returns one: a search registers one native configuration per distinct
+    option set), ``None`` for a Python-only policy; ``options``: whether
+    the spec may carry options."""
+
+    name: str
+    factory: Callable[..., Any]
+    native: NativeSpec = None
+    options: bool = False
+
+
+_TABLE: Dict[str, Entry] = {}
+_DECIDERS: Dict[str, Any] = {}
+_LOCK = threading.Lock()
+_MAX_DECIDERS = 256
+
+
+def register(name: str, factory: Callable[..., Any], *, native: NativeSpec = None,
+             options: bool = False, replace: bool = False) -> None:
+    """Register ``factory`` under ``name``. ``factory(seed=None, **options)``
+    returns a policy: an object with ``decide(game) -> Move`` (and, for SDK
+    bots, ``__call__(observation, legal_moves) -> move``). ``native``: the
+    native code (or a function of the options giving one) that native
+    callers (``simulate``, ``VecGame``, built-in seats) run. A name is
+    registered once unless ``replace``."""
+    if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum():
+        raise GuandanError(f"a policy name is letters, digits, '-' and '_', got {name!r}")
+    if not callable(factory):
+        raise GuandanError(f"the factory of policy {name!r} is not callable")
+    if native is not None and not callable(native) and not isinstance(native, int):
+        raise GuandanError(f"native of policy {name!r} is a native code or a function of the options")
+    with _LOCK:
+        if name in _TABLE and not replace:
+            raise GuandanError(f"policy {name!r} is already registered")
+        _TABLE[name] = Entry(name, factory, native, bool(options))
+        for spec in [s for s in _DECIDERS if s.partition(":")[0] == name]:
+            del _DECIDERS[spec]
+
+
+def unregister(name: str) -> None:
+    """Remove a registered name (GuandanError if it is not registered)."""
+    with _LOCK:
+        if _TABLE.pop(name, None) is None:
+            raise GuandanError(f"policy {name!r} is not registered")
+        for spec in [s for s in _DECIDERS if s.partition(":")[0] == name]:
+            del _DECIDERS[spec]
+
+
+def policy_names() -> Tuple[str, ...]:
+    """The registered policy names, in the order they were registered."""
+    return tuple(_TABLE)
+
+
+def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:
+    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, options)``."""
+    if not isinstance(spec, str) or not spec:
+        raise GuandanError(f"a policy name is a non-empty string, got {spec!r}")
+    name, _, rest = spec.partition(":")
+    opts: Dict[str, str] = {}
+    for part in filter(None, rest.split(",")):
+        k, eq, v = part.partition("=")
+        if not eq or not k:
+            raise GuandanError(f"policy options are key=value, got {part!r} in {spec!r}")
+        opts[k] = v
+    return name, opts
+
+
+def _entry(spec: str) -> Tuple[Entry, Dict[str, str]]:
+    name, opts = parse_policy(spec)
+    e = _TABLE.get(name)
+    if e is None:
+        raise GuandanError(f"unknown policy {name!r}; built-in: {', '.join(policy_names())}")
+    if opts and not e.options:
+        raise GuandanError(f"policy {name!r} takes no options, got {spec!r}")
+    return e, opts
+
+
+def native_code(spec: str) -> int:
+    """The native code of a policy spec (GuandanError for an unknown name or
+    a policy that has no native form)."""
+    if not isinstance(spec, str):
+        raise GuandanError(f"unknown policy {spec!r}; built-in: {', '.join(policy_names())}")
+    e, opts = _entry(spec)
+    if e.native is None:
+        raise GuandanError(f"policy {e.name!r} has no native form; native policies: "
+                           f"{', '.join(n for n, x in _TABLE.items() if x.native is not None)}")
+    return e.native if isinstance(e.native, int) else int(e.native(opts))
+
+
+def check_policy(spec: str) -> str:
+    """``spec`` if it names a registered policy with valid options (its
+    options are checked by building it once), else GuandanError."""
+    e, opts = _entry(spec)
+    if opts:
+        e.factory(None, **opts)
+    return spec
+
+
+def make_policy(spec: str, seed: Optional[int] = None) -> Any:
+    """A new policy object for ``spec`` with its own seeded stream."""
+    e, opts = _entry(spec)
+    return e.factory(seed, **opts)
+
+
+def decider(spec: str) -> Any:
+    """The shared policy object that decides for ``Game.choose(spec)``: a
+    policy deciding from a game takes its randomness from the game (its
+    policy stream or its seed), so one object per spec serves every game."""
+    d = _DECIDERS.get(spec)
+    if d is None:
+        d = make_policy(spec)
+        with _LOCK:
+            if len(_DECIDERS) >= _MAX_DECIDERS:
+                _DECIDERS.clear()
+            _DECIDERS[spec] = d
+    return d

@@ -1,0 +1,142 @@
+"""The package's layers import only downward, and each native module is
+reached only through its front door.
+
+Layers, bottom up (docs/ARCHITECTURE.md draws them):
+
+0. native modules (``_core``, ``_engine``, ...);
+1. values: errors, checks, rules, seeds, the policy-name registry;
+2. moves: cards, moves, positions, the state's value types, records;
+3. ``game``;
+4. ``policies``;
+5. ``search``;
+6. ``simulate``, ``vec``;
+7. outer: bots, env, the terminal table, the feed, the server, the web
+   table, the arena;
+8. the CLI and the package's ``__init__``.
+
+Every import counts, at module level or inside a function, except those
+under ``if TYPE_CHECKING:`` (annotations only).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "src" / "guandan"
+
+LAYERS = {
+    "_checks": 1, "_files": 1, "errors": 1, "rules": 1, "seeds": 1, "registry": 1,
+    "moves": 2, "positions": 2, "state": 2, "records": 2,
+    "game": 3,
+    "policies": 4,
+    "search": 5,
+    "simulate": 6, "vec": 6,
+    "bots": 7, "env": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
+    "cli": 8, "__main__": 8, "__init__": 8,
+}
+
+# native module -> the Python modules that may import it (its front doors)
+FRONT_DOORS = {
+    "_core": {"moves", "positions", "game", "policies", "search", "__init__"},
+    "_gen": set(),
+    "_contest": {"moves"},
+    "_engine": {"rules", "seeds", "game", "policies", "search"},
+    "_expert": {"policies"},
+    "_search": {"search"},
+    "_solve": {"search"},
+    "_sim": {"seeds", "simulate"},
+    "_vec": {"vec"},
+    "_bench": set(),
+}
+
+
+def _modules():
+    for p in sorted(PKG.rglob("*.py")):
+        rel = p.relative_to(PKG).with_suffix("")
+        yield ".".join(rel.parts), p
+
+
+def _top(dotted: str) -> str:
+    return dotted.split(".")[0]
+
+
+def _under_type_checking(node, parents):
+    for p in parents:
+        if isinstance(p, ast.If) and (getattr(p.test, "id", None) == "TYPE_CHECKING"
+                                      or getattr(p.test, "attr", None) == "TYPE_CHECKING"):
+            return True
+    return False
+
+
+def _imports(path: Path, modname: str):
+    """(imported top-level guandan module, line) for every import in a file."""
+    tree = ast.parse(path.read_text(), str(path))
+    pkg_parts = modname.split(".")[:-1] if not modname.endswith("__init__") else modname.split(".")[:-1]
+    out = []
+
+    def visit(node, parents):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not _under_type_checking(node, parents):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("guandan."):
+                        out.append((a.name.split(".")[1], node.lineno))
+            elif node.level:                          # relative: from . / .. import
+                base = pkg_parts[:len(pkg_parts) - (node.level - 1)] if node.level > 1 else pkg_parts
+                if node.module:
+                    target = base + node.module.split(".")
+                    out.append((target[0] if target else node.module.split(".")[0], node.lineno))
+                else:
+                    for a in node.names:
+                        target = base + [a.name]
+                        out.append((target[0], node.lineno))
+            elif node.module and node.module.split(".")[0] == "guandan":
+                parts = node.module.split(".")
+                if len(parts) > 1:
+                    out.append((parts[1], node.lineno))
+                else:
+                    out.extend((a.name, node.lineno) for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, parents + [node])
+
+    visit(tree, [])
+    return out
+
+
+def _layer(mod: str) -> int:
+    return 0 if mod in FRONT_DOORS else LAYERS[mod]
+
+
+def test_every_module_has_a_layer():
+    tops = {_top(m) for m, _ in _modules()}
+    assert tops <= set(LAYERS), f"modules without a layer: {sorted(tops - set(LAYERS))}"
+    natives = {p.stem for p in PKG.glob("_*.pyx")}
+    assert natives <= set(FRONT_DOORS), f"native modules without front doors: {sorted(natives - set(FRONT_DOORS))}"
+
+
+@pytest.mark.parametrize("modname,path", list(_modules()), ids=[m for m, _ in _modules()])
+def test_imports_go_downward(modname, path):
+    own = _top(modname)
+    me = LAYERS[own]
+    wrong = []
+    for target, line in _imports(path, modname):
+        if target == own or target not in LAYERS and target not in FRONT_DOORS:
+            continue
+        if _layer(target) > me:
+            wrong.append(f"line {line}: {own} (layer {me}) imports {target} (layer {_layer(target)})")
+        if target in FRONT_DOORS and own not in FRONT_DOORS[target]:
+            wrong.append(f"line {line}: {own} imports the native {target}, whose front doors are "
+                         f"{sorted(FRONT_DOORS[target])}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_checker_sees_imports():
+    """The checker itself: relative, absolute and function-level imports are
+    all seen; TYPE_CHECKING imports are not."""
+    found = dict(_imports(PKG / "game.py", "game"))
+    assert "moves" in found and "_engine" in found and "registry" in found
+    assert "search" not in found and "policies" not in found
+    found = {t for t, _ in _imports(PKG / "server" / "table.py", "server.table")}
+    assert "policies" in found and "_files" in found
