@@ -4,15 +4,15 @@ loopback port, waited for until it listens, cleaned up by :func:`finish`."""
 import asyncio
 import time
 
-from guandan.server import Table
+from guandan.server import TableServer
 
 
 async def start(server=None, **kw):
-    """Start ``server`` (a Table or Listener; default ``Table(**kw)`` with
+    """Start ``server`` (a TableServer or Listener; default ``TableServer(**kw)`` with
     seed 1) on an ephemeral loopback port; ``(server, task)`` once it listens."""
     if server is None:
         kw.setdefault("seed", 1)
-        server = Table("127.0.0.1", 0, **kw)
+        server = TableServer("127.0.0.1", 0, **kw)
     task = asyncio.ensure_future(server.run())
     t0 = time.monotonic()
     while server.bound_port is None:

@@ -140,3 +140,37 @@ def test_the_checker_sees_imports():
     assert "search" not in found and "policies" not in found
     found = {t for t, _ in _imports(PKG / "server" / "table.py", "server.table")}
     assert "policies" in found and "_files" in found
+
+
+# Inside the server package, bottom up: each module imports only those before it.
+SERVER_ORDER = ["messages", "connections", "seats", "table", "listener", "__init__"]
+
+
+def _sibling_imports(path: Path):
+    """(sibling module, line) for every ``from .X import`` / ``from . import X``
+    in a file, TYPE_CHECKING imports excepted."""
+    out = []
+
+    def visit(node, parents):
+        if (isinstance(node, ast.ImportFrom) and node.level == 1
+                and not _under_type_checking(node, parents)):
+            if node.module:
+                out.append((node.module.split(".")[0], node.lineno))
+            else:
+                out.extend((a.name, node.lineno) for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, parents + [node])
+
+    visit(ast.parse(path.read_text(), str(path)), [])
+    return out
+
+
+def test_server_modules_import_one_way():
+    files = {p.stem for p in (PKG / "server").glob("*.py")}
+    assert files == set(SERVER_ORDER), f"server modules not in SERVER_ORDER: {sorted(files ^ set(SERVER_ORDER))}"
+    wrong = []
+    for i, name in enumerate(SERVER_ORDER):
+        for target, line in _sibling_imports(PKG / "server" / f"{name}.py"):
+            if target in SERVER_ORDER and SERVER_ORDER.index(target) >= i:
+                wrong.append(f"server/{name}.py line {line} imports .{target}")
+    assert not wrong, "\n".join(wrong)

@@ -131,3 +131,24 @@ def test_policy_objects_still_answer_observations():
     obs, legal = g.observation(g.to_act), g.legal_moves()
     for p in (NativePolicy("expert", seed=1), RandomPolicy(seed=1), get_policy("greedy")):
         assert p(obs, legal) in legal
+
+
+def test_outer_modules_check_specs_with_the_registry(lowest):
+    """The table server's --bots and the arena's participants accept what
+    check_policy accepts and refuse the rest with its reason; a registered
+    Python policy plays the arena as a Python policy, a native name natively."""
+    from guandan.arena import arena
+    from guandan.arena.participants import Builtin
+    from guandan.server import parse_bots
+
+    assert parse_bots("1=lowest-first,3=expert") == {1: "lowest-first", 3: "expert"}
+    with pytest.raises(GuandanError, match="bad bot '1=nobody': unknown policy 'nobody'"):
+        parse_bots("1=nobody")
+    with pytest.raises(GuandanError, match="unknown search option"):
+        Builtin("search:bogus=1")
+    with pytest.raises(GuandanError, match="takes no options"):
+        Builtin("greedy:x=1")
+    assert [Builtin(s).native for s in ("greedy", "search", "search:rollouts=1", "lowest-first")] == [
+        "greedy", "search", None, None]
+    r = arena(["lowest-first", "greedy"], deals=1, seed=1, executor=None, concurrency=1)
+    assert r[0].a.name == "lowest-first" and len(r[0].pairs) == 1

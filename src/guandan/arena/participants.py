@@ -29,10 +29,20 @@ import shlex
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ..errors import GuandanError
-from ..policies import get_policy, native_code, parse_policy, policy_names
+from ..policies import check_policy, get_policy, native_code, parse_policy, policy_names
 
 __all__ = ["Participant", "Builtin", "InProcess", "Engine", "parse_participant",
            "parse_participants"]
+
+
+def _has_native_form(name: str) -> bool:
+    """Whether the registered policy ``name`` has a native code (it can run
+    in the native loop)."""
+    try:
+        native_code(name)
+    except GuandanError:
+        return False
+    return True
 
 
 class Participant:
@@ -55,21 +65,25 @@ class Participant:
 
 
 class Builtin(Participant):
-    """A policy from the registry :mod:`guandan.policies`."""
+    """A policy from the registry :mod:`guandan.policies`: a name without
+    options that has a native code runs in the native loop; any other spec
+    runs as the registry's policy object, called ``(observation,
+    legal_moves) -> move``."""
 
     kind = "builtin"
 
     def __init__(self, spec: str, name: Optional[str] = None) -> None:
+        check_policy(spec)                      # unknown names and bad options fail here, with the list
         base, opts = parse_policy(spec)
-        native_code(base)                       # unknown names fail here, with the list
         self.spec = spec
         self.base = base
         self.options = opts
         self.name = name or spec
+        self._native = base if not opts and _has_native_form(base) else None
 
     @property
     def native(self) -> Optional[str]:
-        return self.base if not self.options else None
+        return self._native
 
     def make(self, seed: int) -> Union[str, Callable[..., Any]]:
         """What plays a seat: the native name (``Game.play_policy`` picks

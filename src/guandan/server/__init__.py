@@ -72,12 +72,13 @@ then ``os.replace``): a record file is complete or absent. Only the last
 ``keep_records`` (default 10) stay in memory (``records``, returned by
 ``run``).
 
-The package's parts: :mod:`.connections` (origin rule, connections and
-their writer queues), :mod:`.seats` (a seat asks its question and returns
-a legal move, its fault policy applied), :mod:`.messages` (the protocol's
-messages as pure functions of a game), :mod:`.table` (one table's session)
-and :mod:`.listener` (one port routing connections to tables, the one
-place that refuses them).
+The package's parts, bottom up (each imports only the ones before it):
+:mod:`.messages` (the protocol's messages as pure functions of a game),
+:mod:`.connections` (origin rule, connections and their writer queues),
+:mod:`.seats` (a seat asks its question and returns a legal move, its fault
+policy applied), :mod:`.table` (one table's session; it listens on no port)
+and :mod:`.listener` (one port routing connections to tables, the one place
+that refuses them; :class:`TableServer`: one table on a port of its own).
 """
 
 from __future__ import annotations
@@ -86,15 +87,13 @@ import asyncio
 from typing import Any, Dict, List
 
 from .connections import origin_allowed
-from .listener import Listener, MultiTableServer, serve_tables
+from .listener import Listener, MultiTableServer, TableServer, serve_tables
 from .table import DEFAULT_TIMEOUT, MAX_WAITING, Table, parse_bots
 
 __all__ = ["Table", "TableServer", "Listener", "MultiTableServer", "serve", "serve_tables",
            "parse_bots", "origin_allowed", "DEFAULT_TIMEOUT", "MAX_WAITING"]
 
-TableServer = Table
-
 
 def serve(host: str = "127.0.0.1", port: int = 23456, **kwargs: Any) -> List[Dict[str, Any]]:
-    """Run a :class:`Table` to completion (blocking)."""
-    return asyncio.run(Table(host, port, **kwargs).run())
+    """Run a :class:`TableServer` (one table on its own port) to completion (blocking)."""
+    return asyncio.run(TableServer(host, port, **kwargs).run())

@@ -3,8 +3,8 @@
 A connection to ``/game/{label}`` goes to the table that reserved its label
 (``seat_labels``), else to the first table that still has a free client
 seat -- tables fill in order, so an existing contest bot connects exactly as
-to a single table -- else it waits at the first table not started. A single
-table (:meth:`Table.run`) is served the same way, by a listener of its own.
+to a single table -- else it waits at the first table not started. A single table
+(:class:`TableServer`) is served the same way, by a listener of its own.
 
 The listener is the one place that refuses a connection: a path other than
 ``/game/{label}`` (close code 1008), no table to take it or the table's
@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from typing import Any, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from ..errors import GuandanError
 from .connections import Refusals, check_origin, norm_origin
 from .table import Table
 
-__all__ = ["Listener", "MultiTableServer", "serve_tables"]
+__all__ = ["Listener", "MultiTableServer", "TableServer", "serve_tables"]
 
 log = logging.getLogger("guandan.server")
 
@@ -133,6 +133,27 @@ class Listener:
 
 
 MultiTableServer = Listener
+
+
+class TableServer(Table):
+    """One :class:`Table` on a listener of its own (its options are
+    :class:`Table`'s): ``await TableServer(...).run()`` serves its whole
+    session on ``host:port``."""
+
+    async def run(self) -> List[Dict[str, Any]]:
+        """Serve until the last game is over (or the session is aborted), on
+        a listener of its own; the last ``keep_records`` records."""
+        srv = Listener(self.host, self.port, tables=0, max_frame=self.max_frame,
+                       origins=self.origins)
+        srv.refusals = self.refusals
+        srv.add_table(self)
+        await srv.start()
+        log.warning("listening on ws://%s:%d/game/{label} (%d seats for clients, %d games)",
+                    self.host, self.bound_port, len(self._free), self.games)
+        try:
+            return await self.serve_table()
+        finally:
+            await srv.stop()
 
 
 def serve_tables(host: str = "127.0.0.1", port: int = 23456, *, tables: int = 2,

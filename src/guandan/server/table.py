@@ -2,9 +2,10 @@
 tribute exchanges; each decision is one :meth:`~.seats.Seat.decide`) and
 the records it writes. The rules it follows are in :mod:`guandan.server`;
 the messages it sends are :mod:`.messages`, its connections
-:mod:`.connections`, its seats and their fault policy :mod:`.seats`; a
-:class:`~.listener.Listener` routes connections to it (and refuses those it
-cannot take, with :meth:`Table.refusal`)."""
+:mod:`.connections`, its seats and their fault policy :mod:`.seats`. A
+table listens on no port: a :class:`~.listener.Listener` routes connections
+to it (and refuses those it cannot take, with :meth:`Table.refusal`), and
+:class:`~.listener.TableServer` is a table on a listener of its own."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 from .._files import atomic_write
 from ..errors import GuandanError
 from ..game import Game
-from ..policies import native_code, parse_policy, policy_names
+from ..policies import check_policy
 from ..rules import Rules
 from . import messages
 from .connections import CLOSE, LOG_IGNORED, Conn, Refusals, close_reason, norm_origin
@@ -34,8 +35,8 @@ MAX_WAITING = 16                # connections waiting before the start beyond th
 
 
 def parse_bots(spec: Optional[str]) -> Dict[int, str]:
-    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any built-in
-    policy name of :mod:`guandan.policies`)."""
+    """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any policy
+    spec :func:`guandan.policies.check_policy` accepts)."""
     out: Dict[int, str] = {}
     if not spec:
         return out
@@ -48,10 +49,9 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
         if seat not in range(4):
             raise GuandanError(f"bad bot {part!r}: seats are 0..3")
         try:
-            native_code(parse_policy(pol)[0])
-        except GuandanError:
-            raise GuandanError(f"bad bot {part!r}: the built-in policies are "
-                               f"{', '.join(policy_names())}") from None
+            check_policy(pol)
+        except GuandanError as e:
+            raise GuandanError(f"bad bot {part!r}: {e}") from None
         out[seat] = pol
     if len(out) == 4:
         raise GuandanError("all four seats are bots: nothing to serve")
@@ -59,9 +59,10 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
 
 
 class Table:
-    """One table. ``await Table(...).run()`` serves its whole session on its
-    own port; a :class:`~.listener.Listener` serves several on one port
-    (:meth:`serve_table`).
+    """One table: ``await table.serve_table()`` plays its whole session on
+    the connections a :class:`~.listener.Listener` routes to it (several
+    tables share one port); :class:`~.listener.TableServer` serves one on a
+    port of its own (``await TableServer(...).run()``).
 
     ``timeout``: seconds a client may think (default 30; 0 or None: forever);
     ``late_grace``: how long a seat's next question waits for its late answer
@@ -507,21 +508,3 @@ class Table:
                         pass
             self._pending = []
         return list(self.records)
-
-    async def run(self) -> List[Dict[str, Any]]:
-        """Serve until the last game is over (or the session is aborted), on
-        a listener of its own; the last ``keep_records`` records."""
-        from .listener import Listener
-
-        srv = Listener(self.host, self.port, tables=0, max_frame=self.max_frame,
-                       origins=self.origins)
-        srv.refusals = self.refusals
-        srv.add_table(self)
-        await srv.start()
-        log.warning("listening on ws://%s:%d/game/{label} (%d seats for clients, %d games)",
-                    self.host, self.bound_port, len(self._free), self.games)
-        try:
-            return await self.serve_table()
-        finally:
-            await srv.stop()
-
