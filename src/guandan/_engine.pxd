@@ -20,8 +20,7 @@ ctypedef struct RuleSet:
     int16_t max_rounds             # 0: unlimited
     # derived from the options above, once (NativeRules), for the native readers:
     uint32_t gen_flags             # the generator's flags (F_NO_WILD_SF without wild_sf)
-    uint8_t key_bits               # the options that change a round's value, as the
-                                   # solver's position key holds them (3 bits)
+    uint8_t key_bits               # the options that change a round's value (3 bits, in the solver's key)
 
 cdef class NativeRules:
     cdef RuleSet r

@@ -857,7 +857,6 @@ def policy_available(int code):
     return 0 < code < POL_SLOTS and POLICY_TABLE[code].fn != NULL
 
 
-
 cdef void plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
     """Accumulate ``(seat, lo, hi)`` play words into per-seat card sets."""
     cdef int s, f
