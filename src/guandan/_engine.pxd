@@ -2,7 +2,7 @@
 """The native game state machine (round, trick, tribute, level) as a C struct
 with nogil functions; the Python Game and the bulk simulator drive it."""
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from guandan._gen cimport Gen, MoveBuf
 from guandan._core cimport Hand
 
@@ -19,6 +19,9 @@ ctypedef struct RuleSet:
     uint8_t equal_lead_banker_left # equal tributes: the banker's left leads
     int8_t a_fail_limit            # failed rounds at A before falling to 2 (0: unlimited)
     int16_t max_rounds             # 0: unlimited
+    # derived from the options above, once (NativeRules), for the native readers:
+    uint32_t gen_flags             # the generator's flags (F_NO_WILD_SF without wild_sf)
+    uint8_t key_bits               # the options that change a round's value (3 bits, in the solver's key)
 
 cdef class NativeRules:
     cdef RuleSet r
@@ -100,27 +103,44 @@ ctypedef struct View:
     uint64_t pby_one[4]
     uint64_t pby_two[4]
 
-ctypedef Py_ssize_t (*policy_fn)(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+# A policy is a function and the context it was registered with (a search
+# configuration, a network's weights; NULL for the built-in policies).
+ctypedef Py_ssize_t (*policy_fn)(const void* ctx, const View* v, MoveBuf* moves,
+                                 uint64_t* rng) noexcept nogil
+
+ctypedef struct PolicyEntry:
+    policy_fn fn               # NULL: no policy under this code
+    const void* ctx
+    int flags                  # POLF_*
 
 cdef enum:
     POL_RANDOM = 1
     POL_GREEDY = 2
     POL_EXPERT = 3
-    POL_SLOTS = 8              # codes 1..7
+    POL_FIRST_FREE = 4         # policy_add hands out codes from here
+    POL_SLOTS = 128            # codes 1..127 (the simulator's policy arrays are int8)
+    POLF_SEARCH = 1            # a search: not a rollout policy (a search inside a search)
 
 cdef enum:
     OBS_DIM = 227              # observation tensor (layout in guandan.vec)
 
 cdef bint st_valid(const State* st) noexcept nogil
+cdef void st_init_play(State* st, const RuleSet* rules, int rlevel, int l0, int l1, int owner,
+                       int to_act, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes,
+                       const int8_t* fin, int nfin) noexcept nogil
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil
-cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
-                          NativeRules rules) except -1
+cdef void plays_by_seat(plays, uint64_t* one, uint64_t* two) except *
 cdef void obs_fill(const View* v, float* out) noexcept nogil
 cdef float st_round_reward(const State* st) noexcept nogil
-cdef int policy_register(int code, policy_fn fn) noexcept
+cdef int policy_register(int code, policy_fn fn, const void* ctx, int flags) noexcept
+cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept
+cdef bint policy_rollout_ok(int code) noexcept nogil
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+
+cdef inline uint64_t policy_salt() noexcept nogil:
+    # a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
+    return 0xA5A5A5A5DEADBEEFULL
 
 cdef void st_seed(uint64_t* rng, uint64_t seed) noexcept nogil
 cdef uint64_t rng_next(uint64_t* s) noexcept nogil
@@ -148,3 +168,21 @@ cdef enum Refusal:
 
 cdef int st_refusal(State* st, Gen* g, MoveBuf* scratch, uint64_t lo, uint64_t hi) noexcept nogil
 
+
+cdef class GameCore:
+    # the native state plus an undo stack (guandan.Game wraps it; the search
+    # tools and the solver read its state directly)
+    cdef State st
+    cdef State* stack
+    cdef Py_ssize_t nstack
+    cdef Py_ssize_t capstack
+    cdef Gen* g
+    cdef MoveBuf scratch
+    cdef uint64_t prng[4]
+    cdef int _push(self) except -1
+
+
+cdef class NativeView:
+    # what one seat knows (a View), built once at the boundary: from an
+    # observation's fields (range-checked) or from a GameCore
+    cdef View v

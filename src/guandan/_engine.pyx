@@ -398,7 +398,7 @@ cdef int st_legal(State* st, Gen* g, MoveBuf* out) noexcept nogil:
     cdef int seat = st.to_act
     if st.phase == PH_PLAY:
         return generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                             0 if st.rules.wild_sf else F_NO_WILD_SF, out)
+                             st.rules.gen_flags, out)
     if st.phase == PH_TRIBUTE:
         return tribute_choices(st, seat, out)
     if st.phase == PH_BACK:
@@ -569,7 +569,7 @@ cdef Py_ssize_t greedy_pick(MoveBuf* moves, int level, bint leading, bint partne
     return 0 if not leading else bomb
 
 
-cdef Py_ssize_t policy_greedy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+cdef Py_ssize_t policy_greedy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int seat = v.seat
     if v.phase != PH_PLAY:
         return 0 if moves.n else -1
@@ -579,7 +579,7 @@ cdef Py_ssize_t policy_greedy(const View* v, MoveBuf* moves, uint64_t* rng) noex
                        v.counts[seat])
 
 
-cdef Py_ssize_t policy_random(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+cdef Py_ssize_t policy_random(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     if moves.n == 0:
         return -1
     return <Py_ssize_t>rng_below(rng, moves.n)
@@ -588,36 +588,76 @@ cdef Py_ssize_t policy_random(const View* v, MoveBuf* moves, uint64_t* rng) noex
 # The native policy registry and the view a policy decides from
 # ---------------------------------------------------------------------------
 
-cdef policy_fn POLICY_TABLE[POL_SLOTS]
+cdef PolicyEntry POLICY_TABLE[POL_SLOTS]
 memset(POLICY_TABLE, 0, sizeof(POLICY_TABLE))
 
 
-cdef int policy_register(int code, policy_fn fn) noexcept:
-    """Install a native policy under ``code`` (1..POL_SLOTS-1); 0 on success."""
-    if code <= 0 or code >= POL_SLOTS:
+cdef int policy_register(int code, policy_fn fn, const void* ctx, int flags) noexcept:
+    """Install a native policy (its function, its context, ``POLF_*`` flags)
+    under ``code`` (1..POL_SLOTS-1); 0 on success. Under the GIL; an entry
+    is written once, before its code is handed out, and never changes (the
+    context must live as long as the process)."""
+    if code <= 0 or code >= POL_SLOTS or fn == NULL or POLICY_TABLE[code].fn != NULL:
         return -1
-    POLICY_TABLE[code] = fn
+    POLICY_TABLE[code].ctx = ctx
+    POLICY_TABLE[code].flags = flags
+    POLICY_TABLE[code].fn = fn
     return 0
+
+
+cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept:
+    """Install a native policy under the first free code from POL_FIRST_FREE;
+    the code, or -1 when the table is full."""
+    cdef int code
+    for code in range(POL_FIRST_FREE, POL_SLOTS):
+        if POLICY_TABLE[code].fn == NULL:
+            return code if policy_register(code, fn, ctx, flags) == 0 else -1
+    return -1
+
+
+cdef bint policy_rollout_ok(int code) noexcept nogil:
+    """Whether ``code`` is a registered policy that may play rollouts (not a
+    search)."""
+    return 0 < code < POL_SLOTS and POLICY_TABLE[code].fn != NULL \
+        and not (POLICY_TABLE[code].flags & POLF_SEARCH)
 
 
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     """Index of policy ``code``'s choice among ``moves`` for the seat to act
     (-1: unknown policy or no move)."""
     cdef View v
-    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
         return -1
     if code == POL_RANDOM:             # needs no view: skip building one (the hot path of bulk runs)
         return <Py_ssize_t>rng_below(rng, moves.n)
     view_of(st, st.to_act, &v)
-    return POLICY_TABLE[code](&v, moves, rng)
+    return POLICY_TABLE[code].fn(POLICY_TABLE[code].ctx, &v, moves, rng)
 
 
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     """Index of policy ``code``'s choice among ``moves`` from a View (-1:
     unknown policy or no move)."""
-    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code] == NULL or moves.n == 0:
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
         return -1
-    return POLICY_TABLE[code](v, moves, rng)
+    return POLICY_TABLE[code].fn(POLICY_TABLE[code].ctx, v, moves, rng)
+
+
+cdef void rules_derive(RuleSet* r) noexcept nogil:
+    """The values native readers take from the rule options, derived once:
+    the generator's flags and the solver's key bits."""
+    r.gen_flags = 0 if r.wild_sf else F_NO_WILD_SF
+    r.key_bits = (r.a_win_second_only & 1) | ((r.wild_sf & 1) << 1) | ((r.equal_lead_banker_left & 1) << 2)
+
+
+cdef bint rules_valid(const RuleSet* r) noexcept nogil:
+    """Whether a RuleSet's fields are in range and its derived values match
+    its options (a RuleSet inside state bytes handed in from outside)."""
+    cdef RuleSet d = r[0]
+    if r.a_win_second_only > 1 or r.wild_sf > 1 or r.equal_lead_banker_left > 1 \
+            or r.a_fail_limit < 0 or r.max_rounds < 0:
+        return False
+    rules_derive(&d)
+    return d.gen_flags == r.gen_flags and d.key_bits == r.key_bits
 
 
 cdef inline bint _in(int x, int lo, int hi) noexcept nogil:
@@ -627,7 +667,7 @@ cdef inline bint _in(int x, int lo, int hi) noexcept nogil:
 cdef bint st_valid(const State* st) noexcept nogil:
     """Whether every field of a state is in the range native code indexes or
     shifts by (the one check of state bytes handed in from outside:
-    ``GameCore.load_state_bytes``, the sampler's and the solver's loaders)."""
+    ``GameCore.load_state_bytes``, the one loader)."""
     cdef int s
     cdef uint64_t h1 = 0, h2 = 0, x
     for s in range(4):
@@ -651,8 +691,7 @@ cdef bint st_valid(const State* st) noexcept nogil:
             and _in(st.top_seat, -1, 3) and _in(st.passes, 0, 3) and _in(st.nfin, 0, 4)
             and _in(st.winner, -1, 1) and _in(st.tr.npay, 0, 2) and _in(st.leader, -1, 3)
             and _in(st.first_leader, -1, 3) and _in(st.last_delta, 0, 3) and st.afail[0] >= 0
-            and st.afail[1] >= 0 and st.round_index >= 0 and st.rules.a_fail_limit >= 0
-            and st.rules.max_rounds >= 0):
+            and st.afail[1] >= 0 and st.round_index >= 0 and rules_valid(&st.rules)):
         return False
     for s in range(4):
         if not (_in(st.fin[s], 0, 3) if s < st.nfin else st.fin[s] == -1):
@@ -670,24 +709,47 @@ cdef bint st_valid(const State* st) noexcept nogil:
     return True
 
 
-cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
-    """What ``seat`` may know of ``st``: its hand, every count, the cards
-    played this round (two decks minus all hands), the trick and levels."""
+cdef void st_init_play(State* st, const RuleSet* rules, int rlevel, int l0, int l1, int owner,
+                       int to_act, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes,
+                       const int8_t* fin, int nfin) noexcept nogil:
+    """The one builder of a play-phase state from its public parts: the
+    levels, the trick and the finishing order given; no hands (the caller
+    deals them), no tribute, no previous round, the deal RNG zero (the
+    caller seeds it when it matters); the leader is whoever leads the trick."""
     cdef int s
-    cdef uint64_t held1 = 0, held2 = 0, x
+    memset(st, 0, sizeof(State))
+    st.rlevel = rlevel
+    st.level[0] = l0
+    st.level[1] = l1
+    st.owner = owner
+    st.to_act = to_act
+    st.top_lo = top_lo
+    st.top_hi = top_hi
+    st.top_seat = top_seat
+    st.passes = passes
+    st.nfin = nfin
+    for s in range(4):
+        st.fin[s] = fin[s] if s < nfin else -1
+        st.last_order[s] = -1
+    st.winner = -1
+    st.rules = rules[0]
+    st.phase = PH_PLAY
+    st.leader = to_act if top_seat < 0 else top_seat
+    st.first_leader = st.leader
+    tribute_none(&st.tr)
+
+
+cdef inline void view_fill(View* v, const State* st, int seat, uint64_t pone, uint64_t ptwo,
+                           const int8_t* counts) noexcept nogil:
+    """The one builder of a View: ``seat``'s hand and the public parts of
+    ``st`` (trick, levels, finishing order, rules; this round's tribute and
+    who played what when ``st`` saw the whole round in the play phase), with
+    the cards played and the counts given."""
+    cdef int s
     v.one = st.one[seat]
     v.two = st.two[seat]
-    # copies held in all hands, bit-sliced: held1 = at least one, held2 = two
-    # (a face has two copies in all: played = 2 - held)
-    for s in range(4):
-        x = st.one[s]
-        held2 |= held1 & x
-        held1 |= x
-        x = st.two[s]
-        held2 |= held1 & x
-        held1 |= x
-    v.pone = ~held2 & FACE_MASK
-    v.ptwo = ~held1 & FACE_MASK
+    v.pone = pone
+    v.ptwo = ptwo
     v.top_lo = st.top_lo
     v.top_hi = st.top_hi
     v.seat = seat
@@ -698,7 +760,7 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     v.top_seat = st.top_seat
     v.passes = st.passes
     for s in range(4):
-        v.counts[s] = <int8_t>card_count(st.one[s], st.two[s])
+        v.counts[s] = counts[s]
         v.fin[s] = st.fin[s]
     v.nfin = st.nfin
     v.rules = st.rules
@@ -710,9 +772,28 @@ cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
     for s in range(4):
         v.pby_one[s] = st.pby_one[s]
         v.pby_two[s] = st.pby_two[s]
+
+
+cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
+    """What ``seat`` may know of ``st``: its hand, every count, the cards
+    played this round (two decks minus all hands), the trick and levels."""
+    cdef int s
+    cdef uint64_t held1 = 0, held2 = 0, x
+    cdef int8_t counts[4]
+    # copies held in all hands, bit-sliced: held1 = at least one, held2 = two
+    # (a face has two copies in all: played = 2 - held)
+    for s in range(4):
+        x = st.one[s]
+        held2 |= held1 & x
+        held1 |= x
+        x = st.two[s]
+        held2 |= held1 & x
+        held1 |= x
+        counts[s] = <int8_t>card_count(st.one[s], st.two[s])
     if st.phase == PH_OVER:          # nothing is in play once the game is over
-        v.pone = 0
-        v.ptwo = 0
+        view_fill(v, st, seat, 0, 0, counts)
+    else:
+        view_fill(v, st, seat, ~held2 & FACE_MASK, ~held1 & FACE_MASK, counts)
 
 
 cdef inline void _counts54(uint64_t one, uint64_t two, float* out) noexcept nogil:
@@ -754,8 +835,8 @@ cdef float st_round_reward(const State* st) noexcept nogil:
     return <float>st.last_delta
 
 
-policy_register(POL_RANDOM, policy_random)
-policy_register(POL_GREEDY, policy_greedy)
+policy_register(POL_RANDOM, policy_random, NULL, 0)
+policy_register(POL_GREEDY, policy_greedy, NULL, 0)
 
 # The refusal reasons by name (guandan.game words them).
 REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": REFUSE_TRIBUTE_DUE,
@@ -765,7 +846,7 @@ REFUSALS = {"NONE": REFUSE_NONE, "GAME_OVER": REFUSE_GAME_OVER, "TRIBUTE_DUE": R
             "DOES_NOT_BEAT": REFUSE_DOES_NOT_BEAT, "OTHER": REFUSE_OTHER}
 
 # a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
-cdef uint64_t _POLICY_SALT = 0xA5A5A5A5DEADBEEFULL
+cdef uint64_t _POLICY_SALT = policy_salt()
 POLICY_SALT = _POLICY_SALT
 
 # Built-in native policies by code (guandan.policies names them).
@@ -774,64 +855,141 @@ NATIVE_POLICY_CODES = {"random": POL_RANDOM, "greedy": POL_GREEDY, "expert": POL
 
 def policy_available(int code):
     """Whether a native policy is registered under ``code``."""
-    return 0 < code < POL_SLOTS and POLICY_TABLE[code] != NULL
+    return 0 < code < POL_SLOTS and POLICY_TABLE[code].fn != NULL
 
 
-cdef int view_from_fields(View* v, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                          uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
-                          NativeRules rules) except -1:
-    """Fill a View from values given field by field (a policy deciding from
-    an observation), checking every range: the values come from callers."""
-    cdef int s
-    if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
-            and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
-            and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
-            and all(0 <= x <= 12 for x in levels)):
-        raise GuandanError("policy view: a value is out of range")
-    if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
-        raise GuandanError("policy view: malformed top play")
-    v.one = hand.one
-    v.two = hand.two
-    v.pone = played.one
-    v.ptwo = played.two
-    v.top_lo = top_lo
-    v.top_hi = top_hi
-    v.seat = seat
-    v.phase = phase
-    v.rlevel = rlevel
-    v.level[0] = levels[0]
-    v.level[1] = levels[1]
-    v.top_seat = top_seat
-    v.passes = passes
+cdef void plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
+    """Accumulate ``(seat, lo, hi)`` play words into per-seat card sets."""
+    cdef int s, f
+    cdef uint64_t lo, hi, m, bit
     for s in range(4):
-        v.counts[s] = counts[s]
-        v.fin[s] = fin[s] if s < len(fin) else -1
-    v.nfin = len(fin)
-    v.rules = rules.r
-    # an observation carries no record of who played what: no tribute
-    # constraints for the sampler
-    v.tribute_known = 0
-    tribute_none(&v.tr)
-    for s in range(4):
-        v.pby_one[s] = 0
-        v.pby_two[s] = 0
+        one[s] = 0
+        two[s] = 0
+    for entry in plays:
+        s = entry[0]
+        lo = entry[1]
+        hi = entry[2]
+        if not 0 <= s <= 3:
+            raise GuandanError("a play's seat must be 0..3")
+        m = lo & FACE_MASK
+        while m:
+            f = gd_ctz64(m)
+            m &= m - 1
+            bit = (<uint64_t>1) << f
+            for _ in range(1 + <int>((hi >> f) & 1)):
+                if one[s] & bit:
+                    if two[s] & bit:
+                        raise GuandanError("more than two copies of a card played by one seat")
+                    two[s] |= bit
+                else:
+                    one[s] |= bit
+
+
+cdef class NativeView:
+    """What one seat knows, as the native ``View`` a policy decides from,
+    built once at the boundary: from values given by name (a policy deciding
+    from an observation, ``guandan.policies.observation_view``; the expert
+    explaining a game), every range checked because the values come from
+    callers, or from a native state (:meth:`of`).
+
+    ``plays`` (this round's complete history as ``(seat, lo, hi)`` move
+    words) and ``tribute`` (``(payers, paid, recv, returned, anti)``: faces
+    and seats, -1 for not yet) add who played what and this round's tribute,
+    the constraints of the world sampler; ``played`` must then be the union
+    of the plays."""
+
+    def __init__(self, *, Hand hand not None, Hand played not None, int seat, int phase,
+                 int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat, int passes,
+                 counts, fin, NativeRules rules not None, plays=None, tribute=None):
+        cdef State st
+        cdef int8_t nf[4]
+        cdef int8_t cs[4]
+        cdef uint64_t pone = 0, ptwo = 0, c1, c2
+        cdef int s
+        if not (0 <= seat <= 3 and 0 <= phase <= 3 and 0 <= rlevel <= 12 and -1 <= top_seat <= 3
+                and 0 <= passes <= 3 and len(counts) == 4 and len(fin) <= 4 and len(levels) == 2
+                and all(0 <= c <= 54 for c in counts) and all(0 <= x <= 3 for x in fin)
+                and all(0 <= x <= 12 for x in levels) and (top_seat >= 0) == (top_lo != 0)):
+            raise GuandanError("policy view: a value is out of range")
+        if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
+            raise GuandanError("policy view: malformed top play")
+        for s in range(len(fin)):
+            nf[s] = fin[s]
+        for s in range(4):
+            cs[s] = counts[s]
+        st_init_play(&st, &rules.r, rlevel, levels[0], levels[1], -1, seat, top_lo, top_hi,
+                     top_seat, passes, nf, len(fin))
+        st.phase = phase
+        st.one[seat] = hand.one
+        st.two[seat] = hand.two
+        if plays is not None:
+            plays_by_seat(plays, st.pby_one, st.pby_two)
+            for s in range(4):       # the union of the plays, counting copies to two
+                c1 = st.pby_one[s]
+                c2 = st.pby_two[s]
+                if (ptwo & c1) | (pone & c2) | (ptwo & c2):
+                    raise GuandanError("policy view: more than two copies of a card played")
+                ptwo |= (pone & c1) | c2
+                pone |= c1
+            if pone != played.one or ptwo != played.two:
+                raise GuandanError("policy view: the cards played are not the union of the plays")
+            st.pby_known = 1
+            if tribute is not None:
+                _tribute_fill(&st.tr, tribute)
+        view_fill(&self.v, &st, seat, played.one, played.two, cs)
+
+    @staticmethod
+    def of(GameCore core not None, int seat):
+        """The View of ``seat`` in a native state (``view_of``: this round's
+        tribute and who played what included when the state saw the whole
+        round)."""
+        cdef NativeView nv = NativeView.__new__(NativeView)
+        if not 0 <= seat <= 3:
+            raise GuandanError(f"seat must be 0..3, got {seat}")
+        view_of(&core.st, seat, &nv.v)
+        return nv
+
+    @property
+    def seat(self):
+        return self.v.seat
+
+    @property
+    def phase(self):
+        return self.v.phase
+
+    @property
+    def tribute_known(self):
+        """Whether the view carries this round's tribute and who played what."""
+        return bool(self.v.tribute_known)
+
+
+cdef int _tribute_fill(Tribute* tr, tribute) except -1:
+    payers, paid, recv, returned, anti = tribute
+    cdef int k
+    if not (len(payers) <= 2 and len(paid) == len(recv) == len(returned) == len(payers)):
+        raise GuandanError("policy view: tribute values out of range")
+    tribute_none(tr)
+    tr.npay = len(payers)
+    tr.anti = bool(anti)
+    for k in range(tr.npay):
+        if not (0 <= payers[k] <= 3 and -1 <= paid[k] <= 53 and -1 <= recv[k] <= 3
+                and -1 <= returned[k] <= 53):
+            raise GuandanError("policy view: tribute values out of range")
+        tr.payer[k] = payers[k]
+        tr.paid[k] = paid[k]
+        tr.recv[k] = recv[k]
+        tr.returned[k] = returned[k]
     return 0
 
 
-def choose_from_view(int code, MoveList moves, Hand hand, Hand played, int seat, int phase,
-                     int rlevel, levels, uint64_t top_lo, uint64_t top_hi, int top_seat,
-                     int passes, counts, fin, NativeRules rules not None, uint64_t rng_seed=0):
-    """Run native policy ``code`` on a view given field by field (built by
-    ``guandan.policies`` from an observation). Returns an index into
-    ``moves`` (-1 if none)."""
-    cdef View v
+def choose_from_view(int code, MoveList moves not None, NativeView view not None, uint64_t rng_seed=0):
+    """Run native policy ``code`` on a :class:`NativeView`. Returns an index
+    into ``moves`` (-1 if none)."""
     cdef uint64_t rng[4]
     if not policy_available(code):
         raise GuandanError(f"no native policy with code {code}")
-    view_from_fields(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat,
-                     passes, counts, fin, rules)
     st_seed(rng, rng_seed)
-    return POLICY_TABLE[code](&v, &moves.buf, rng)
+    return policy_choose_view(code, &view.v, &moves.buf, rng)
 
 
 # ---------------------------------------------------------------------------
@@ -885,6 +1043,7 @@ cdef class NativeRules:
         self.r.equal_lead_banker_left = rules.equal_tribute_leader == "banker_left"
         self.r.a_fail_limit = rules.a_fail_limit or 0
         self.r.max_rounds = rules.max_rounds or 0
+        rules_derive(&self.r)
 
     def __reduce__(self):
         return (NativeRules, (self.rules,))
@@ -892,13 +1051,6 @@ cdef class NativeRules:
 
 cdef class GameCore:
     """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
-    cdef State st
-    cdef State* stack
-    cdef Py_ssize_t nstack
-    cdef Py_ssize_t capstack
-    cdef Gen* g
-    cdef MoveBuf scratch
-    cdef uint64_t prng[4]
 
     def __cinit__(self):
         self.stack = NULL
@@ -1090,6 +1242,7 @@ cdef class GameCore:
         ``Game.from_position``); every value is range-checked again here so
         that nothing out of range ever reaches the state."""
         cdef int i
+        cdef int8_t nf[4]
         cdef Hand h
         if len(hands) != 4 or len(levels) != 2 or len(afail) != 2 or len(fin) > 4:
             raise GuandanError("set_position: wrong number of hands, levels, a_fails or finished seats")
@@ -1104,35 +1257,18 @@ cdef class GameCore:
             raise GuandanError("set_position: a value is out of range")
         if top_lo != 0 and not words_shape_ok(top_lo, top_hi, rlevel):
             raise GuandanError("set_position: malformed top play")
-        memset(&self.st, 0, sizeof(State))
+        for i in range(len(fin)):
+            nf[i] = fin[i]
+        st_init_play(&self.st, &rules.r, rlevel, levels[0], levels[1], owner, to_act, top_lo, top_hi,
+                     top_seat, passes, nf, len(fin))
         st_seed(self.st.deal_rng, seed)
         st_seed(self.prng, seed ^ _POLICY_SALT)
         for i in range(4):
             self.st.one[i] = (<Hand>hands[i]).one
             self.st.two[i] = (<Hand>hands[i]).two
-            self.st.fin[i] = -1
-            self.st.last_order[i] = -1
-        self.st.rlevel = rlevel
-        self.st.level[0] = levels[0]
-        self.st.level[1] = levels[1]
-        self.st.owner = owner
-        self.st.to_act = to_act
-        self.st.top_lo = top_lo
-        self.st.top_hi = top_hi
-        self.st.top_seat = top_seat
-        self.st.passes = passes
-        self.st.nfin = len(fin)
-        for i in range(len(fin)):
-            self.st.fin[i] = fin[i]
         self.st.round_index = round_index
         self.st.afail[0] = afail[0]
         self.st.afail[1] = afail[1]
-        self.st.winner = -1
-        self.st.rules = rules.r
-        self.st.phase = PH_PLAY
-        self.st.leader = to_act if top_seat < 0 else top_seat
-        self.st.first_leader = self.st.leader
-        tribute_none(&self.st.tr)
         self.nstack = 0
 
     def start_round(self, uint64_t seed, levels, int owner, last_order,

@@ -26,4 +26,4 @@ ctypedef struct Decomp:
     Group g[MAXG]
 
 cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil
-cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil

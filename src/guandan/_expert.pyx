@@ -35,7 +35,7 @@ from guandan._gen cimport (
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, NativeRules, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, view_from_fields,
+    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
 )
 
 from .errors import GuandanError
@@ -1772,29 +1772,24 @@ cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept
     return follow(v, &tb, moves, rule)
 
 
-cdef Py_ssize_t expert_policy(const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
     return expert_decide(v, moves, &rule)
 
 
-policy_register(POL_EXPERT, expert_policy)
+policy_register(POL_EXPERT, expert_policy, NULL, 0)
 
 # ---------------------------------------------------------------------------
 # Python-facing: explanations and the decomposition
 # ---------------------------------------------------------------------------
 
-def explain_view(MoveList moves, Hand hand, Hand played, int seat, int phase, int rlevel, levels,
-                 uint64_t top_lo, uint64_t top_hi, int top_seat, int passes, counts, fin,
-                 NativeRules rules not None):
-    """``(index into moves, rule name)`` of the expert's decision on a view
-    given field by field (as :func:`guandan._engine.choose_from_view`)."""
-    cdef View v
+def explain_view(MoveList moves not None, NativeView view not None):
+    """``(index into moves, rule name)`` of the expert's decision on a
+    :class:`guandan._engine.NativeView` (as :func:`guandan._engine.choose_from_view`)."""
     cdef int rule = 0
     cdef Py_ssize_t i
-    view_from_fields(&v, hand, played, seat, phase, rlevel, levels, top_lo, top_hi, top_seat, passes,
-                     counts, fin, rules)
     with nogil:
-        i = expert_decide(&v, &moves.buf, &rule)
+        i = expert_decide(&view.v, &moves.buf, &rule)
     return i, RULE_NAMES[rule]
 
 

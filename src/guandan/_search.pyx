@@ -47,23 +47,20 @@ cimport cython
 cimport numpy as cnp
 import numpy as np
 
-from guandan._core cimport MoveList, Hand
+from guandan._core cimport Hand
 from guandan._gen cimport (
-    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, card_count, move_size, is_bomb_type,
-    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, words_shape_ok, gd_ctz64,
+    Gen, gen_new, gen_free, MoveBuf, buf_free, card_count, move_size, is_bomb_type,
+    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    Tribute, tribute_none,
-    st_valid,
-    State, View, RuleSet, NativeRules, PH_PLAY, POL_SLOTS, st_seed, rng_next, st_legal, st_apply, policy_choose,
-    policy_choose_view,
-    policy_register, view_of,
+    Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
+    POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
+    policy_rollout_ok, plays_by_seat,
 )
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
     terminal_order, order_value, gd_now, gd_thread_cpu,
 )
-from guandan._engine import policy_available
 
 from .errors import GuandanError
 
@@ -148,26 +145,22 @@ cdef inline void tribute_of(const Tribute* tr, int i, int* p, int* r, int* t, in
     b[0] = tr.returned[i]
 
 
-cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
-                   uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
-                   const uint64_t* pby_two, bint use_tribute) noexcept nogil:
-    """What ``seat`` knows: ``base`` is the public state (its own hand in
-    ``base``; the other hands are ignored), ``counts`` every seat's card
-    count, ``pone/ptwo`` the cards played this round, ``pby_*`` (or NULL)
-    the cards each seat played this round (needed only with tribute
-    constraints). Returns 0, -1 if the counts do not match the unseen cards
-    or the tribute is incomplete, -2 if no deal is consistent, -3 out of
-    memory."""
-    cdef int s, k, f, i, o, p, r, t, b, ts, bs, kp, kr, wild, total, nu, sm, j, kk, d0, d1
-    cdef int8_t lb[3][54]
-    cdef int8_t ub[3][54]
-    cdef int8_t off0[4][54]
-    cdef int8_t off1[4][54]
-    cdef int jmask = 0, jlo = 0, jhi = 2, joff = 0
+ctypedef struct Bounds:
+    # what the tribute of this round proves about the other seats' hands now
+    int8_t lb[3][54]           # at least / at most this many copies of face f (others[k])
+    int8_t ub[3][54]
+    int jmask                  # the payers (bits), whose big jokers together lie in jlo..jhi
+    int jlo, jhi
+    int joff                   # big jokers the payers held then but not in the unseen split
+
+
+cdef inline int info_template(Info* IS, const State* base, int seat, const int8_t* counts,
+                              uint64_t pone, uint64_t ptwo) noexcept nogil:
+    """The public template (own hand only), the other seats and their
+    counts, and the unseen copies of each face; -1 if the counts do not
+    match the unseen cards."""
+    cdef int s, k, f, nu, total
     cdef uint64_t own1 = base.one[seat], own2 = base.two[seat]
-    cdef double w, acc
-    cdef double* G
-    cdef Py_ssize_t idx, nxt
     memcpy(&IS.base, base, sizeof(State))
     IS.seat = seat
     IS.G = NULL
@@ -195,6 +188,22 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
         total += nu
     if total != IS.need[0] + IS.need[1] + IS.need[2]:
         return -1
+    return 0
+
+
+cdef inline int info_bounds(const Info* IS, const State* base, int seat, const uint64_t* pby_one,
+                            const uint64_t* pby_two, bint use_tribute, Bounds* B) noexcept nogil:
+    """The bounds the tribute of this round (and who played what since)
+    puts on each other seat's copies of each face; -1 if the tribute is
+    incomplete."""
+    cdef int s, k, f, i, p, r, t, b, ts, bs, kp, kr, wild
+    cdef int8_t off0[4][54]
+    cdef int8_t off1[4][54]
+    cdef uint64_t own1 = base.one[seat], own2 = base.two[seat]
+    B.jmask = 0
+    B.jlo = 0
+    B.jhi = 2
+    B.joff = 0
     # offsets: the hand now + off = the hand at an earlier time
     # off0: at the deal (before tribute), off1: after the tribute exchange, before returns
     memset(off0, 0, sizeof(off0))
@@ -207,66 +216,74 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                 off1[s][f] += i
     for k in range(3):
         for f in range(54):
-            lb[k][f] = 0
-            ub[k][f] = 2
-    if use_tribute and base.tr.npay > 0:
-        if base.tr.npay > 2:
+            B.lb[k][f] = 0
+            B.ub[k][f] = 2
+    if not (use_tribute and base.tr.npay > 0):
+        return 0
+    if base.tr.npay > 2:
+        return -1
+    for i in range(base.tr.npay):
+        if base.tr.payer[i] < 0 or base.tr.payer[i] > 3:
             return -1
+    if not base.tr.anti:
         for i in range(base.tr.npay):
-            if base.tr.payer[i] < 0 or base.tr.payer[i] > 3:
-                return -1
-        if not base.tr.anti:
-            for i in range(base.tr.npay):
-                tribute_of(&base.tr, i, &p, &r, &t, &b)
-                if r < 0 or r > 3 or t < 0 or t > 53 or b < 0 or b > 53:
-                    return -1                       # tribute or return not done yet
-                off0[p][t] += 1                     # the payer gave t
-                off0[r][t] -= 1                     # the receiver got it
-                off0[r][b] += 1                     # the receiver returned b
-                off0[p][b] -= 1
-                off1[r][b] += 1
-                off1[p][b] -= 1
-        for k in range(3):
-            s = IS.others[k]
-            for f in range(54):
-                lb[k][f] = <int8_t>imax(0, imax(-off0[s][f], -off1[s][f]))
-                ub[k][f] = <int8_t>imin(2, imin(2 - off0[s][f], 2 - off1[s][f]))
-        wild = 4 * base.rlevel + 1
-        if not base.tr.anti:
-            for i in range(base.tr.npay):
-                tribute_of(&base.tr, i, &p, &r, &t, &b)
-                kp = -1
-                kr = -1
-                for k in range(3):
-                    if IS.others[k] == p:
-                        kp = k
-                    if IS.others[k] == r:
-                        kr = k
-                if kp >= 0:
-                    # the tribute is the payer's highest card, never a wild
-                    ts = face_strength(t, base.rlevel)
-                    for f in range(54):
-                        if f != wild and face_strength(f, base.rlevel) > ts:
-                            ub[kp][f] = <int8_t>imin(ub[kp][f], -off0[p][f])
-                if kr >= 0 and not returnable(b, base.rlevel):
-                    # a return above 10 (or a level card): nothing returnable was
-                    # held, and nothing lower than it but wilds
-                    bs = face_strength(b, base.rlevel)
-                    for f in range(54):
-                        if returnable(f, base.rlevel) or (f != wild and face_strength(f, base.rlevel) < bs):
-                            ub[kr][f] = <int8_t>imin(ub[kr][f], -off1[r][f])
-            jlo = 0
-            jhi = 1                                 # else it would have been anti-tribute
-        else:
-            jlo = 2
-            jhi = 2                                 # anti-tribute: the payers held both
+            tribute_of(&base.tr, i, &p, &r, &t, &b)
+            if r < 0 or r > 3 or t < 0 or t > 53 or b < 0 or b > 53:
+                return -1                       # tribute or return not done yet
+            off0[p][t] += 1                     # the payer gave t
+            off0[r][t] -= 1                     # the receiver got it
+            off0[r][b] += 1                     # the receiver returned b
+            off0[p][b] -= 1
+            off1[r][b] += 1
+            off1[p][b] -= 1
+    for k in range(3):
+        s = IS.others[k]
+        for f in range(54):
+            B.lb[k][f] = <int8_t>imax(0, imax(-off0[s][f], -off1[s][f]))
+            B.ub[k][f] = <int8_t>imin(2, imin(2 - off0[s][f], 2 - off1[s][f]))
+    wild = 4 * base.rlevel + 1
+    if not base.tr.anti:
         for i in range(base.tr.npay):
-            p = base.tr.payer[i]
-            jmask |= 1 << p
-            joff += off0[p][HR]
-            if p == seat:
-                joff += nbits(own1, own2, HR)
-    # the weight of every split of every face
+            tribute_of(&base.tr, i, &p, &r, &t, &b)
+            kp = -1
+            kr = -1
+            for k in range(3):
+                if IS.others[k] == p:
+                    kp = k
+                if IS.others[k] == r:
+                    kr = k
+            if kp >= 0:
+                # the tribute is the payer's highest card, never a wild
+                ts = face_strength(t, base.rlevel)
+                for f in range(54):
+                    if f != wild and face_strength(f, base.rlevel) > ts:
+                        B.ub[kp][f] = <int8_t>imin(B.ub[kp][f], -off0[p][f])
+            if kr >= 0 and not returnable(b, base.rlevel):
+                # a return above 10 (or a level card): nothing returnable was
+                # held, and nothing lower than it but wilds
+                bs = face_strength(b, base.rlevel)
+                for f in range(54):
+                    if returnable(f, base.rlevel) or (f != wild and face_strength(f, base.rlevel) < bs):
+                        B.ub[kr][f] = <int8_t>imin(B.ub[kr][f], -off1[r][f])
+        B.jlo = 0
+        B.jhi = 1                               # else it would have been anti-tribute
+    else:
+        B.jlo = 2
+        B.jhi = 2                               # anti-tribute: the payers held both
+    for i in range(base.tr.npay):
+        p = base.tr.payer[i]
+        B.jmask |= 1 << p
+        B.joff += off0[p][HR]
+        if p == seat:
+            B.joff += nbits(own1, own2, HR)
+    return 0
+
+
+cdef inline void info_split_weights(Info* IS, const Bounds* B) noexcept nogil:
+    """The weight of every split of every face's unseen copies: its physical
+    arrangements, 0 where a bound rules it out."""
+    cdef int f, o, k, nu, sm
+    cdef double w
     for f in range(54):
         nu = IS.u[f]
         for o in range(6):
@@ -274,17 +291,25 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
         for o in range(NOPT[nu]):
             w = MULT[nu][o]
             for k in range(3):
-                if OPTX[nu][o][k] < lb[k][f] or OPTX[nu][o][k] > ub[k][f]:
+                if OPTX[nu][o][k] < B.lb[k][f] or OPTX[nu][o][k] > B.ub[k][f]:
                     w = 0.0
-            if f == HR and jmask:
-                sm = joff
+            if f == HR and B.jmask:
+                sm = B.joff
                 for k in range(3):
-                    if (jmask >> IS.others[k]) & 1:
+                    if (B.jmask >> IS.others[k]) & 1:
                         sm += OPTX[nu][o][k]
-                if sm < jlo or sm > jhi:
+                if sm < B.jlo or sm > B.jhi:
                     w = 0.0
             IS.w[f][o] = w
-    # completion weights, from the last face back
+
+
+cdef inline int info_completions(Info* IS) noexcept nogil:
+    """The DP table of completion weights, from the last face back; -2 if
+    no deal is consistent, -3 out of memory."""
+    cdef int f, o, i, j, kk, nu, d0, d1
+    cdef double w, acc
+    cdef double* G
+    cdef Py_ssize_t idx, nxt
     d0 = IS.need[0] + 1
     d1 = IS.need[1] + 1
     IS.d1 = d1
@@ -320,6 +345,27 @@ cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
     if not (G[(0 * d0 + IS.need[0]) * d1 + IS.need[1]] > 0.0):
         return -2
     return 0
+
+
+cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
+                   uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
+                   const uint64_t* pby_two, bint use_tribute) noexcept nogil:
+    """What ``seat`` knows: ``base`` is the public state (its own hand in
+    ``base``; the other hands are ignored), ``counts`` every seat's card
+    count, ``pone/ptwo`` the cards played this round, ``pby_*`` (or NULL)
+    the cards each seat played this round (needed only with tribute
+    constraints). Returns 0, -1 if the counts do not match the unseen cards
+    or the tribute is incomplete, -2 if no deal is consistent, -3 out of
+    memory."""
+    cdef Bounds B
+    cdef int rc = info_template(IS, base, seat, counts, pone, ptwo)
+    if rc != 0:
+        return rc
+    rc = info_bounds(IS, base, seat, pby_one, pby_two, use_tribute, &B)
+    if rc != 0:
+        return rc
+    info_split_weights(IS, &B)
+    return info_completions(IS)
 
 
 cdef void info_free(Info* IS) noexcept nogil:
@@ -409,30 +455,12 @@ cdef void info_marginals(const Info* IS, double* out) noexcept nogil:
     free(F)
 
 
-cdef void base_from_view(State* st, const View* v) noexcept nogil:
-    cdef int s
-    memset(st, 0, sizeof(State))
+cdef inline void base_from_view(State* st, const View* v) noexcept nogil:
+    st_init_play(st, &v.rules, v.rlevel, v.level[0], v.level[1], -1, v.seat, v.top_lo, v.top_hi,
+                 v.top_seat, v.passes, v.fin, v.nfin)
     st.one[v.seat] = v.one
     st.two[v.seat] = v.two
-    st.top_lo = v.top_lo
-    st.top_hi = v.top_hi
-    st.top_seat = v.top_seat
-    st.passes = v.passes
-    st.rlevel = v.rlevel
-    st.level[0] = v.level[0]
-    st.level[1] = v.level[1]
-    st.owner = -1
-    st.phase = PH_PLAY
-    st.to_act = v.seat
-    st.nfin = v.nfin
-    for s in range(4):
-        st.fin[s] = v.fin[s] if s < v.nfin else -1
-        st.last_order[s] = -1
     st.tr = v.tr                        # (no tribute unless v.tribute_known)
-    st.winner = -1
-    st.rules = v.rules
-    st.leader = v.seat if v.top_seat < 0 else v.top_seat
-    st.first_leader = st.leader
 
 
 cdef int info_from_view(Info* IS, const View* v) noexcept nogil:
@@ -732,23 +760,19 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
     return rc
 
 # ---------------------------------------------------------------------------
-# The search as native policies (codes allocated from Python, 4..7)
+# The search as native policies: one entry per configuration, its context
+# the configuration (NativeSearchConfig)
 # ---------------------------------------------------------------------------
 
-cdef SearchCfg SLOT_CFG[POL_SLOTS]
-cdef int SLOT_ON[POL_SLOTS]
-memset(SLOT_CFG, 0, sizeof(SLOT_CFG))
-memset(SLOT_ON, 0, sizeof(SLOT_ON))
-
-
-cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+cdef Py_ssize_t _search_policy(const void* ctx, const View* v, MoveBuf* moves,
+                               uint64_t* rng) noexcept nogil:
     cdef Info IS
     cdef SearchOut o
     cdef int rc
-    cdef const SearchCfg* cfg = &SLOT_CFG[code]
+    cdef const SearchCfg* cfg = <const SearchCfg*>ctx
     if moves.n == 0:
         return -1
-    if moves.n == 1 or not SLOT_ON[code]:
+    if moves.n == 1:
         return 0
     if v.phase != PH_PLAY:               # tribute / return: the rollout policy's choice
         rc = <int>policy_choose_view(cfg.rollout_code, v, moves, rng)
@@ -765,112 +789,79 @@ cdef Py_ssize_t _search_view(int code, const View* v, MoveBuf* moves, uint64_t* 
     return o.choice
 
 
-cdef Py_ssize_t _slot4(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
-    return _search_view(4, v, m, r)
+# every registered configuration, alive as long as the process (a native
+# policy entry points at its SearchCfg)
+_REGISTERED = []
 
 
-cdef Py_ssize_t _slot5(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
-    return _search_view(5, v, m, r)
+cdef class NativeSearchConfig:
+    """A search configuration as the native ``SearchCfg``, range-checked
+    once (``guandan.search.SearchConfig.native``): the rollout policy's
+    code, the budget (``rollouts`` evaluations, else ``ms`` per decision,
+    thread CPU time with ``cpu_clock``), ``topk`` candidates, the exact
+    solve threshold (``solve_cards``, ``solve_nodes``, ``tt_bits``) and the
+    ``margin`` in paired standard errors."""
+
+    cdef SearchCfg cfg
+    cdef int _code
+
+    def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
+                 int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock):
+        if not policy_rollout_ok(rollout_code):
+            raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
+                               f"search (code {rollout_code})")
+        if rollouts < 0 or ms < 0 or (rollouts == 0 and ms <= 0):
+            raise GuandanError("give a budget: rollouts > 0 or ms > 0")
+        if not 1 <= topk <= MAXCAND:
+            raise GuandanError(f"k (candidate moves) must be 1..{MAXCAND}, got {topk}")
+        if not 0 <= solve_cards <= 108 or solve_nodes < 0 or not 4 <= tt_bits <= 30:
+            raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
+        if not 0 <= margin <= 100:
+            raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
+        self.cfg.rollout_code = rollout_code
+        self.cfg.rollouts = rollouts
+        self.cfg.ms = ms
+        self.cfg.topk = topk
+        self.cfg.solve_cards = solve_cards
+        self.cfg.solve_nodes = solve_nodes
+        self.cfg.tt_bits = tt_bits
+        self.cfg.margin = margin
+        self.cfg.cpu_clock = cpu_clock
+        self._code = 0
+
+    def register(self):
+        """This configuration as a native policy: its code (the same code on
+        every call; a new code the first time, while the table has room)."""
+        cdef int code
+        if self._code == 0:
+            code = policy_add(_search_policy, &self.cfg, POLF_SEARCH)
+            if code < 0:
+                raise GuandanError(f"the native policy table is full ({POL_SLOTS - 1} codes); use "
+                                   "fewer distinct search configurations in one process")
+            _REGISTERED.append(self)
+            self._code = code
+        return self._code
+
+    @property
+    def code(self):
+        """The native policy code (0 until :meth:`register`)."""
+        return self._code
+
+    def __reduce__(self):
+        c = self.cfg
+        return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
+                                  c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock)))
 
 
-cdef Py_ssize_t _slot6(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
-    return _search_view(6, v, m, r)
-
-
-cdef Py_ssize_t _slot7(const View* v, MoveBuf* m, uint64_t* r) noexcept nogil:
-    return _search_view(7, v, m, r)
-
-
-cdef int _check_cfg(SearchCfg* c, int rollout_code, int64_t rollouts, double ms, int topk,
-                    int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
-                    bint cpu_clock) except -1:
-    if not (0 < rollout_code < POL_SLOTS) or not policy_available(rollout_code) or SLOT_ON[rollout_code]:
-        raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
-                           f"search (code {rollout_code})")
-    if rollouts < 0 or ms < 0 or (rollouts == 0 and ms <= 0):
-        raise GuandanError("give a budget: rollouts > 0 or ms > 0")
-    if not 1 <= topk <= MAXCAND:
-        raise GuandanError(f"k (candidate moves) must be 1..{MAXCAND}, got {topk}")
-    if not 0 <= solve_cards <= 108 or solve_nodes < 0 or not 4 <= tt_bits <= 30:
-        raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
-    if not 0 <= margin <= 100:
-        raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
-    c.rollout_code = rollout_code
-    c.rollouts = rollouts
-    c.ms = ms
-    c.topk = topk
-    c.solve_cards = solve_cards
-    c.solve_nodes = solve_nodes
-    c.tt_bits = tt_bits
-    c.margin = margin
-    c.cpu_clock = cpu_clock
-    return 0
-
-
-def register_slot(int code, int rollout_code, int64_t rollouts, double ms, int topk,
-                  int solve_cards, int64_t solve_nodes, int tt_bits, double margin,
-                  bint cpu_clock):
-    """Register the search with this configuration as native policy ``code``
-    (4..7, a free slot). ``guandan.search`` allocates the slots."""
-    if code < 4 or code > 7:
-        raise GuandanError("search slots are codes 4..7")
-    if policy_available(code) and not SLOT_ON[code]:
-        raise GuandanError(f"native policy code {code} is taken")
-    _check_cfg(&SLOT_CFG[code], rollout_code, rollouts, ms, topk, solve_cards, solve_nodes,
-               tt_bits, margin, cpu_clock)
-    SLOT_ON[code] = 1
-    if code == 4:
-        policy_register(4, _slot4)
-    elif code == 5:
-        policy_register(5, _slot5)
-    elif code == 6:
-        policy_register(6, _slot6)
-    else:
-        policy_register(7, _slot7)
-
-
-def is_search_slot(int code):
-    return 0 < code < POL_SLOTS and SLOT_ON[code] != 0
+def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
+                    cpu_clock):
+    return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
+                              solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
+                              margin=margin, cpu_clock=cpu_clock)
 
 # ---------------------------------------------------------------------------
 # Python-facing
 # ---------------------------------------------------------------------------
-
-cdef State* _load(bytes data, State* st) except NULL:
-    if len(data) != sizeof(State):
-        raise GuandanError("state bytes of the wrong size")
-    memcpy(st, <char*>data, sizeof(State))
-    if not st_valid(st):
-        raise GuandanError("state bytes out of range")
-    return st
-
-
-cdef void _plays_by_seat(plays, uint64_t* one, uint64_t* two) except *:
-    """Accumulate (seat, lo, hi) play words into per-seat card sets."""
-    cdef int s, f
-    cdef uint64_t lo, hi, m, bit
-    for s in range(4):
-        one[s] = 0
-        two[s] = 0
-    for entry in plays:
-        s = entry[0]
-        lo = entry[1]
-        hi = entry[2]
-        if not 0 <= s <= 3:
-            raise GuandanError("a play's seat must be 0..3")
-        m = lo & FACE_MASK
-        while m:
-            f = gd_ctz64(m)
-            m &= m - 1
-            bit = (<uint64_t>1) << f
-            for _ in range(1 + <int>((hi >> f) & 1)):
-                if one[s] & bit:
-                    if two[s] & bit:
-                        raise GuandanError("more than two copies of a card played by one seat")
-                    two[s] |= bit
-                else:
-                    one[s] |= bit
-
 
 _INFO_ERRORS = {
     -1: "the card counts do not match the unseen cards, or the tribute of this round is "
@@ -902,7 +893,7 @@ cdef class InfoSet:
             raise GuandanError("worlds are sampled in the play phase")
         if not 0 <= seat <= 3:
             raise GuandanError(f"seat must be 0..3, got {seat}")
-        _plays_by_seat(plays, pb1, pb2)
+        plays_by_seat(plays, pb1, pb2)
         for s in range(4):
             self.counts[s] = counts[s]
         info_free(&self.info)
@@ -912,32 +903,28 @@ cdef class InfoSet:
             raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
 
     @staticmethod
-    def from_view(bytes state, int seat):
-        """What a native policy deciding for ``seat`` in a native state knows:
-        built from the seat's ``View`` (as the search player in ``simulate``
-        and ``VecGame`` builds it), this round's tribute and return included
-        when the state saw the whole round."""
-        cdef State st
-        cdef View v
+    def from_view(NativeView view not None):
+        """What a native policy deciding from ``view`` knows: the information
+        set the search player builds inside ``simulate`` and ``VecGame``
+        (``NativeView.of(core, seat)``) or from an observation
+        (``guandan.search.info_from_observation``), with this round's tribute
+        and return constraints when the view carries them."""
+        cdef const View* v = &view.v
         cdef InfoSet s = InfoSet.__new__(InfoSet)
         cdef int k, rc
-        _load(state, &st)
-        if st.phase != PH_PLAY:
+        if v.phase != PH_PLAY or v.nfin > 3:
             raise GuandanError("worlds are sampled in the play phase")
-        if not 0 <= seat <= 3:
-            raise GuandanError(f"seat must be 0..3, got {seat}")
-        view_of(&st, seat, &v)
         for k in range(4):
             s.counts[k] = v.counts[k]
-        rc = info_from_view(&s.info, &v)
+        rc = info_from_view(&s.info, v)
         if rc != 0:
             info_free(&s.info)
-            raise GuandanError(f"cannot sample worlds for seat {seat}: {_INFO_ERRORS.get(rc, rc)}")
+            raise GuandanError(f"cannot sample worlds for seat {v.seat}: {_INFO_ERRORS.get(rc, rc)}")
         return s
 
     @staticmethod
-    def from_state(bytes state, int seat, plays=(), bint use_tribute=True):
-        """From a native state (``GameCore.state_bytes()``): only the public
+    def from_state(GameCore core not None, int seat, plays=(), bint use_tribute=True):
+        """From a native state (a ``GameCore``): only the public
         parts and ``seat``'s hand are read (the counts, and the cards played
         as the complement of all hands). ``plays``: this round's plays as
         ``(seat, lo, hi)`` words (for the tribute constraints)."""
@@ -946,7 +933,7 @@ cdef class InfoSet:
         cdef int8_t counts[4]
         cdef uint64_t pone = 0, ptwo = 0, bit
         cdef int k, f, c
-        _load(state, &st)
+        memcpy(&st, &core.st, sizeof(State))
         for k in range(4):
             counts[k] = <int8_t>card_count(st.one[k], st.two[k])
         for f in range(54):
@@ -959,75 +946,6 @@ cdef class InfoSet:
             if c >= 2:
                 ptwo |= bit
         s._init(&st, seat, counts, pone, ptwo, plays, use_tribute)
-        return s
-
-    @staticmethod
-    def from_fields(int seat, Hand hand, counts, plays, int rlevel, levels, int top_seat,
-                    uint64_t top_lo, uint64_t top_hi, int passes, fin, NativeRules rules not None,
-                    payers=(), paid=(), recv=(), returned=(), bint anti=False):
-        """From an observation's fields (see ``guandan.search``): the cards
-        played are the union of ``plays``, which must then be this round's
-        complete history."""
-        cdef State st
-        cdef InfoSet s = InfoSet.__new__(InfoSet)
-        cdef int8_t cs[4]
-        cdef uint64_t pb1[4]
-        cdef uint64_t pb2[4]
-        cdef uint64_t pone = 0, ptwo = 0, bit
-        cdef int k, f, c
-        if not (0 <= seat <= 3 and 0 <= rlevel <= 12 and len(levels) == 2 and len(counts) == 4
-                and -1 <= top_seat <= 3 and 0 <= passes <= 3 and len(fin) < 4
-                and all(0 <= x <= 12 for x in levels) and all(0 <= x <= 3 for x in fin)
-                and all(0 <= x <= 54 for x in counts)
-                and len(payers) <= 2 and len(paid) == len(recv) == len(returned) == len(payers)
-                and (top_seat >= 0) == (top_lo != 0)):
-            raise GuandanError("InfoSet.from_fields: a value is out of range")
-        if top_lo and not words_shape_ok(top_lo, top_hi, rlevel):
-            raise GuandanError("InfoSet.from_fields: malformed top play")
-        _plays_by_seat(plays, pb1, pb2)
-        for k in range(4):
-            for f in range(54):
-                bit = (<uint64_t>1) << f
-                c = nbits(pone, ptwo, f) + nbits(pb1[k], pb2[k], f)
-                if c > 2:
-                    raise GuandanError("more than two copies of a card played")
-                if c >= 1:
-                    pone |= bit
-                if c >= 2:
-                    ptwo |= bit
-        memset(&st, 0, sizeof(State))
-        st.one[seat] = hand.one
-        st.two[seat] = hand.two
-        st.rlevel = rlevel
-        st.level[0] = levels[0]
-        st.level[1] = levels[1]
-        st.owner = -1
-        st.phase = PH_PLAY
-        st.to_act = seat
-        st.top_seat = top_seat
-        st.top_lo = top_lo
-        st.top_hi = top_hi
-        st.passes = passes
-        st.nfin = len(fin)
-        for k in range(4):
-            st.fin[k] = fin[k] if k < len(fin) else -1
-            st.last_order[k] = -1
-            cs[k] = counts[k]
-        st.rules = rules.r
-        st.winner = -1
-        st.leader = seat if top_seat < 0 else top_seat
-        st.first_leader = st.leader
-        st.tr.npay = len(payers)
-        st.tr.anti = anti
-        for k in range(2):
-            st.tr.payer[k] = payers[k] if k < len(payers) else -1
-            st.tr.paid[k] = paid[k] if k < len(paid) else -1
-            st.tr.recv[k] = recv[k] if k < len(recv) else -1
-            st.tr.returned[k] = returned[k] if k < len(returned) else -1
-            if k < len(payers) and not (0 <= st.tr.payer[k] <= 3 and -1 <= st.tr.paid[k] <= 53
-                                        and -1 <= st.tr.recv[k] <= 3 and -1 <= st.tr.returned[k] <= 53):
-                raise GuandanError("InfoSet.from_fields: tribute values out of range")
-        s._init(&st, seat, cs, pone, ptwo, plays, True)
         return s
 
     @property
@@ -1101,14 +1019,12 @@ cdef class InfoSet:
         ``code``: ``(orders (n, 4) int8, values (n,) int8)``."""
         return _rollouts(&self.info.base, &self.info, code, n, seed)
 
-    def search(self, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
-               int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, uint64_t seed):
+    def search(self, NativeSearchConfig config not None, uint64_t seed):
         """One search decision for the seat (which must be the seat to act).
         Returns a dict: ``moves`` (the legal list as words), ``choice``
         (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
         (per candidate), ``worlds``, ``rollouts``, ``solved``, ``solve_fail``,
         ``seconds``."""
-        cdef SearchCfg cfg
         cdef SearchOut o
         cdef MoveBuf legal
         cdef Gen* g
@@ -1116,8 +1032,6 @@ cdef class InfoSet:
         cdef Py_ssize_t i
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
-        _check_cfg(&cfg, rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits,
-                   margin, cpu_clock)
         g = gen_new()
         if g == NULL:
             raise MemoryError()
@@ -1130,7 +1044,7 @@ cdef class InfoSet:
             if legal.n == 0:
                 raise GuandanError("no legal move")
             with nogil:
-                rc = search_decide(&self.info, &legal, &cfg, seed, &o)
+                rc = search_decide(&self.info, &legal, &config.cfg, seed, &o)
             if rc != 0:
                 raise GuandanError("the search failed (a rollout policy made no choice)")
             return {
@@ -1159,7 +1073,7 @@ cdef object _rollouts(const State* st, const Info* IS, int code, Py_ssize_t n, u
     cdef Py_ssize_t i
     cdef int v, k, bad = 0
     cdef int8_t order[4]
-    if not policy_available(code) or is_search_slot(code):
+    if not policy_rollout_ok(code):
         raise GuandanError(f"no native rollout policy with code {code}")
     if n < 0 or n > 100_000_000:
         raise GuandanError("n must be 0..100,000,000")
@@ -1194,56 +1108,43 @@ cdef object _rollouts(const State* st, const Info* IS, int code, Py_ssize_t n, u
     return orders, values
 
 
-def rollouts_from_state(bytes state, int code, Py_ssize_t n, uint64_t seed):
+def rollouts_from_state(GameCore core not None, int code, Py_ssize_t n, uint64_t seed):
     """``n`` rounds played to the end from a native state (all hands as they
     are) with native policy ``code`` at every seat; the policies' random
     stream is seeded with ``seed``. Returns ``(orders (n, 4) int8, values
     (n,) int8)`` (team-0 values)."""
     cdef State st
-    _load(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if st.phase != PH_PLAY:
         raise GuandanError("rollouts start in the play phase")
     return _rollouts(&st, NULL, code, n, seed)
 
 
-def position_state(bytes base, hands, uint64_t seed):
+def position_state(GameCore base not None, hands, uint64_t seed):
     """The native state :meth:`guandan.Game.from_position` would build for
     ``base``'s public play-phase state with ``hands`` (four ``(one, two)``
-    masks): no tribute of this round, no previous round, RNG seeded from
-    ``seed``."""
-    cdef State src, st
+    masks), as a new ``GameCore``: no tribute of this round, no previous
+    round, no undo history, the RNGs seeded from ``seed``."""
+    cdef const State* src = &base.st
+    cdef GameCore out
+    cdef State* st
     cdef int i
-    _load(base, &src)
     if src.phase != PH_PLAY:
         raise GuandanError("positions are in the play phase")
     if len(hands) != 4:
         raise GuandanError("four hands")
-    memset(&st, 0, sizeof(State))
+    out = GameCore.__new__(GameCore)
+    st_seed(out.prng, seed ^ policy_salt())
+    st = &out.st
+    st_init_play(st, &src.rules, src.rlevel, src.level[0], src.level[1], src.owner, src.to_act,
+                 src.top_lo, src.top_hi, src.top_seat, src.passes, src.fin, src.nfin)
     st_seed(st.deal_rng, seed)
     for i in range(4):
         st.one[i] = hands[i][0]
         st.two[i] = hands[i][1]
         if st.two[i] & ~st.one[i] or st.one[i] & ~FACE_MASK:
             raise GuandanError("malformed hand masks")
-        st.fin[i] = src.fin[i] if i < src.nfin else -1
-        st.last_order[i] = -1
-    st.rlevel = src.rlevel
-    st.level[0] = src.level[0]
-    st.level[1] = src.level[1]
-    st.owner = src.owner
-    st.to_act = src.to_act
-    st.top_lo = src.top_lo
-    st.top_hi = src.top_hi
-    st.top_seat = src.top_seat
-    st.passes = src.passes
-    st.nfin = src.nfin
     st.round_index = src.round_index
     st.afail[0] = src.afail[0]
     st.afail[1] = src.afail[1]
-    st.winner = -1
-    st.rules = src.rules
-    st.phase = PH_PLAY
-    st.leader = src.to_act if src.top_seat < 0 else src.top_seat
-    st.first_leader = st.leader
-    tribute_none(&st.tr)
-    return (<char*>&st)[:sizeof(State)]
+    return out

@@ -2,7 +2,19 @@
 
 from typing import Any, Dict, Optional, Tuple
 
-def solve(state: bytes, max_nodes: int = ..., time_limit: float = ..., tt_bits: int = ...,
-          per_move: bool = ..., order_policy: int = ..., threads: int = ...,
-          cache_bits: int = ...) -> Dict[str, Any]: ...
-def _rank_free_key(state: bytes) -> Optional[Tuple[int, int]]: ...
+from ._engine import GameCore
+
+class SolveOptions:
+    max_nodes: int
+    time_limit: float
+    tt_bits: int
+    per_move: bool
+    order_policy: int
+    threads: int
+    cache_bits: int
+    def __init__(self, *, max_nodes: int = ..., time_limit: float = ..., tt_bits: int = ...,
+                 per_move: bool = ..., order_policy: int = ..., threads: int = ...,
+                 cache_bits: int = ...) -> None: ...
+
+def solve(core: GameCore, options: Optional[SolveOptions] = ...) -> Dict[str, Any]: ...
+def _rank_free_key(core: GameCore) -> Optional[Tuple[int, int]]: ...

@@ -102,10 +102,10 @@ from libc.string cimport memset, memcpy
 cimport cython
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, F_NO_WILD_SF, gd_prefetch,
+    key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, gd_prefetch,
 )
 from guandan._engine cimport (
-    st_valid,
+    GameCore,
     State, PH_PLAY, st_legal, st_apply, policy_choose, st_seed, POL_SLOTS,
 )
 
@@ -405,8 +405,7 @@ cdef inline uint64_t small_word(const State* st) noexcept nogil:
     for i in range(4):
         w |= (<uint64_t>(st.fin[i] + 1)) << (10 + 3 * i)
     w |= (<uint64_t>st.rlevel) << 22
-    w |= (<uint64_t>(st.rules.a_win_second_only | (st.rules.wild_sf << 1)
-                      | (st.rules.equal_lead_banker_left << 2))) << 26
+    w |= (<uint64_t>st.rules.key_bits) << 26
     return w
 
 
@@ -712,7 +711,7 @@ cdef inline int legal_cached(Solver* S, const State* st, Ply* P) noexcept nogil:
         P.gslot = -1
         return st_legal(<State*>st, S.g, &P.moves)
     rc = gen_cached(S, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                    0 if st.rules.wild_sf else F_NO_WILD_SF, &P.moves, &P.ghash, &P.gslot)
+                    st.rules.gen_flags, &P.moves, &P.ghash, &P.gslot)
     P.ggen = S.ggen
     return rc
 
@@ -946,7 +945,7 @@ cdef inline bint opp_can_beat(Solver* S, const State* st, uint64_t lo, uint64_t 
             continue                    # out, or too few cards to match it and no bomb
         S.scratch.n = 0
         if gen_cached(S, st.one[o], st.two[o], st.rlevel, lo, hi,
-                      0 if st.rules.wild_sf else F_NO_WILD_SF, &S.scratch, &ctxo, &slot) < 0:
+                      st.rules.gen_flags, &S.scratch, &ctxo, &slot) < 0:
             return True                 # out of memory: claim nothing
         for i in range(S.scratch.n):
             if ((S.scratch.data[2 * i] >> TAG_SHIFT) & 15) != T_PASS:
@@ -1905,32 +1904,62 @@ cdef int solve_state_mt(Solver* S, const State* st, int64_t max_nodes, double ti
 # Python-facing
 # ---------------------------------------------------------------------------
 
-cdef State* _state_from_bytes(bytes data, State* st) except NULL:
-    if len(data) != sizeof(State):
-        raise GuandanError("state bytes of the wrong size")
-    memcpy(st, <char*>data, sizeof(State))
-    if not st_valid(st):
-        raise GuandanError("state bytes out of range")
-    return st
+cdef class SolveOptions:
+    """The solver's options, range-checked once: ``max_nodes`` and
+    ``time_limit`` (seconds; 0: none) cover the whole call; ``tt_bits``: the
+    transposition table holds 2**tt_bits entries (4..30); ``per_move``: solve
+    every legal move too; ``order_policy``: a native policy code whose choice
+    is tried first at every node (0: the built-in ordering only);
+    ``threads`` (1..8): solvers searching the root's children together on
+    one table (the same answers for any number, when the search finishes);
+    ``cache_bits`` (4..GC_BITS; 0: GC_BITS): the move-list cache's size, for
+    tests of its reset (the search is the same for any size)."""
+
+    cdef readonly int64_t max_nodes
+    cdef readonly double time_limit
+    cdef readonly int tt_bits
+    cdef readonly bint per_move
+    cdef readonly int order_policy
+    cdef readonly int threads
+    cdef readonly int cache_bits
+
+    def __init__(self, *, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
+                 bint per_move=False, int order_policy=0, int threads=1, int cache_bits=0):
+        if tt_bits < 4 or tt_bits > 30:
+            raise GuandanError("solve: tt_bits must be 4..30")
+        if order_policy < 0 or order_policy >= POL_SLOTS:
+            raise GuandanError("solve: order_policy must be a native policy code")
+        if threads < 1 or threads > 8:
+            raise GuandanError("solve: threads must be 1..8")
+        if cache_bits != 0 and (cache_bits < 4 or cache_bits > GC_BITS):
+            raise GuandanError(f"solve: cache_bits must be 0 or 4..{GC_BITS}")
+        self.max_nodes = max_nodes
+        self.time_limit = time_limit
+        self.tt_bits = tt_bits
+        self.per_move = per_move
+        self.order_policy = order_policy
+        self.threads = threads
+        self.cache_bits = cache_bits
 
 
-def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=20,
-          bint per_move=False, int order_policy=0, int threads=1, int cache_bits=0):
-    """Solve a native state (``GameCore.state_bytes()``, play phase).
+cdef SolveOptions _DEFAULT_OPTIONS = SolveOptions()
+
+
+def solve(GameCore core not None, SolveOptions options=None):
+    """Solve a native state (a ``GameCore``, play phase) with
+    :class:`SolveOptions` (the defaults when None).
 
     Returns a dict: ``lo``, ``hi`` (proven bounds of the team-0 value; exact
     when equal), ``best`` (move words ``(lo, hi)`` achieving the exact value,
     or the best found when stopped), ``nodes``, ``seconds``, ``aborted``;
     with ``per_move``, ``moves``: one ``(lo, hi, vlo, vhi)`` per legal move in
     generation order, each child solved with the budget left (the limits cover
-    the whole call). ``order_policy``: a native policy code whose choice is
-    tried first at every node (0: the built-in ordering only). ``threads``
-    (1..8): solvers searching the root's children together on one table
-    (the same answers for any number, when the search finishes).
-    ``cache_bits`` (4..GC_BITS; 0: GC_BITS): the move-list cache's
-    size, for tests of its reset (the search is the same for any size);
-    ``cache_resets`` in the result counts the resets of the main solver's
-    cache."""
+    the whole call); ``cache_resets`` counts the resets of the main solver's
+    move-list cache."""
+    cdef SolveOptions opt = options if options is not None else _DEFAULT_OPTIONS
+    cdef int64_t max_nodes = opt.max_nodes
+    cdef double time_limit = opt.time_limit
+    cdef int threads = opt.threads
     cdef State st
     cdef Solver* S
     cdef SolveOut o, oc
@@ -1941,23 +1970,15 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
     cdef int64_t left, total_nodes = 0
     cdef double t0, tl = time_limit, left_t
     cdef list moves = []
-    _state_from_bytes(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if st.phase != PH_PLAY:
         raise GuandanError("solve: the position is not in the play phase")
-    if tt_bits < 4 or tt_bits > 30:
-        raise GuandanError("solve: tt_bits must be 4..30")
-    if order_policy < 0 or order_policy >= POL_SLOTS:
-        raise GuandanError("solve: order_policy must be a native policy code")
-    if threads < 1 or threads > 8:
-        raise GuandanError("solve: threads must be 1..8")
-    if cache_bits != 0 and (cache_bits < 4 or cache_bits > GC_BITS):
-        raise GuandanError(f"solve: cache_bits must be 0 or 4..{GC_BITS}")
-    S = solver_new(tt_bits)
+    S = solver_new(opt.tt_bits)
     if S == NULL:
         raise MemoryError()
-    if cache_bits:
-        solver_cache_size(S, cache_bits)
-    S.order_code = order_policy
+    if opt.cache_bits:
+        solver_cache_size(S, opt.cache_bits)
+    S.order_code = opt.order_policy
     st_seed(S.order_rng, 12345)
     root.data = NULL
     root.n = 0
@@ -1970,7 +1991,7 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
             raise MemoryError()
         res = {"lo": o.lo, "hi": o.hi, "best": (o.best_lo, o.best_hi) if o.has_best else None,
                "nodes": o.nodes, "seconds": o.seconds, "aborted": bool(o.aborted)}
-        if per_move:
+        if opt.per_move:
             total_nodes = o.nodes
             if st_legal(&st, S.g, &root) < 0:
                 raise MemoryError()
@@ -2005,12 +2026,12 @@ def solve(bytes state, int64_t max_nodes=0, double time_limit=0.0, int tt_bits=2
         solver_free(S)
 
 
-def _rank_free_key(bytes state):
+def _rank_free_key(GameCore core not None):
     """The rank-free key of a native state (see rank_keys), or None when a
     sequence can still be made. For tests."""
     cdef State st
     cdef uint64_t k1, k2
-    _state_from_bytes(state, &st)
+    memcpy(&st, &core.st, sizeof(State))
     if position_mode(&st) != 2:
         return None
     rank_keys(&st, &k1, &k2)

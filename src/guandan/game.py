@@ -26,8 +26,8 @@ from . import _core, _engine
 from ._core import Hand
 from ._checks import check_int
 from .errors import GuandanError, IllegalMoveError, InvalidMoveError, PolicyError
-from .moves import (ORDERS, Move, MoveList, MoveType, _is_bare_cards, classify, contest_order,
-                    parse_move)
+from .moves import (ORDERS, Move, MoveList, MoveType, _cards_at, _classify_at, _is_bare_cards,
+                    _is_play_word, _parse_at, contest_order)
 from .positions import cards_str, check_level, check_seed, parse_position_string, validate_position
 from .records import RECORD_FORMAT, validate_record
 from .registry import decider
@@ -41,9 +41,7 @@ __all__ = ["Game", "Phase", "TrickPlay", "TributeState", "RoundResult", "perft",
 
 _RANKS = _core.RANK_CHARS
 _native_move = Move._from_native        # words read from the native state
-_TAG_SHIFT = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
-_NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
 
 
 class Refusal(IntEnum):
@@ -360,7 +358,7 @@ class Game:
         with self._lock:
             r = self._core.round_index
             for s, lo, hi, _, rnd in self._log:
-                if s == seat and rnd == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS:
+                if s == seat and rnd == r and lo and _is_play_word(lo):
                     out = out + Hand.from_masks(lo & _FACE_MASK, hi & _FACE_MASK)
         return out
 
@@ -453,7 +451,7 @@ class Game:
         try:
             if _is_bare_cards(move) and self.phase is Phase.PLAY:
                 return self._read_cards(move)
-            return parse_move(move, lv + 2, rules=self.rules)
+            return _parse_at(move, lv, self.rules)
         except InvalidMoveError as e:
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
 
@@ -461,9 +459,9 @@ class Game:
         """Bare cards: the one reading that is legal now; the default
         (highest) reading when none is (its refusal says why); several legal
         readings are refused with the list, to be given as ``TYPE RANK CARDS``."""
-        readings = classify(text.split(), self._core.rlevel + 2, rules=self.rules)
+        readings = _classify_at(text.split(), self._core.rlevel, self.rules)
         if not readings:
-            return parse_move(text, self._core.rlevel + 2, rules=self.rules)   # raises: no play
+            return _parse_at(text, self._core.rlevel, self.rules)   # raises: no play
         legal = self._core.legal()
         ok = [m for m in readings if legal.find(*m.words) >= 0]
         if len(ok) == 1:
@@ -602,31 +600,37 @@ class Game:
         with self._lock:
             r = self._core.round_index
             plays = [(s, lo, hi) for s, lo, hi, lv, rr in self._log
-                     if rr == r and lo and (lo >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+                     if rr == r and lo and _is_play_word(lo)]
             if r == self._round0:
                 plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
             return plays
 
-    def native_state(self) -> bytes:
+    def native_state(self) -> "_engine.GameCore":
         """A snapshot of the native state, for the native tools
-        (:mod:`guandan.search`: worlds, rollouts, the solver): opaque bytes
-        that the native modules of this build read and check."""
+        (:mod:`guandan.search`: worlds, rollouts, the solver): an opaque
+        native object (no undo history) that they take directly;
+        ``state_bytes()`` gives its bytes."""
         with self._lock:
-            return self._core.state_bytes()
+            return self._core.copy(history=False)
 
     @classmethod
-    def from_native_state(cls, state: bytes, seed: int, *, rules: Optional[Rules] = None,
-                          trick: Sequence[TrickPlay] = ()) -> "Game":
-        """A game started at a native state (a :meth:`native_state` snapshot
-        or one the native tools built from it), as :meth:`from_position`
-        builds one: no history before it, its trick ``trick``. The state is
-        checked; the policy stream is seeded from ``seed``."""
+    def from_native_state(cls, state: Union["_engine.GameCore", bytes], seed: int, *,
+                          rules: Optional[Rules] = None, trick: Sequence[TrickPlay] = ()) -> "Game":
+        """A game started at a native state (a :meth:`native_state` snapshot,
+        one the native tools built from it, or its bytes), as
+        :meth:`from_position` builds one: no history before it, its trick
+        ``trick``. Bytes are checked; the policy stream is seeded from
+        ``seed``."""
         r = resolve_rules(rules)
         seed = check_seed(seed)
-        if not isinstance(state, bytes):
-            raise GuandanError(f"a native state is bytes, got {type(state).__name__}")
-        core = _engine.GameCore.new_game(seed, r.native)
-        core.load_state_bytes(state)
+        if isinstance(state, _engine.GameCore):
+            core = state.copy(history=False)
+        elif isinstance(state, bytes):
+            core = _engine.GameCore.new_game(seed, r.native)
+            core.load_state_bytes(state)
+        else:
+            raise GuandanError(f"a native state is a native_state() snapshot or its bytes, "
+                               f"got {type(state).__name__}")
         core.seed_policy(policy_seed(seed))
         g = cls._from_core(core, r, seed, initial_trick=tuple(trick))
         g._start = g.position
@@ -652,13 +656,13 @@ class Game:
         if phase is Phase.PLAY and not anti and n:
             trib["back"] = [[recv[i], payers[i], _core.FACE_STR[returned[i]]] for i in range(n)]
         history = [[s, _native_move(l, h, v).to_platform()] for s, l, h, v, r in self._log
-                   if r == c.round_index and (l >> _TAG_SHIFT) & 15 not in _NOT_PLAYS]
+                   if r == c.round_index and _is_play_word(l)]
         a, b = c.levels
         return {
             "seat": seat,
             "phase": phase.value,
             "to_act": c.to_act,
-            "hand": c.hand(seat).cards(lv + 2),
+            "hand": _cards_at(c.hand(seat), lv),
             "card_counts": self.card_counts,
             "level": _RANKS[lv],
             "team_levels": [_RANKS[a], _RANKS[b]],
@@ -677,7 +681,7 @@ class Game:
         }
 
     def _deal_strings(self) -> List[str]:
-        return [" ".join(self._core.hand(s).cards(self._core.rlevel + 2)) for s in range(4)]
+        return [" ".join(_cards_at(self._core.hand(s), self._core.rlevel)) for s in range(4)]
 
     @_locked
     def record(self) -> Dict[str, Any]:
@@ -753,7 +757,7 @@ class Game:
             rows = []
             for seat in range(4):
                 mark = " &#9664;" if seat == self.to_act and not self.is_over else ""
-                cards = " ".join(self._core.hand(seat).cards(lv + 2))
+                cards = " ".join(_cards_at(self._core.hand(seat), lv))
                 plays = "; ".join(trick.get(seat, []))
                 rows.append(f"<tr><td>{seat} (team {seat & 1}){mark}</td><td>{self.card_counts[seat]}</td>"
                             f"<td><code>{html.escape(cards)}</code></td><td>{html.escape(plays)}</td></tr>")

@@ -40,6 +40,8 @@ ORDERS = ("generator", "contest")
 
 _TAG = _core.MOVE_TAG_SHIFT
 _FACE_MASK = _core.MOVE_FACE_MASK
+_TYPE_MASK = 15           # the move type: 4 bits of the low word above the faces
+_KEY_MASK = 31            # the move key: 5 bits of the high word above the faces
 
 
 class MoveType(enum.IntEnum):
@@ -82,6 +84,62 @@ _RANK_LETTERS = set("23456789TJQKABR") | {"JOKER"}
 _NOT_PLAYS = (MoveType.TRIBUTE, MoveType.BACK)
 _new_move = object.__new__
 _LEVEL_INDEX = {c: i for i, c in enumerate(_core.RANK_CHARS)}
+
+
+# -- the move words' fields (the one reader of them in Python) -------------------------
+
+def _word_type(lo: int) -> int:
+    """The move type (a :class:`MoveType` value) of a move's low word."""
+    return (lo >> _TAG) & _TYPE_MASK
+
+
+def _word_key(hi: int) -> int:
+    """The key (rank or strength) of a move's high word."""
+    return (hi >> _TAG) & _KEY_MASK
+
+
+def _word_types(lo: np.ndarray) -> np.ndarray:
+    """:func:`_word_type` of an array of low words (``uint8``)."""
+    return ((lo >> np.uint64(_TAG)) & np.uint64(_TYPE_MASK)).astype(np.uint8)
+
+
+def _word_keys(hi: np.ndarray) -> np.ndarray:
+    """:func:`_word_key` of an array of high words (``uint8``)."""
+    return ((hi >> np.uint64(_TAG)) & np.uint64(_KEY_MASK)).astype(np.uint8)
+
+
+def _is_play_word(lo: int) -> bool:
+    """Whether a move's low word is a play or the pass (not a tribute or
+    return card)."""
+    return _word_type(lo) not in _NOT_PLAYS
+
+
+# -- the level: an index 0..12 inside, the public ``level`` argument outside ------------
+
+def _level_arg(lv: int) -> int:
+    """The public ``level`` argument (the rank 2..14) of a level index: the one
+    conversion from the internal currency back to the API's."""
+    return lv + 2
+
+
+def _parse_at(text: Any, lv: int, rules: Optional[Rules]) -> "Move":
+    """:func:`parse_move` at level index ``lv``."""
+    return parse_move(text, _level_arg(lv), rules=rules)
+
+
+def _classify_at(cards: Any, lv: int, rules: Optional[Rules]) -> List["Move"]:
+    """:func:`classify` at level index ``lv``."""
+    return classify(cards, _level_arg(lv), rules=rules)
+
+
+def _from_platform_at(triple: Any, lv: int, rules: Optional[Rules]) -> "Move":
+    """:meth:`Move.from_platform` at level index ``lv``."""
+    return Move.from_platform(triple, _level_arg(lv), rules=rules)
+
+
+def _cards_at(hand: Hand, lv: int) -> List[str]:
+    """The cards of ``hand`` in game order at level index ``lv``."""
+    return hand.cards(_level_arg(lv))
 
 
 def _wild_sf(rules: Optional[Rules]) -> bool:
@@ -179,7 +237,7 @@ class Move:
             t = MoveType.JOKER_BOMB
         readings = _core.classify_masks(one, two, lv, _wild_sf(rules))
         for lo, hi in readings:
-            if (lo >> _TAG) & 15 == t and _core.move_rank(lo, hi) == rank:
+            if _word_type(lo) == t and _core.move_rank(lo, hi) == rank:
                 return cls._from_native(lo, hi, lv)
         found = ", ".join(str(cls._from_native(lo, hi, lv)) for lo, hi in readings) or "nothing"
         raise InvalidMoveError(
@@ -202,7 +260,7 @@ class Move:
     # -- attributes -------------------------------------------------------
     @property
     def type(self) -> MoveType:
-        return MoveType((self._lo >> _TAG) & 15)
+        return MoveType(_word_type(self._lo))
 
     @property
     def rank(self) -> str:
@@ -263,7 +321,7 @@ class Move:
         if other is None:
             return not self.is_pass
         if not isinstance(other, Move):
-            other = Move.from_platform(other, self._level + 2)
+            other = _from_platform_at(other, self._level, None)
         if other.type in _NOT_PLAYS:
             raise InvalidMoveError(f"{other} is a {other.type.platform} action, not a play to beat")
         return bool(_core.move_beats(self._lo, self._hi, other._lo, other._hi, self._level))
@@ -283,8 +341,8 @@ class Move:
         position for sequences; bombs by size, then rank), then the cards
         (face indices in the move's card order). ``min(moves)`` is the lowest
         play of the lowest type."""
-        t = (self._lo >> _TAG) & 15
-        key = (self._hi >> _TAG) & 31
+        t = _word_type(self._lo)
+        key = _word_key(self._hi)
         if t in (MoveType.STRAIGHT, MoveType.STRAIGHT_FLUSH, MoveType.THREE_PAIR, MoveType.TWO_TRIPS):
             strength = key
         elif t == MoveType.PASS or t in _NOT_PLAYS:
@@ -387,9 +445,9 @@ def _last_words(last: Any, lv: int, rules: Optional[Rules]) -> Tuple[int, int]:
         if last.is_pass:
             return 0, 0
         if last._level != lv or (last.type == MoveType.STRAIGHT_FLUSH and not _wild_sf(rules)):
-            last = Move.from_platform(last.to_platform(), lv + 2, rules=rules)
+            last = _from_platform_at(last.to_platform(), lv, rules)
         return last._lo, last._hi
-    m = Move.from_platform(last, lv + 2, rules=rules)
+    m = _from_platform_at(last, lv, rules)
     if m.type in _NOT_PLAYS:
         raise InvalidMoveError(f"{m} is a {m.type.platform} action, not a play to beat")
     return m._lo, m._hi
@@ -509,12 +567,12 @@ class MoveBatch:
     @property
     def types(self) -> np.ndarray:
         """``uint8`` :class:`MoveType` value per move."""
-        return ((self.words[:, 0] >> np.uint64(_TAG)) & np.uint64(15)).astype(np.uint8)
+        return _word_types(self.words[:, 0])
 
     @property
     def keys(self) -> np.ndarray:
         """``uint8`` key per move (see the class docstring)."""
-        return ((self.words[:, 1] >> np.uint64(_TAG)) & np.uint64(31)).astype(np.uint8)
+        return _word_keys(self.words[:, 1])
 
     @property
     def counts(self) -> np.ndarray:
@@ -613,7 +671,7 @@ def _check_words(lw: np.ndarray, lv: np.ndarray, rules: Optional[Rules]) -> None
     for i, (lo, hi) in enumerate(lw.tolist()):
         if lo == 0 and hi == 0:
             continue
-        if (lo >> _TAG) & 15 in _NOT_PLAYS:
+        if not _is_play_word(lo):
             raise InvalidMoveError(f"row {i} of last is a tribute/return action, not a play to beat")
         try:
             _core.check_move_words(lo, hi, int(lv[i]), wild_sf)

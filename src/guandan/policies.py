@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "Explanation", "get_policy", "native_code",
            "rollout_code", "policy_names", "parse_policy", "check_policy", "register", "unregister",
-           "explain", "observation_fields"]
+           "explain", "observation_fields", "observation_view"]
 
 _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
 
@@ -137,11 +137,13 @@ class NativePolicy:
 
 
 def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
-    """The native view's fields of an observation (the one reader of
+    """The native view's fields of an observation, by the names
+    :class:`guandan._engine.NativeView` takes (the one reader of
     observations for native deciders: the native policies here and the
-    search's information set): own hand, counts, this round's plays by seat
-    as move words and their union ``played``, the trick, levels, finishing
-    order, the tribute of the round, ``rules.native``."""
+    search's information set): own hand, counts, the cards ``played`` this
+    round, the trick, levels, finishing order, ``rules.native``, and the
+    round's record: its ``plays`` by seat as move words and its ``tribute``
+    ``(payers, paid, recv, returned, anti)``."""
     lv = _core.level_index(obs["level"])
     plays = []
     played = Hand()
@@ -168,20 +170,27 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
             for receiver, payer, card in trib.get("back", []):
                 if payer == p:
                     returned[i] = _core.face_index(card)
-    return dict(seat=int(obs["seat"]), hand=Hand(obs["hand"]), counts=list(obs["card_counts"]),
-                plays=plays, played=played, rlevel=lv,
+    return dict(seat=int(obs["seat"]), phase=_PHASE_CODES[obs["phase"]], hand=Hand(obs["hand"]),
+                counts=list(obs["card_counts"]), played=played, rlevel=lv,
                 levels=tuple(_core.level_index(x) for x in obs["team_levels"]),
                 top_seat=top_seat, top_lo=top_lo, top_hi=top_hi, passes=int(obs.get("passes", 0)),
                 fin=list(obs.get("finish_order", ())), rules=rules.native,
-                payers=payers, paid=paid, recv=recv, returned=returned, anti=anti)
+                plays=plays, tribute=(payers, paid, recv, returned, anti))
+
+
+def observation_view(obs: Dict[str, Any], rules: Any, record: bool = False) -> Any:
+    """The :class:`guandan._engine.NativeView` of an observation under
+    ``rules`` (the one conversion at the edge); with ``record``, with this
+    round's plays by seat and its tribute (the world sampler's constraints:
+    the observation's history must then be the round's complete history)."""
+    f = observation_fields(obs, rules)
+    if not record:
+        del f["plays"], f["tribute"]
+    return _engine.NativeView(**f)
 
 
 def _choose(code: int, obs: Dict[str, Any], moves: Any, rules: Any, rng_seed: int) -> int:
-    f = observation_fields(obs, rules)
-    return _engine.choose_from_view(
-        code, moves, f["hand"], f["played"], f["seat"], _PHASE_CODES[obs["phase"]], f["rlevel"],
-        f["levels"], f["top_lo"], f["top_hi"], f["top_seat"], f["passes"], f["counts"], f["fin"],
-        f["rules"], rng_seed)
+    return _engine.choose_from_view(code, moves, observation_view(obs, rules), rng_seed)
 
 
 class RandomPolicy:
@@ -242,11 +251,13 @@ def _expert_explain(game: "Game") -> Tuple[Move, str]:
     seat = game.to_act
     top = game.top
     top_lo, top_hi = top.move.words if top is not None else (0, 0)
-    i, rule = _expert.explain_view(moves, game.hands[seat], game.played_cards(), seat,
-                                   _PHASE_CODES[game.phase], game.level_index,
-                                   game.team_level_indices, top_lo, top_hi,
-                                   -1 if top is None else top.seat, game.passes,
-                                   game.card_counts, game.finish_order, game.rules.native)
+    view = _engine.NativeView(hand=game.hands[seat], played=game.played_cards(), seat=seat,
+                              phase=_PHASE_CODES[game.phase], rlevel=game.level_index,
+                              levels=game.team_level_indices, top_lo=top_lo, top_hi=top_hi,
+                              top_seat=-1 if top is None else top.seat, passes=game.passes,
+                              counts=game.card_counts, fin=game.finish_order,
+                              rules=game.rules.native)
+    i, rule = _expert.explain_view(moves, view)
     if not 0 <= i < len(moves):
         raise GuandanError("the expert made no choice")
     return moves[i], rule

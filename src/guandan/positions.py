@@ -27,7 +27,7 @@ from . import _core
 from ._checks import check_int, parse_int
 from ._core import Hand
 from .errors import GuandanError, InvalidMoveError, LevelError
-from .moves import Move, MoveType, parse_move
+from .moves import Move, MoveType, _cards_at, _from_platform_at, _parse_at
 from .rules import Rules
 from .state import TrickPlay
 
@@ -38,7 +38,7 @@ _RANKS = _core.RANK_CHARS
 
 
 def cards_str(h: Hand, level: int) -> str:
-    return "".join(h.cards(level + 2)) or "-"
+    return "".join(_cards_at(h, level)) or "-"
 
 
 def parse_cards_str(s: str) -> Hand:
@@ -141,12 +141,12 @@ def validate_position(hands: Any, level: Any, to_act: Any, team_levels: Any, own
             raise GuandanError(f"trick entry {i} must be a (seat, move) pair, got {entry!r:.60}")
         seat = check_int(entry[0], f"trick entry {i}'s seat", 0, 3)
         mv = entry[1]
-        m = mv if isinstance(mv, Move) else parse_move(mv, lv + 2, rules=rules)
+        m = mv if isinstance(mv, Move) else _parse_at(mv, lv, rules)
         if m.type in (MoveType.TRIBUTE, MoveType.BACK):
             raise InvalidMoveError(f"trick entry {i}: {m} is not a play")
         if not m.is_pass:
             if m._level != lv or (m.type == MoveType.STRAIGHT_FLUSH and not rules.wild_straight_flush):
-                m = Move.from_platform(m.to_platform(), lv + 2, rules=rules)
+                m = _from_platform_at(m.to_platform(), lv, rules)
             if top is not None and not m.beats(top):
                 raise GuandanError(f"trick entry {i}: {m} does not beat {top}")
             try:

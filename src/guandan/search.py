@@ -43,16 +43,17 @@ import random
 import threading
 import time
 from dataclasses import dataclass, fields, replace as _dc_replace
+from functools import cached_property
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import _core, _engine, _search, _solve
+from . import _core, _search, _solve
 from ._checks import check_int
 from .errors import GuandanError
 from .game import Game
 from .moves import Move
-from .policies import NativePolicy, observation_fields, parse_policy, register, rollout_code
+from .policies import NativePolicy, observation_view, parse_policy, register, rollout_code
 from .positions import check_seed
 from .rules import resolve_rules, rules_of
 from .seeds import game_seed
@@ -169,12 +170,16 @@ class SearchConfig:
     def rollout_code(self) -> int:
         return rollout_code(self.rollout)
 
-    def native_args(self) -> Tuple[int, int, float, int, int, int, int, float, bool]:
-        """(rollout code, rollouts, ms, k, solve cards, solve nodes, tt bits, margin,
-        CPU clock)."""
+    @cached_property
+    def native(self) -> Any:
+        """This configuration as the native ``NativeSearchConfig`` (built once
+        per config, as :attr:`guandan.Rules.native`): the one conversion of
+        its fields to native values. The ``seed`` is not part of it."""
         ms = self.cpu_ms if self.cpu_ms is not None else self.ms
-        return (self.rollout_code(), self.rollouts or 0, float(ms or 0.0), self.k,
-                self.solve, self.nodes, self.tt, float(self.margin), self.cpu_ms is not None)
+        return _search.NativeSearchConfig(
+            rollout_code=self.rollout_code(), rollouts=self.rollouts or 0, ms=float(ms or 0.0),
+            topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
+            margin=float(self.margin), cpu_clock=self.cpu_ms is not None)
 
 
 # -- results ---------------------------------------------------------------------
@@ -449,7 +454,9 @@ def solve(game: Game, max_nodes: Optional[int] = None, time_limit: Optional[floa
     if threads is None:
         threads = _solve_threads(cards, mn)
     threads = check_int(threads, "threads", 1, 8)
-    r = _solve.solve(game.native_state(), mn, float(time_limit or 0.0), tt_bits, per_move, 0, threads)
+    r = _solve.solve(game.native_state(), _solve.SolveOptions(
+        max_nodes=mn, time_limit=float(time_limit or 0.0), tt_bits=tt_bits, per_move=per_move,
+        threads=threads))
     lv = game.level_index
     best = None if r["best"] is None else Move._from_native(r["best"][0], r["best"][1], lv)
     moves = None
@@ -481,7 +488,7 @@ def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -
         return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act)
     seat = game.to_act
     seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
-    raw = info_set(game, seat).search(*cfg.native_args(), seed)
+    raw = info_set(game, seat).search(cfg.native, seed)
     return SearchResult.from_native(raw, seat, game.level_index, cfg)
 
 
@@ -502,12 +509,8 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     r = rules_of(obs, rules)
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
-    f = observation_fields(obs, r)
     try:
-        return _search.InfoSet.from_fields(
-            f["seat"], f["hand"], f["counts"], f["plays"], f["rlevel"], f["levels"], f["top_seat"],
-            f["top_lo"], f["top_hi"], f["passes"], f["fin"], f["rules"], f["payers"], f["paid"],
-            f["recv"], f["returned"], f["anti"])
+        return _search.InfoSet.from_view(observation_view(obs, r, record=True))
     except GuandanError as e:
         raise GuandanError(f"{e} (is the observation's history this round's complete history?)") from None
 
@@ -553,7 +556,7 @@ class SearchPolicy:
         with self._lock:
             seed = self._rng.getrandbits(64) if self.config.seed is None else self.config.seed
         info = info_from_observation(observation, self.rules)
-        raw = info.search(*self.config.native_args(), seed)
+        raw = info.search(self.config.native, seed)
         res = SearchResult.from_native(raw, int(observation["seat"]),
                                        _core.level_index(observation["level"]), self.config)
         self.last = res
@@ -578,14 +581,15 @@ class SearchPolicy:
 
 # -- native registration (simulate, VecGame, GameCore.pick) -----------------------
 
-_SLOTS: Dict[Tuple[Any, ...], int] = {}
-_SLOT_LOCK = threading.Lock()
+_CODES: Dict["SearchConfig", int] = {}
+_CODES_LOCK = threading.Lock()
 
 
 def native_search_code(spec: str) -> int:
     """The native policy code of a ``"search:..."`` spec, registering the
-    search with that configuration in a free native slot (codes 4..7) the
-    first time. Native callers (:func:`guandan.simulate`) decide from the
+    search with that configuration as a native policy (its context the
+    configuration) the first time; equal configurations share one code.
+    Native callers (:func:`guandan.simulate`) decide from the
     policy View - own hand, counts, cards played, trick, levels, the game's
     rules, this round's tribute and who played what (recorded by the native
     state for a round it saw whole). A
@@ -594,19 +598,12 @@ def native_search_code(spec: str) -> int:
     name, opts = parse_policy(spec)
     if name != "search":
         raise GuandanError(f"not a search policy: {spec!r}")
-    cfg = SearchConfig.from_options(dict(opts))
-    key = cfg.native_args()
-    with _SLOT_LOCK:
-        code = _SLOTS.get(key)
-        if code is not None and _search.is_search_slot(code):
-            return code
-        for code in range(4, 8):
-            if not _engine.policy_available(code) and code not in _SLOTS.values():
-                _search.register_slot(code, *cfg.native_args())
-                _SLOTS[key] = code
-                return code
-    raise GuandanError("no free native policy slot for another search configuration (codes 4..7); "
-                       "use fewer distinct search specs in one process")
+    cfg = SearchConfig.from_options(dict(opts)).replace(seed=None)
+    with _CODES_LOCK:
+        code = _CODES.get(cfg)
+        if code is None:
+            code = _CODES[cfg] = cfg.native.register()
+        return code
 
 
 def _search_policy(seed: Optional[int] = None, **options: str) -> SearchPolicy:

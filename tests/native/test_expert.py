@@ -92,15 +92,17 @@ def test_returns_the_cheapest_card():
     # the 3 is the low end of a straight; the lone 9 costs nothing
     hand = Hand("S3 D4 C5 S6 H7 S9 SJ DJ SQ HQ SK HK SA HR")
     ml, faces = _back_moves(hand, 0)
-    i, rule = _expert.explain_view(ml, hand, Hand(), 0, 1, 0, (0, 0), 0, 0, -1, 0,
-                                   [14, 26, 27, 27], [], Rules().native)
+    i, rule = _expert.explain_view(ml, _engine.NativeView(
+        hand=hand, played=Hand(), seat=0, phase=1, rlevel=0, levels=(0, 0), top_lo=0, top_hi=0,
+        top_seat=-1, passes=0, counts=[14, 26, 27, 27], fin=[], rules=Rules().native))
     assert rule == "return-cheapest"
     assert _core.FACE_STR[faces[i]] == "S9"
     # with only lone cards to give, the lowest
     hand = Hand("S3 D5 S9 SJ DJ SQ HQ SK HK SA HR")
     ml, faces = _back_moves(hand, 0)
-    i, rule = _expert.explain_view(ml, hand, Hand(), 0, 1, 0, (0, 0), 0, 0, -1, 0,
-                                   [11, 26, 27, 27], [], Rules().native)
+    i, rule = _expert.explain_view(ml, _engine.NativeView(
+        hand=hand, played=Hand(), seat=0, phase=1, rlevel=0, levels=(0, 0), top_lo=0, top_hi=0,
+        top_seat=-1, passes=0, counts=[11, 26, 27, 27], fin=[], rules=Rules().native))
     assert _core.FACE_STR[faces[i]] == "S3"
 
 

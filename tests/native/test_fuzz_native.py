@@ -15,15 +15,16 @@ from fuzz_helpers import attempt, fuzz_settings
 @fuzz_settings(0.5)
 @given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 20, 120]), data=st.data())
 def test_native_state_bytes(seed, steps, data):
-    """The loaders of native state bytes (private, the boundary of native
-    code) refuse corrupted fields with GuandanError and never crash."""
-    from guandan import _search, _solve
+    """The loader of native state bytes (private, the boundary of native
+    code) refuses corrupted fields with GuandanError, and the native tools
+    that take a loaded core never crash."""
+    from guandan import _engine, _search, _solve
     g = Game(seed=seed)
     for _ in range(steps):
         if g.is_over:
             break
         g.play_policy("greedy")
-    st_bytes = bytearray(g.native_state())
+    st_bytes = bytearray(g.native_state().state_bytes())
     for _ in range(data.draw(st.integers(0, 6), label="mutations")):
         i = data.draw(st.integers(0, len(st_bytes) - 1), label="offset")
         st_bytes[i] = data.draw(st.integers(0, 255), label="byte")
@@ -31,14 +32,6 @@ def test_native_state_bytes(seed, steps, data):
         st_bytes = st_bytes[:data.draw(st.integers(0, len(st_bytes)), label="length")]
     b = bytes(st_bytes)
     seat = data.draw(st.integers(0, 3), label="seat")
-    attempt("_solve.solve(state bytes)", _solve.solve, b, 300)
-    attempt("_solve._rank_free_key(state bytes)", _solve._rank_free_key, b)
-    ok, info = attempt("InfoSet.from_state(state bytes)", _search.InfoSet.from_state, b, seat)
-    if ok:
-        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
-    ok, info = attempt("InfoSet.from_view(state bytes)", _search.InfoSet.from_view, b, seat)
-    if ok:
-        attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
     ok, w = attempt("Game.from_native_state(state bytes)", Game.from_native_state, b, 1)
     if ok:
         attempt("legal moves of a loaded state", w.legal_moves)
@@ -46,3 +39,12 @@ def test_native_state_bytes(seed, steps, data):
     ok, _ = attempt("GameCore.load_state_bytes", core.load_state_bytes, b)
     if ok:
         attempt("GameCore.legal after load", core.legal)
+        attempt("_solve.solve(loaded core)", _solve.solve, core, _solve.SolveOptions(max_nodes=300))
+        attempt("_solve._rank_free_key(loaded core)", _solve._rank_free_key, core)
+        ok, info = attempt("InfoSet.from_state(loaded core)", _search.InfoSet.from_state, core, seat)
+        if ok:
+            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+        ok, info = attempt("InfoSet.from_view(loaded core)",
+                           lambda: _search.InfoSet.from_view(_engine.NativeView.of(core, seat)))
+        if ok:
+            attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)

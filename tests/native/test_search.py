@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from guandan import Game, GuandanError, Hand, Move, Rules, get_policy, simulate
-from guandan import search
+from guandan import _engine, search
 from guandan._core import face_index
 from guandan.policies import native_code, policy_names
 from brute_minimax import minimax, move_values, round_value
@@ -175,13 +175,14 @@ def test_native_view_carries_the_tribute():
     """The search player inside simulate / VecGame builds its information set
     from the native View: with this round's tribute and who played what, it
     is the same as search.sample_worlds' (same samples for the same seed)."""
+    from guandan._engine import NativeView
     from guandan._search import InfoSet
     differ = 0
     for g in games_in_play(25, seed=2, min_round=1):
         st = g.native_state()
         anti, payers, facts = tribute_facts(g)
         for seat in range(4):
-            a = InfoSet.from_view(st, seat).sample_hands(12, seed=seat + 3)
+            a = InfoSet.from_view(NativeView.of(st, seat)).sample_hands(12, seed=seat + 3)
             b = search.info_set(g, seat).sample_hands(12, seed=seat + 3)
             assert np.array_equal(a, b), (g.position, seat)
             c = InfoSet.from_state(st, seat, use_tribute=False).sample_hands(12, seed=seat + 3)
@@ -189,7 +190,7 @@ def test_native_view_carries_the_tribute():
     assert differ > 0                   # the tribute constraints do take effect
     # a state started from a position has no record of the round: no constraints
     g = Game.from_position(["S2 S3", "H4", "C5 C6", "D7"], level="2", to_act=0)
-    assert InfoSet.from_view(g.native_state(), 1).sample_hands(3, seed=1).shape[0] == 3
+    assert InfoSet.from_view(NativeView.of(g.native_state(), 1)).sample_hands(3, seed=1).shape[0] == 3
 
 
 def test_truth_is_always_a_consistent_world():
@@ -216,7 +217,7 @@ def test_sample_worlds_deterministic_and_positions_round_trip():
     assert a == b and a != c
     for w in search.sample_worlds(g, 2, 3, seed=1):
         g2 = Game.from_position(w.position, seed=w.seed)
-        assert g2.native_state() == w.native_state()
+        assert g2.native_state().state_bytes() == w.native_state().state_bytes()
         assert w.record()["start"] == w.position
         w.play_out(until="round")                   # a world plays on like any game
 
@@ -392,10 +393,13 @@ def test_sampler_exact_against_enumeration_with_tribute():
         binding += len(exact) < len(everything)
         lv = RANKS.index(level)
         from guandan import _search
-        info = _search.InfoSet.from_fields(
-            observer, Hand(list(hands[observer].elements())), counts,
-            [(s, *Move.from_cards([c], level).words) for s, c in plays], lv, (lv, lv), -1, 0, 0, 0,
-            [], Rules().native, [payer], [face_index(t)], [banker], [face_index(b)], False)
+        played = Hand([c for _, c in plays])
+        info = _search.InfoSet.from_view(_engine.NativeView(
+            hand=Hand(list(hands[observer].elements())), played=played, seat=observer, phase=2,
+            rlevel=lv, levels=(lv, lv), top_lo=0, top_hi=0, top_seat=-1, passes=0, counts=counts,
+            fin=[], rules=Rules().native,
+            plays=[(s, *Move.from_cards([c], level).words) for s, c in plays],
+            tribute=([payer], [face_index(t)], [banker], [face_index(b)], False)))
         W = 4000
         hs = info.sample_hands(W, cases)
         got = Counter()
@@ -645,18 +649,18 @@ def test_solve_move_list_cache_reset_leaves_the_search_unchanged():
     resets = 0
     for g in games:
         b = g.native_state()
-        full = _solve.solve(b, 0, 0.0, 20, False, 0, 1)
+        full = _solve.solve(b)
         assert full["cache_resets"] == 0 and full["lo"] == full["hi"]
         for bits in (4, 6, 9):
-            small = _solve.solve(b, 0, 0.0, 20, False, 0, 1, bits)
+            small = _solve.solve(b, _solve.SolveOptions(cache_bits=bits))
             resets += small["cache_resets"]
             assert {k: small[k] for k in ("lo", "hi", "best", "nodes")} == \
                 {k: full[k] for k in ("lo", "hi", "best", "nodes")}, (bits, g.position)
-        two = _solve.solve(b, 0, 0.0, 20, False, 0, 2, 4)
+        two = _solve.solve(b, _solve.SolveOptions(threads=2, cache_bits=4))
         assert (two["lo"], two["hi"], two["best"]) == (full["lo"], full["hi"], full["best"])
     assert resets > 1000
     with pytest.raises(GuandanError):
-        _solve.solve(games[0].native_state(), 0, 0.0, 20, False, 0, 1, 3)
+        _solve.SolveOptions(cache_bits=3)
 
 
 def test_solve_kept_solver_searches_as_a_new_one():
@@ -676,10 +680,11 @@ def test_solve_kept_solver_searches_as_a_new_one():
     for rnd in range(3):
         for g in rng.sample(games, len(games)):
             b = g.native_state()
-            r = _solve.solve(b, 0, 0.0, 16, False, 0, 1)
+            r = _solve.solve(b, _solve.SolveOptions(tt_bits=16))
             got = (r["lo"], r["hi"], r["best"], r["nodes"])
             assert first.setdefault(g.position, got) == got, (rnd, g.position)
-            _solve.solve(b, 50, 0.0, 14 + rnd, False, 0, 1 + rnd % 2)   # another size, a limit
+            _solve.solve(b, _solve.SolveOptions(max_nodes=50, tt_bits=14 + rnd,   # another size, a limit
+                                                 threads=1 + rnd % 2))
 
 
 def test_rank_free_keys_only_join_positions_of_equal_value():
@@ -909,13 +914,29 @@ def test_search_policy_names():
     assert "search" in policy_names()
     c1 = native_code("search:rollouts=30")
     assert c1 == native_code("search:rollouts=30")
-    assert 4 <= c1 <= 7
+    assert c1 >= 4                      # after the built-in policies' codes
     with pytest.raises(GuandanError):
         native_code("search:bogus=1")
     with pytest.raises(GuandanError):
         search.SearchConfig(rollouts=10, ms=5)
     with pytest.raises(GuandanError):
-        search.SearchConfig(rollout="search").native_args()
+        search.SearchConfig(rollout="search").native
+
+
+def test_many_search_configurations_at_once():
+    """Every distinct search configuration is a native policy of its own (a
+    context per entry, no fixed slots): more than four at once, each
+    deciding with its own budget, the same code for the same configuration."""
+    specs = [f"search:rollouts={n},k=3" for n in range(11, 19)]
+    codes = [native_code(s) for s in specs]
+    assert len(set(codes)) == len(specs) and codes == [native_code(s) for s in specs]
+    g = Game(seed=7)
+    for _ in range(12):
+        g.play_policy("greedy")
+    for c in codes:
+        assert g._core.pick(c) in [m.words for m in g.legal_moves()]
+    rows = simulate(2, policies=tuple(specs[:4]), rules=Rules(max_rounds=1), seed=1, workers=1)
+    assert len(rows) == 2
 
 
 def test_native_search_in_simulate_is_deterministic():
@@ -958,17 +979,26 @@ def test_nothing_hidden_is_used():
 
 
 def test_state_bytes_from_outside_are_range_checked():
-    """Every loader of native state bytes (the solver, the sampler, the game
-    core) checks the fields native code indexes or shifts by: bytes out of
-    range raise GuandanError, and random corruptions never crash."""
+    """The one loader of native state bytes (GameCore.load_state_bytes)
+    checks the fields native code indexes or shifts by: bytes out of range
+    raise GuandanError, and random corruptions never crash the loader or
+    the native tools that take the loaded core (the solver, the sampler)."""
     from guandan import _search, _solve
     g = Game(seed=3)
     for _ in range(30):
         g.play_policy("greedy")
-    st = g.native_state()
-    loaders = [lambda b: _solve.solve(b, 500), lambda b: _solve._rank_free_key(b),
-               lambda b: _search.InfoSet.from_state(b, 0), lambda b: _search.InfoSet.from_view(b, 1),
-               lambda b: Game()._core.load_state_bytes(b)]
+    st = g.native_state().state_bytes()
+
+    def core_of(b):
+        core = Game()._core
+        core.load_state_bytes(b)
+        return core
+
+    loaders = [lambda b: _solve.solve(core_of(b), _solve.SolveOptions(max_nodes=500)),
+               lambda b: _solve._rank_free_key(core_of(b)),
+               lambda b: _search.InfoSet.from_state(core_of(b), 0),
+               lambda b: _search.InfoSet.from_view(_engine.NativeView.of(core_of(b), 1)), core_of,
+               lambda b: Game.from_native_state(b, 1)]
     for load in loaders:
         with pytest.raises(GuandanError):
             load(b"\xff" * len(st))
