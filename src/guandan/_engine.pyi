@@ -6,16 +6,19 @@ import numpy as np
 import numpy.typing as npt
 
 from ._core import Hand, MoveList
+from typing_extensions import disjoint_base
 
 NATIVE_POLICY_CODES: Dict[str, int]
 REFUSALS: Dict[str, int]
 
+@disjoint_base
 class NativeRules:
     rules: Any
     def __init__(self, rules: Any) -> None: ...
 
 def policy_available(code: int) -> bool: ...
 
+@disjoint_base
 class NativeView:
     def __init__(self, *, hand: Hand, played: Hand, seat: int, phase: int, rlevel: int,
                  levels: Sequence[int], top_lo: int, top_hi: int, top_seat: int, passes: int,
@@ -34,6 +37,7 @@ class NativeView:
 
 def choose_from_view(code: int, moves: MoveList, view: NativeView, rng_seed: int = ...) -> int: ...
 
+@disjoint_base
 class GameCore:
     @staticmethod
     def new_game(seed: int, rules: NativeRules) -> "GameCore": ...

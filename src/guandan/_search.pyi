@@ -7,7 +7,9 @@ import numpy.typing as npt
 
 from ._core import Hand
 from ._engine import GameCore, NativeView
+from typing_extensions import disjoint_base
 
+@disjoint_base
 class NativeSearchConfig:
     def __init__(self, *, rollout_code: int, rollouts: int, ms: float, topk: int, solve_cards: int,
                  solve_nodes: int, tt_bits: int, margin: float, cpu_clock: bool) -> None: ...
@@ -15,6 +17,7 @@ class NativeSearchConfig:
     @property
     def code(self) -> int: ...
 
+@disjoint_base
 class InfoSet:
     @staticmethod
     def from_view(view: NativeView) -> "InfoSet": ...

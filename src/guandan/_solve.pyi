@@ -3,7 +3,9 @@
 from typing import Any, Dict, Optional, Tuple
 
 from ._engine import GameCore
+from typing_extensions import disjoint_base
 
+@disjoint_base
 class SolveOptions:
     max_nodes: int
     time_limit: float

@@ -75,13 +75,20 @@ def _is_seq(x: Any) -> bool:
     return isinstance(x, (list, tuple))
 
 
+# the arguments of the native set_position before the seed and the rules:
+# hands, level, team levels, owner, to act, top lo, top hi, top seat,
+# passes, finishing order, round index, A failures
+NativePosition = Tuple[List[Hand], int, Tuple[int, int], int, int, int, int, int, int, List[int], int,
+                       Tuple[int, int]]
+
+
 class Position:
     """A validated play-phase position: the arguments of the native
     ``set_position`` (``native``) and the trick as ``(seat, Move)`` pairs."""
 
     __slots__ = ("native", "trick")
 
-    def __init__(self, native: tuple, trick: Tuple[Tuple[int, Move], ...]) -> None:
+    def __init__(self, native: "NativePosition", trick: Tuple[Tuple[int, Move], ...]) -> None:
         self.native = native
         self.trick = trick
 
@@ -113,7 +120,8 @@ def validate_position(hands: Any, level: Any, to_act: Any, team_levels: Any, own
     if not _is_seq(a_fails) or len(a_fails) != 2:
         raise GuandanError(f"a_fails needs two counts (one per team), got {a_fails!r:.60}")
     limit = rules.a_fail_limit
-    af = tuple(check_int(x, "a_fails", 0, (limit - 1) if limit else 100) for x in a_fails)
+    top_fail = (limit - 1) if limit else 100
+    af = (check_int(a_fails[0], "a_fails", 0, top_fail), check_int(a_fails[1], "a_fails", 0, top_fail))
     if not _is_seq(finished):
         raise GuandanError(f"finished must be a sequence of seats, got {finished!r:.60}")
     fin = [check_int(x, "finished seat", 0, 3) for x in finished]
@@ -180,7 +188,7 @@ def validate_position(hands: Any, level: Any, to_act: Any, team_levels: Any, own
         if to_act != expect:
             raise GuandanError(f"seat {expect} is to act after seat {top_seat}'s play and "
                                f"{np_} passes, not seat {to_act}")
-    native = (hs, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin, round_index, af)
+    native: NativePosition = (hs, lv, tl, owner, to_act, top_lo, top_hi, top_seat, np_, fin, round_index, af)
     return Position(native, tuple(tl_list))
 
 
