@@ -16,7 +16,7 @@ ctypedef struct RuleSet:
     # the variant options of guandan.Rules, built once by NativeRules
     uint8_t a_win_second_only      # at A, won only with the partner second
     uint8_t wild_sf                # a wild may complete a straight flush
-    uint8_t equal_lead_banker_left # equal tributes: the banker's left leads
+    uint8_t equal_lead_banker_left  # equal tributes: the banker's left leads
     int8_t a_fail_limit            # failed rounds at A before falling to 2 (0: unlimited)
     int16_t max_rounds             # 0: unlimited
     # derived from the options above, once (NativeRules), for the native readers:

@@ -8,21 +8,20 @@ Seats 0..3 play in order s -> s+1; teams are seats 0 & 2 (team 0) and 1 & 3
 (team 1). Levels are rank indices 0..12 (2..A).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
 
-cimport cython
 import numpy as np
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok, hand_minus,
-    T_PASS, T_TRIBUTE, T_BACK, T_STRAIGHT, TAG_SHIFT, F_NO_WILD_SF,
+    T_PASS, T_TRIBUTE, T_BACK, TAG_SHIFT, F_NO_WILD_SF,
 )
 
-from .errors import IllegalMoveError, GuandanError, LevelError
+from .errors import GuandanError, LevelError
 
 cdef int HR_FACE = 53
 
@@ -1243,11 +1242,11 @@ cdef class GameCore:
         that nothing out of range ever reaches the state."""
         cdef int i
         cdef int8_t nf[4]
-        cdef Hand h
         if len(hands) != 4 or len(levels) != 2 or len(afail) != 2 or len(fin) > 4:
             raise GuandanError("set_position: wrong number of hands, levels, a_fails or finished seats")
         for i in range(4):
-            h = hands[i]
+            if not isinstance(hands[i], Hand):
+                raise GuandanError("set_position: a hand is a guandan.Hand")
         if not (0 <= rlevel <= 12 and 0 <= levels[0] <= 12 and 0 <= levels[1] <= 12
                 and -1 <= owner <= 1 and 0 <= to_act <= 3 and -1 <= top_seat <= 3
                 and 0 <= passes <= 3 and 0 <= round_index <= 32767

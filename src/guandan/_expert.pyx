@@ -23,16 +23,15 @@ The pieces, each a small nogil function:
   decomposition and the counts.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
-cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    MoveBuf, card_count, move_size, rank_strength, is_bomb_type,
-    gd_ctz64, gd_popcount64,
+    MoveBuf, card_count, rank_strength, is_bomb_type,
+    gd_ctz64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
-    T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, T_BACK, TAG_SHIFT,
+    T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, TAG_SHIFT,
 )
 from guandan._engine cimport (
     View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
@@ -153,7 +152,8 @@ _default_params()
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
-                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg", "urg_from", "bomb_out_max", "block", "sfsets")
+                "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg",
+                "urg_from", "bomb_out_max", "block", "sfsets")
 
 
 assert len(_PARAM_NAMES) * sizeof(int) == sizeof(Params), "parameter names out of step"
@@ -184,6 +184,7 @@ def reset_params():
 # ---------------------------------------------------------------------------
 # Card counting tables (per decision)
 # ---------------------------------------------------------------------------
+
 
 ctypedef struct Tab:
     int L
@@ -266,7 +267,7 @@ cdef inline int16_t power(int base, int step, int ctrlb, int h) noexcept nogil:
 
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
-    cdef int r, i, k, s, q, ok, n
+    cdef int r, k, s, q, n
     cdef uint32_t o1, o2, o3
     cdef int os[16]
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
@@ -555,13 +556,8 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
     gain most: left alone (level cards), or completing the weakest single
     (a pair), pair (a triple), triple (a bomb), or the largest bomb."""
     cdef const Tab* tb = x.tb
-    cdef int w = x.h.w, i, j, r, n
-    cdef int best = -(1 << 30), bopt = 0
-    cdef Acc bacc
+    cdef int w = x.h.w
     cdef int8_t* c = x.h.c
-    cdef int t[4]
-    cdef int nt = 0
-    cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
     cdef LB base
     lb_build(tb, c, x.h.sb, x.h.hr, w, &base)
     leaf_from(x, acc, &base)
@@ -889,7 +885,7 @@ cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     sequences and straight flushes applied, its leaf evaluated again - the
     search's own result (so a decision never depends on what was cached)."""
     cdef Acc acc
-    cdef int i, k, tt, q
+    cdef int i, k
     x.tb = tb
     x.replayed = 0
     hand_counts(one, two, tb.L, &x.h)
@@ -1122,7 +1118,7 @@ cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t
     cdef Acc acc
     cdef int need[14]
     cdef int8_t keep[MAXPATH]
-    cdef int r, n, c, w, i, k, e, deficit = 0
+    cdef int r, n, c, w, i, k, deficit = 0
     memcpy(&x.h, &x0.bh, sizeof(HC))
     memcpy(&b, lb0, sizeof(LB))
     acc = x0.bpacc
@@ -1242,7 +1238,6 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
     cdef int8_t pr[16]
     cdef int nt = 0, npr = 0, np2
     cdef uint64_t sig, psig
-    cdef int16_t pw
     best_split_cached(tb, one, two, xx)
     memcpy(&x, xx, sizeof(X))
     d.score = x.best
@@ -1782,6 +1777,7 @@ policy_register(POL_EXPERT, expert_policy, NULL, 0)
 # ---------------------------------------------------------------------------
 # Python-facing: explanations and the decomposition
 # ---------------------------------------------------------------------------
+
 
 def explain_view(MoveList moves not None, NativeView view not None):
     """``(index into moves, rule name)`` of the expert's decision on a

@@ -31,8 +31,9 @@ ctypedef struct SearchCfg:
     int solve_cards            # solve exactly when the hands hold at most this many cards (0: never)
     int64_t solve_nodes        # node limit of one exact solve (over it: a rollout instead)
     int tt_bits                # transposition table of the solver: 2**tt_bits entries
-    double margin              # leave the rollout policy's choice only for a candidate better
-                               # by more than margin paired standard errors
+    # leave the rollout policy's choice only for a candidate better by
+    # more than margin paired standard errors
+    double margin
 
 ctypedef struct SearchOut:
     int ncand

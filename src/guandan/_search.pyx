@@ -39,11 +39,10 @@ completing the rest). Building the table costs about 54 x 28 x 28 x 6
 operations once per information set; each sample then costs 54 draws.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 
-cimport cython
 cimport numpy as cnp
 import numpy as np
 
@@ -862,6 +861,7 @@ def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, 
 # ---------------------------------------------------------------------------
 # Python-facing
 # ---------------------------------------------------------------------------
+
 
 _INFO_ERRORS = {
     -1: "the card counts do not match the unseen cards, or the tribute of this round is "

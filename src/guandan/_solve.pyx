@@ -95,14 +95,14 @@ first among equals), then the pass, then bombs (smallest first);
 optionally a native policy's choice first.
 """
 
-from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memset, memcpy
 
-cimport cython
 from guandan._gen cimport (
-    Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, card_count, move_size, is_bomb_type, bomb_value,
-    key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB, TAG_SHIFT, gd_prefetch,
+    gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, is_bomb_type, bomb_value,
+    key_strength, gd_popcount64, gd_squeeze4, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_BOMB,
+    TAG_SHIFT, gd_prefetch,
 )
 from guandan._engine cimport (
     GameCore,
@@ -139,8 +139,9 @@ cdef enum:
     DEFER_PLY = 32              # plies (from the root) at which they put off busy moves
     NO_LO = -4
     NO_HI = 4
-    GC_BITS = 16                # move-list cache: 2**GC_BITS slots (half of them used at most)
-                                # and 2**(GC_BITS + 3) moves (see Solver.gslots)
+    # move-list cache: 2**GC_BITS slots (half of them used at most) and
+    # 2**(GC_BITS + 3) moves (see Solver.gslots)
+    GC_BITS = 16
     GC_WORDS = 8                # one cache line a slot: the context (5 words), the list, two orders
     CUT_N = 1 << 17             # entries of the table of moves that cut
     ETC_CARDS = 10              # cards left (all hands) from which children are probed first
