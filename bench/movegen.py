@@ -93,7 +93,7 @@ def games_per_s(code, deals, runs):
     for r in range(runs):
         gs, ps = chunk_seeds(r, 0)
         t = time.perf_counter()
-        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array([code] * 4, dtype=np.int8), Rules().native)
+        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array([code] * 4, dtype=np.int16), Rules().native)
         dt = time.perf_counter() - t
         rates.append(int(out["decisions"].sum()) / dt)
     return statistics.median(rates)

@@ -28,7 +28,7 @@ def one_core(codes, deals, runs, label):
     for r in range(runs):
         gs, ps = chunk_seeds(r, 0)
         t = time.perf_counter()
-        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array(codes, dtype=np.int8), Rules().native)
+        out, _ = _sim.run_chunk(gs, ps, deals, 0, np.array(codes, dtype=np.int16), Rules().native)
         dt = time.perf_counter() - t
         dec = int(out["decisions"].sum())
         rates.append((dec / dt, deals / dt, dec / deals))

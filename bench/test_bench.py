@@ -63,7 +63,7 @@ def test_classify(benchmark):
 
 def test_simulate_random_1000_deals(benchmark):
     gs, ps = chunk_seeds(0, 0)
-    benchmark(_sim.run_chunk, gs, ps, 1000, 0, np.array([1, 1, 1, 1], dtype=np.int8), Rules().native)
+    benchmark(_sim.run_chunk, gs, ps, 1000, 0, np.array([1, 1, 1, 1], dtype=np.int16), Rules().native)
 
 
 def test_game_python_random_game(benchmark):

@@ -118,7 +118,7 @@ cdef enum:
     POL_GREEDY = 2
     POL_EXPERT = 3
     POL_FIRST_FREE = 4         # policy_add hands out codes from here
-    POL_SLOTS = 128            # codes 1..127 (the simulator's policy arrays are int8)
+    POL_SLOTS = 4096           # codes 1..4095 (the simulator's policy arrays are int16)
     POLF_SEARCH = 1            # a search: not a rollout policy (a search inside a search)
 
 cdef enum:

@@ -179,7 +179,7 @@ cdef class _Loop:
     cdef Gen* g
     cdef MoveBuf b
     cdef uint64_t prng[4]
-    cdef int8_t pol[4]
+    cdef int16_t pol[4]
     cdef uint64_t* rec                # the actions of the game being recorded
     cdef Py_ssize_t rec_n, rec_cap
     cdef uint64_t* pend               # the actions since the last Python decision
@@ -291,9 +291,9 @@ cdef class _Loop:
 
 
 cdef object _policy_codes(policies):
-    if (not isinstance(policies, np.ndarray) or policies.dtype != np.int8 or policies.ndim != 1
+    if (not isinstance(policies, np.ndarray) or policies.dtype != np.int16 or policies.ndim != 1
             or policies.shape[0] != 4):
-        raise ValueError("one policy code per seat (an int8 array of 4)")
+        raise ValueError("one policy code per seat (an int16 array of 4)")
     return [int(policies[k]) for k in range(4)]
 
 
@@ -442,7 +442,7 @@ def run_setups(seeds, policy_seeds, levels, owner, last_order, policies, int uni
     results equal a Python loop over ``Game.from_deal`` / ``Game(seed)`` with
     the same policy names and policy seeds. Arrays: ``seeds`` and
     ``policy_seeds`` uint64 (n,), ``levels`` int8 (n, 2), ``owner`` int8 (n,),
-    ``last_order`` int8 (n, 4), ``policies`` int8 (4,), all C-contiguous.
+    ``last_order`` int8 (n, 4), ``policies`` int16 (4,), all C-contiguous.
     Returns a dict of numpy rows and, with ``record``, the ``(seat, lo, hi)``
     words of every action of each start."""
     seeds = c_array(seeds, np.uint64, 1, 0, "seeds")
@@ -450,7 +450,7 @@ def run_setups(seeds, policy_seeds, levels, owner, last_order, policies, int uni
     levels = c_array(levels, np.int8, 2, 2, "levels")
     owner = c_array(owner, np.int8, 1, 0, "owner")
     last_order = c_array(last_order, np.int8, 2, 4, "last_order")
-    policies = c_array(policies, np.int8, 1, 0, "policies")
+    policies = c_array(policies, np.int16, 1, 0, "policies")
     cdef Py_ssize_t n = seeds.shape[0], row
     if policies.shape[0] != 4 or levels.shape[0] != n or owner.shape[0] != n \
             or policy_seeds.shape[0] != n or last_order.shape[0] != n:

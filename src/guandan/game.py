@@ -571,7 +571,7 @@ class Game:
         if self.is_over:
             raise IllegalMoveError("the game is over")
         with self._lock:
-            lo, hi = self._core.pick(check_int(code, "policy code", 0, 255))
+            lo, hi = self._core.pick(check_int(code, "policy code", 0, 32767))
             return _native_move(lo, hi, self._core.rlevel)
 
     @_locked

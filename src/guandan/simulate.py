@@ -58,7 +58,7 @@ def _run_native(seed: int, index: int, n: int, unit: int, codes: Tuple[int, ...]
     """One chunk in the native loop (module level so that process pools and
     Dask can pickle it)."""
     gs, ps = chunk_seeds(seed, index)
-    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rules.native)
+    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int16), rules.native)
     return out
 
 
@@ -69,7 +69,7 @@ def _run_python(seed: int, index: int, n: int, unit: int, policies: Sequence[Any
     :class:`_PythonSeats` for the callables' decisions."""
     gs, ps = chunk_seeds(seed, index)
     codes = [PY_SEAT if callable(p) else native_code(p) for p in policies]
-    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int8), rules.native,
+    out, _ = _sim.run_chunk(gs, ps, n, unit, np.array(codes, dtype=np.int16), rules.native,
                             callback=_PythonSeats(policies, rules, gs))
     return out
 
@@ -523,7 +523,7 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
     if len(policies) != 4:
         raise GuandanError(f"give one policy per seat (4), got {len(policies)}")
     rules = resolve_rules(rules)
-    codes = np.array([native_code(p) for p in policies], dtype=np.int8)
+    codes = np.array([native_code(p) for p in policies], dtype=np.int16)
     n = len(seeds)
     sd = np.asarray(seeds, dtype=np.uint64).reshape(n)
     lv = np.zeros((n, 2), dtype=np.int8) if levels is None else np.asarray(levels, dtype=np.int8).reshape(n, 2)

@@ -937,6 +937,12 @@ def test_many_search_configurations_at_once():
         assert g._core.pick(c) in [m.words for m in g.legal_moves()]
     rows = simulate(2, policies=tuple(specs[:4]), rules=Rules(max_rounds=1), seed=1, workers=1)
     assert len(rows) == 2
+    # hundreds at once: codes past the int8 range run in the simulator too
+    many = [native_code(f"search:rollouts={n},k=2") for n in range(100, 400)]
+    assert len(set(many)) == 300 and max(many) > 127
+    rows = simulate(1, policies=("search:rollouts=399,k=2", "greedy", "greedy", "greedy"),
+                    rules=Rules(max_rounds=1), seed=2, workers=1)
+    assert len(rows) == 1
 
 
 def test_native_search_in_simulate_is_deterministic():

@@ -16,7 +16,7 @@ def test_native_games_equal_python_engine_games():
     """Replay a sample of native games, action by action, through Game."""
     gs, ps = chunk_seeds(4, 0)
     for codes in ([1, 1, 1, 1], [2, 1, 2, 1]):
-        out, recs = _sim.run_chunk(gs, ps, 3, 1, np.array(codes, dtype=np.int8), Rules().native,
+        out, recs = _sim.run_chunk(gs, ps, 3, 1, np.array(codes, dtype=np.int16), Rules().native,
                                    record_games=3)
         assert len(recs) == 3
         for k, rec in enumerate(recs):
@@ -47,7 +47,7 @@ def test_ten_thousand_native_games_keep_the_invariants(rules, codes, chunks):
     promotion follows the partner's place, games end."""
     def one(i):
         gs, ps = chunk_seeds(2024, i)
-        out, _ = _sim.run_chunk(gs, ps, 1000, 1, np.array(codes, dtype=np.int8), rules.native,
+        out, _ = _sim.run_chunk(gs, ps, 1000, 1, np.array(codes, dtype=np.int16), rules.native,
                                 check=True)
         return out
 
