@@ -548,8 +548,9 @@ class Game:
         ``(observation, legal_moves) -> move``."""
         if self.is_over:
             raise IllegalMoveError("the game is over")
-        if isinstance(policy, str):
-            return decider(policy).decide(self)      # built-in policies answer a legal Move
+        label = policy
+        if isinstance(policy, str):                  # the registered object, checked as any other
+            policy = decider(policy)
         decide = getattr(policy, "decide", None)
         if not callable(decide) and not callable(policy):
             raise GuandanError(f"a policy is a registered name, an object with decide(game) or a callable "
@@ -560,7 +561,7 @@ class Game:
         except GuandanError:
             raise
         except Exception as e:
-            raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+            raise PolicyError(f"policy {label!r:.60} raised {type(e).__name__}: {e}") from e
         return self.parse_action(answer)
 
     def native_choice(self, code: int) -> Move:
