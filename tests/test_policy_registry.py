@@ -221,3 +221,31 @@ def test_the_shared_decider_follows_a_replaced_registration():
     finally:
         release.set()
         unregister("slowpoke")
+
+
+def test_same_seed_same_moves_for_every_builtin_name_also_from_threads():
+    """Game.choose(name) with every built-in name and a search spec: the
+    same seed gives the same moves, whether the games run one after the
+    other or at once in threads (one shared decider per spec)."""
+    import threading
+
+    specs = ["random", "greedy", "expert", "search:rollouts=24,solve=0,k=4"]
+
+    def run(seed, out):
+        g = Game(seed=seed, rules=Rules.contest())
+        moves = []
+        for i in range(70):
+            if g.is_over:
+                break
+            moves.append(str(g.play_policy(specs[i % len(specs)])))
+        out.append(moves)
+
+    first = []
+    run(12, first)
+    outs = [[] for _ in range(3)]
+    ts = [threading.Thread(target=run, args=(12, o)) for o in outs]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    assert all(o == first for o in outs)
