@@ -86,3 +86,39 @@ def test_mutated_bytes_are_refused_or_give_a_game_that_plays():
                 h.play_policy(rng.choice(["random", "greedy", "expert"]))
         except GuandanError:
             pass
+
+
+def test_the_search_tools_read_one_snapshot_while_another_thread_plays():
+    """sample_worlds / rollouts / solve / explain read the state, this
+    round's plays and the trick under the game's lock: a play by another
+    thread never comes between them (the only refusals are of the phase)."""
+    import threading
+
+    torn = []
+    for seed in range(6):
+        g = Game(seed=seed)
+        while g.phase.name != "PLAY":
+            g.play_policy("random")
+        stop = threading.Event()
+
+        def player():
+            while not stop.is_set() and not g.is_over:
+                g.play_policy("random")
+
+        t = threading.Thread(target=player)
+        t.start()
+        try:
+            for i in range(150):
+                if g.is_over:
+                    break
+                try:
+                    [lambda: search.sample_worlds(g, g.to_act, 1, seed=1),
+                     lambda: search.rollouts(g, "greedy", 1, seat=i % 4),
+                     lambda: search.explain(g, rollouts=4, k=2, solve=0)][i % 3]()
+                except GuandanError as e:
+                    if "phase" not in str(e) and "game is over" not in str(e):
+                        torn.append(str(e))
+        finally:
+            stop.set()
+            t.join(30)
+    assert not torn, torn[:3]

@@ -625,6 +625,14 @@ class Game:
                 plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
             return plays
 
+    @property
+    def lock(self) -> Any:
+        """The game's reentrant lock. Every method holds it while it runs;
+        hold it (``with game.lock:``) to make several calls one step that no
+        other thread's play comes between (the search tools read the state,
+        this round's plays and the trick under it)."""
+        return self._lock
+
     def native_state(self) -> "_engine.GameCore":
         """A snapshot of the native state, for the native tools
         (:mod:`guandan.search`: worlds, rollouts, the solver): an opaque
