@@ -248,3 +248,23 @@ def test_the_checker_skips_only_the_type_checking_branch():
     src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .search import SearchResult\n"
            "    import guandan.cli\n")
     assert not {t for t, _ in _imports(PKG / "x.py", "game", src)} & {"search", "cli"}
+
+
+# what a native module may import of the package's Python modules (below every layer)
+NATIVE_MAY_IMPORT = {"errors"}
+
+
+@pytest.mark.parametrize("path", sorted(PKG.glob("_*.pyx")), ids=lambda p: p.stem)
+def test_native_modules_import_only_errors_and_natives(path):
+    """A native module is the bottom layer: of the Python modules it imports
+    (``import`` / ``from ... import`` lines, at any indentation; ``cimport``
+    is C-level) only ``errors``; other native modules are fine."""
+    import re
+    wrong = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        m = re.match(r"\s*(?:from\s+(\.+|guandan\.)(\w+)\s+import\b|import\s+guandan\.(\w+))", line)
+        if m:
+            target = m.group(2) or m.group(3)
+            if target not in FRONT_DOORS and target not in NATIVE_MAY_IMPORT:
+                wrong.append(f"line {n}: {path.stem} imports {target}")
+    assert not wrong, "\n".join(wrong)
