@@ -649,7 +649,10 @@ class Game:
         :meth:`from_position` builds one: no history before it, its trick
         ``trick`` (``(seat, move)`` plays ending in the state's play to
         beat; empty: not given). Bytes and the trick are checked
-        (GuandanError); the policy stream is seeded from ``seed``."""
+        (GuandanError); the policy stream is seeded from ``seed``.
+        ``rules`` must be the rules of the game the state comes from
+        (``game.rules``): the state carries its own copy, which the native
+        engine follows, and the default rules are not checked against it."""
         r = resolve_rules(rules)
         seed = check_seed(seed)
         if isinstance(state, _engine.GameCore):
