@@ -15,7 +15,11 @@ Layers, bottom up (docs/ARCHITECTURE.md draws them):
 8. the CLI and the package's ``__init__``.
 
 Every import counts, at module level or inside a function, except those
-under ``if TYPE_CHECKING:`` (annotations only).
+in the body of ``if TYPE_CHECKING:`` (annotations only; its ``else`` runs):
+relative ones at any level, ``import guandan.x as y``, a name imported from
+the package (``from guandan import Game``, ``from . import Game``: the
+package's ``__init__``, the top layer) and ``importlib.import_module`` /
+``__import__`` of a constant name.
 """
 
 from __future__ import annotations
@@ -63,45 +67,83 @@ def _top(dotted: str) -> str:
     return dotted.split(".")[0]
 
 
+def _is_type_checking(test):
+    return getattr(test, "id", None) == "TYPE_CHECKING" or getattr(test, "attr", None) == "TYPE_CHECKING"
+
+
 def _under_type_checking(node, parents):
-    for p in parents:
-        if isinstance(p, ast.If) and (getattr(p.test, "id", None) == "TYPE_CHECKING"
-                                      or getattr(p.test, "attr", None) == "TYPE_CHECKING"):
+    """Whether ``node`` (below ``parents``, outermost first) is in the body
+    of an ``if TYPE_CHECKING:`` (its ``else`` runs)."""
+    chain = parents + [node]
+    for i, p in enumerate(parents):
+        if isinstance(p, ast.If) and _is_type_checking(p.test) and any(chain[i + 1] is b for b in p.body):
             return True
     return False
 
 
-def _imports(path: Path, modname: str):
-    """(imported top-level guandan module, line) for every import in a file."""
-    tree = ast.parse(path.read_text(), str(path))
-    pkg_parts = modname.split(".")[:-1] if not modname.endswith("__init__") else modname.split(".")[:-1]
+def _is_module(parts):
+    """Whether ``parts`` (below the package) name a module or subpackage."""
+    p = PKG.joinpath(*parts)
+    return (p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+            or p.with_suffix(".pyx").is_file())
+
+
+def _resolve(parts, line):
+    """The layer table's name of the module ``parts`` (below the package)
+    an import reaches: its top-level module, ``__init__`` for the package
+    itself (a name imported from the package's ``__init__``)."""
+    if not parts:
+        return ("__init__", line)
+    return (parts[0], line)
+
+
+def _imports(path: Path, modname: str, source: str = None):
+    """(imported top-level guandan module, line) for every import in a file
+    (``source`` instead of the file's text, for the checker's own tests)."""
+    tree = ast.parse(path.read_text() if source is None else source, str(path))
+    pkg_parts = modname.split(".")[:-1]      # the package a relative import starts from
     out = []
 
-    def visit(node, parents):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and not _under_type_checking(node, parents):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith("guandan."):
-                        out.append((a.name.split(".")[1], node.lineno))
-            elif node.level:                          # relative: from . / .. import
+    def visit(node):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:             # the else branch runs
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "guandan" or a.name.startswith("guandan."):
+                    out.append(_resolve(a.name.split(".")[1:], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module.split(".") if node.module else []
+            if node.level:                        # relative: from . / .. import
                 base = pkg_parts[:len(pkg_parts) - (node.level - 1)] if node.level > 1 else pkg_parts
-                if node.module:
-                    target = base + node.module.split(".")
-                    out.append((target[0] if target else node.module.split(".")[0], node.lineno))
-                else:
-                    for a in node.names:
-                        target = base + [a.name]
-                        out.append((target[0], node.lineno))
-            elif node.module and node.module.split(".")[0] == "guandan":
-                parts = node.module.split(".")
-                if len(parts) > 1:
-                    out.append((parts[1], node.lineno))
-                else:
-                    out.extend((a.name, node.lineno) for a in node.names)
+            elif mod and mod[0] == "guandan":
+                base, mod = [], mod[1:]
+            else:
+                base = None
+            if base is not None and mod:
+                out.append(_resolve(base + mod, node.lineno))
+            elif base is not None:                # from <package> import a, b: modules or its names
+                for a in node.names:
+                    target = base + [a.name]
+                    out.append(_resolve(target if _is_module(target) else base, node.lineno))
+        elif isinstance(node, ast.Call):          # importlib.import_module("guandan.x") / __import__
+            f = node.func
+            fname = getattr(f, "attr", None) or getattr(f, "id", None)
+            if fname in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str):
+                name = node.args[0].value
+                if name.startswith("."):
+                    level = len(name) - len(name.lstrip("."))
+                    base = pkg_parts[:len(pkg_parts) - (level - 1)] if level > 1 else pkg_parts
+                    rest = name.lstrip(".")
+                    out.append(_resolve(base + (rest.split(".") if rest else []), node.lineno))
+                elif name == "guandan" or name.startswith("guandan."):
+                    out.append(_resolve(name.split(".")[1:], node.lineno))
         for child in ast.iter_child_nodes(node):
-            visit(child, parents + [node])
+            visit(child)
 
-    visit(tree, [])
+    visit(tree)
     return out
 
 
@@ -173,4 +215,56 @@ def test_server_modules_import_one_way():
         for target, line in _sibling_imports(PKG / "server" / f"{name}.py"):
             if target in SERVER_ORDER and SERVER_ORDER.index(target) >= i:
                 wrong.append(f"server/{name}.py line {line} imports .{target}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("modname,source,expected", [
+    # absolute, aliased, package-level and function-level imports
+    ("game", "import guandan.search as s\n", "search"),
+    ("game", "import guandan\n", "__init__"),
+    ("game", "from guandan import search\n", "search"),
+    ("game", "from guandan import Game\n", "__init__"),         # a name of the package's __init__
+    ("game", "from guandan.search import explain\n", "search"),
+    ("game", "def f():\n    from .search import explain\n", "search"),
+    # relative imports with levels, from a module and from a subpackage
+    ("game", "from . import search\n", "search"),
+    ("game", "from . import get_policy\n", "__init__"),
+    ("server.table", "from .. import search\n", "search"),
+    ("server.table", "from ..search import explain\n", "search"),
+    ("server.table", "from .. import Game\n", "__init__"),
+    ("server.table", "from . import seats\n", "server"),
+    # a runtime branch of TYPE_CHECKING counts; dynamic imports by name count
+    ("game", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n"
+             "    from .search import explain\n", "search"),
+    ("game", "import typing\nif typing.TYPE_CHECKING:\n    pass\nelif True:\n    import guandan.cli\n", "cli"),
+    ("game", "import importlib\nm = importlib.import_module('guandan.search')\n", "search"),
+    ("game", "import importlib\nm = importlib.import_module('.simulate', 'guandan')\n", "simulate"),
+])
+def test_the_checker_sees_every_form_of_import(modname, source, expected):
+    assert expected in {t for t, _ in _imports(PKG / "x.py", modname, source)}
+
+
+def test_the_checker_skips_only_the_type_checking_branch():
+    src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .search import SearchResult\n"
+           "    import guandan.cli\n")
+    assert not {t for t, _ in _imports(PKG / "x.py", "game", src)} & {"search", "cli"}
+
+
+# what a native module may import of the package's Python modules (below every layer)
+NATIVE_MAY_IMPORT = {"errors"}
+
+
+@pytest.mark.parametrize("path", sorted(PKG.glob("_*.pyx")), ids=lambda p: p.stem)
+def test_native_modules_import_only_errors_and_natives(path):
+    """A native module is the bottom layer: of the Python modules it imports
+    (``import`` / ``from ... import`` lines, at any indentation; ``cimport``
+    is C-level) only ``errors``; other native modules are fine."""
+    import re
+    wrong = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        m = re.match(r"\s*(?:from\s+(\.+|guandan\.)(\w+)\s+import\b|import\s+guandan\.(\w+))", line)
+        if m:
+            target = m.group(2) or m.group(3)
+            if target not in FRONT_DOORS and target not in NATIVE_MAY_IMPORT:
+                wrong.append(f"line {n}: {path.stem} imports {target}")
     assert not wrong, "\n".join(wrong)

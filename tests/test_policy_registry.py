@@ -152,3 +152,100 @@ def test_outer_modules_check_specs_with_the_registry(lowest):
         "greedy", "search", None, None]
     r = arena(["lowest-first", "greedy"], deals=1, seed=1, executor=None, concurrency=1)
     assert r[0].a.name == "lowest-first" and len(r[0].pairs) == 1
+
+
+def test_a_registered_python_policy_is_checked_like_a_policy_object():
+    """A registered name runs through the same checks as the object it names:
+    a plain callable factory is called with the observation, an answer is read
+    as a Move (an unreadable one refused), a crash is a PolicyError."""
+    from guandan.errors import PolicyError
+
+    class Liar:
+        def decide(self, game):
+            return "Single 3 S3 S3 S3"
+
+    class Boom:
+        def decide(self, game):
+            return 1 / 0
+
+    register("plain-first", lambda seed=None: (lambda obs, legal: legal[0]))
+    register("liar", lambda seed=None: Liar())
+    register("boom", lambda seed=None: Boom())
+    try:
+        g = Game(seed=1)
+        assert g.choose("plain-first") == g.legal_moves()[0]
+        with pytest.raises(GuandanError):
+            g.choose("liar")
+        with pytest.raises(PolicyError, match="'boom' raised ZeroDivisionError"):
+            g.choose("boom")
+        assert g.decisions == 0
+    finally:
+        for n in ("plain-first", "liar", "boom"):
+            unregister(n)
+
+
+def test_the_shared_decider_follows_a_replaced_registration():
+    """decider() never serves an object of a registration replaced meanwhile,
+    also when another thread replaces it while the object is being built."""
+    import threading
+
+    from guandan.registry import decider
+
+    built = threading.Event()
+    release = threading.Event()
+
+    class Slow:
+        def __init__(self, seed=None):
+            built.set()
+            release.wait(5)
+
+        def decide(self, game):
+            return game.legal_moves()[0]
+
+    class Fast:
+        def __init__(self, seed=None):
+            pass
+
+        def decide(self, game):
+            return game.legal_moves()[-1]
+
+    register("slowpoke", Slow)
+    try:
+        t = threading.Thread(target=decider, args=("slowpoke",))
+        t.start()
+        assert built.wait(5)
+        register("slowpoke", Fast, replace=True)
+        release.set()
+        t.join(5)
+        assert isinstance(decider("slowpoke"), Fast)
+    finally:
+        release.set()
+        unregister("slowpoke")
+
+
+def test_same_seed_same_moves_for_every_builtin_name_also_from_threads():
+    """Game.choose(name) with every built-in name and a search spec: the
+    same seed gives the same moves, whether the games run one after the
+    other or at once in threads (one shared decider per spec)."""
+    import threading
+
+    specs = ["random", "greedy", "expert", "search:rollouts=24,solve=0,k=4"]
+
+    def run(seed, out):
+        g = Game(seed=seed, rules=Rules.contest())
+        moves = []
+        for i in range(70):
+            if g.is_over:
+                break
+            moves.append(str(g.play_policy(specs[i % len(specs)])))
+        out.append(moves)
+
+    first = []
+    run(12, first)
+    outs = [[] for _ in range(3)]
+    ts = [threading.Thread(target=run, args=(12, o)) for o in outs]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    assert all(o == first for o in outs)

@@ -65,6 +65,25 @@ if {r.name: r.value for r in Refusal} != dict(_engine.REFUSALS):   # the native 
     raise ImportError("guandan.game.Refusal does not match the native refusal codes; rebuild the package")
 
 
+def _check_trick(trick: Any, core: Any) -> Tuple[TrickPlay, ...]:
+    """``trick`` as TrickPlays, if it is ``(seat, move)`` plays whose last
+    play is the native state's play to beat, or empty (plays not given);
+    else GuandanError."""
+    if isinstance(trick, (str, bytes)):
+        raise GuandanError(f"a trick is a sequence of (seat, move) plays, got {trick!r:.40}")
+    plays = []
+    for p in trick:
+        if not (isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], Move)
+                and isinstance(p[0], int) and not isinstance(p[0], bool) and 0 <= p[0] <= 3):
+            raise GuandanError(f"a trick is a sequence of (seat, move) plays, got {p!r:.60}")
+        plays.append(TrickPlay(p[0], p[1]))
+    top_seat, top_lo, top_hi, _ = core.top
+    last = next((p for p in reversed(plays) if not p.move.is_pass), None)
+    if plays and (last is None or (last.seat, *last.move.words) != (top_seat, top_lo, top_hi)):
+        raise GuandanError("the trick does not end in the state's play to beat")
+    return tuple(plays)
+
+
 def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
     """Run a method under the game's lock: a Game shared between threads
     stays consistent (each call is atomic)."""
@@ -548,8 +567,9 @@ class Game:
         ``(observation, legal_moves) -> move``."""
         if self.is_over:
             raise IllegalMoveError("the game is over")
-        if isinstance(policy, str):
-            return decider(policy).decide(self)      # built-in policies answer a legal Move
+        label = policy
+        if isinstance(policy, str):                  # the registered object, checked as any other
+            policy = decider(policy)
         decide = getattr(policy, "decide", None)
         if not callable(decide) and not callable(policy):
             raise GuandanError(f"a policy is a registered name, an object with decide(game) or a callable "
@@ -560,7 +580,7 @@ class Game:
         except GuandanError:
             raise
         except Exception as e:
-            raise PolicyError(f"policy {policy!r:.60} raised {type(e).__name__}: {e}") from e
+            raise PolicyError(f"policy {label!r:.60} raised {type(e).__name__}: {e}") from e
         return self.parse_action(answer)
 
     def native_choice(self, code: int) -> Move:
@@ -605,6 +625,14 @@ class Game:
                 plays = [(s, *m.words) for s, m in self._initial_trick if not m.is_pass] + plays
             return plays
 
+    @property
+    def lock(self) -> Any:
+        """The game's reentrant lock. Every method holds it while it runs;
+        hold it (``with game.lock:``) to make several calls one step that no
+        other thread's play comes between (the search tools read the state,
+        this round's plays and the trick under it)."""
+        return self._lock
+
     def native_state(self) -> "_engine.GameCore":
         """A snapshot of the native state, for the native tools
         (:mod:`guandan.search`: worlds, rollouts, the solver): an opaque
@@ -619,8 +647,12 @@ class Game:
         """A game started at a native state (a :meth:`native_state` snapshot,
         one the native tools built from it, or its bytes), as
         :meth:`from_position` builds one: no history before it, its trick
-        ``trick``. Bytes are checked; the policy stream is seeded from
-        ``seed``."""
+        ``trick`` (``(seat, move)`` plays ending in the state's play to
+        beat; empty: not given). Bytes and the trick are checked
+        (GuandanError); the policy stream is seeded from ``seed``.
+        ``rules`` must be the rules of the game the state comes from
+        (``game.rules``): the state carries its own copy, which the native
+        engine follows, and the default rules are not checked against it."""
         r = resolve_rules(rules)
         seed = check_seed(seed)
         if isinstance(state, _engine.GameCore):
@@ -631,8 +663,10 @@ class Game:
         else:
             raise GuandanError(f"a native state is a native_state() snapshot or its bytes, "
                                f"got {type(state).__name__}")
+        if core.decisions < 0:
+            raise GuandanError("state bytes out of range (a negative action count)")
         core.seed_policy(policy_seed(seed))
-        g = cls._from_core(core, r, seed, initial_trick=tuple(trick))
+        g = cls._from_core(core, r, seed, initial_trick=_check_trick(trick, core))
         g._start = g.position
         return g
 

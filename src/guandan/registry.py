@@ -66,7 +66,11 @@ def register(name: str, factory: Callable[..., Any], *, native: NativeSpec = Non
     bots, ``__call__(observation, legal_moves) -> move``). ``native``: the
     native code (or a function of the options giving one) that native
     callers (``simulate``, ``VecGame``, built-in seats) run. A name is
-    registered once unless ``replace``."""
+    registered once unless ``replace``. ``Game.choose(name)`` decides with
+    one object per spec shared by every game and thread (:func:`decider`),
+    so its ``decide(game)`` takes any randomness from the game (its seed,
+    :attr:`guandan.Game.decisions`), not from the object; its answer is
+    checked as any policy's."""
     if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum():
         raise GuandanError(f"a policy name is letters, digits, '-' and '_', got {name!r}")
     if not callable(factory):
@@ -149,12 +153,18 @@ def make_policy(spec: str, seed: Optional[int] = None) -> Any:
 def decider(spec: str) -> Any:
     """The shared policy object that decides for ``Game.choose(spec)``: a
     policy deciding from a game takes its randomness from the game (its
-    policy stream or its seed), so one object per spec serves every game."""
+    policy stream or its seed), so one object per spec serves every game
+    (and every thread). An object built from a registration that was
+    replaced while it was built is not kept."""
     d = _DECIDERS.get(spec)
-    if d is None:
-        d = make_policy(spec)
-        with _LOCK:
+    if d is not None:
+        return d
+    e, opts = _entry(spec)
+    d = e.factory(None, **opts)                   # outside the lock: a factory may take its time
+    with _LOCK:
+        current = _TABLE.get(e.name) is e
+        if current:
             if len(_DECIDERS) >= _MAX_DECIDERS:
                 _DECIDERS.clear()
-            _DECIDERS[spec] = d
-    return d
+            return _DECIDERS.setdefault(spec, d)
+    return decider(spec)                          # replaced or removed meanwhile: not cached

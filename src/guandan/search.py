@@ -37,6 +37,7 @@ deciding seat's team's view.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
@@ -337,6 +338,9 @@ def _solve_threads(cards: int, max_nodes: int) -> int:
     return max(1, min(4, n))
 
 
+_NO_LOCK = contextlib.nullcontext()     # for a non-Game argument, refused by _check_game
+
+
 def _check_game(game: Any, what: str) -> Game:
     if not isinstance(game, Game):
         raise GuandanError(f"{what} takes a guandan.Game, got {type(game).__name__}")
@@ -350,8 +354,10 @@ def info_set(game: Game, seat: int) -> Any:
     phase): its own hand, every seat's card count, this round's plays and
     who made them, this round's tribute and return cards. Worlds are
     sampled from it; see :mod:`guandan._search` for the constraints."""
-    _check_game(game, "an information set")
-    return _search.InfoSet.from_state(game.native_state(), check_int(seat, "seat", 0, 3), game.round_plays())
+    seat = check_int(seat, "seat", 0, 3)
+    with game.lock if isinstance(game, Game) else _NO_LOCK:
+        _check_game(game, "an information set")
+        return _search.InfoSet.from_state(game.native_state(), seat, game.round_plays())
 
 
 def sample_worlds(game: Game, seat: int, n: int, seed: int = 0) -> List[Game]:
@@ -373,13 +379,14 @@ def sample_worlds(game: Game, seat: int, n: int, seed: int = 0) -> List[Game]:
     >>> [x.card_counts == g.card_counts for x in w], w[0].hands[g.to_act] == g.hands[g.to_act]
     ([True, True], True)
     """
-    _check_game(game, "sample_worlds")
     seat = check_int(seat, "seat", 0, 3)
     n = check_int(n, "n", 0, 1_000_000)
     seed = check_seed(seed)
-    hands = info_set(game, seat).sample_hands(n, seed)
-    base = game.native_state()
-    trick = tuple(game.trick)
+    with game.lock if isinstance(game, Game) else _NO_LOCK:   # one snapshot of the game
+        _check_game(game, "sample_worlds")
+        hands = info_set(game, seat).sample_hands(n, seed)
+        base = game.native_state()
+        trick = tuple(game.trick)
     out = []
     for i in range(n):
         wseed = game_seed(seed, i)
@@ -400,10 +407,12 @@ def rollouts(game: Game, policy: str = "greedy", n: int = 100, seed: int = 0, *,
     code = rollout_code(policy)
     n = check_int(n, "n", 0, 100_000_000)
     seed = check_seed(seed)
-    _check_game(game, "rollouts")
     t = time.perf_counter()
     if seat is None:
-        orders, values = _search.rollouts_from_state(game.native_state(), code, n, seed)
+        with game.lock if isinstance(game, Game) else _NO_LOCK:
+            _check_game(game, "rollouts")
+            state = game.native_state()
+        orders, values = _search.rollouts_from_state(state, code, n, seed)
     else:
         orders, values = info_set(game, seat).rollouts(code, n, seed)
     return RolloutResult(orders, values, time.perf_counter() - t, policy)
@@ -440,11 +449,12 @@ def solve(game: Game, max_nodes: Optional[int] = None, time_limit: Optional[floa
     bounds reached in time. Default: the processors this process may use
     (at most 4) for more than 16 cards without ``max_nodes``, else 1.
     """
-    _check_game(game, "solve")
     mn = 0 if max_nodes is None else check_int(max_nodes, "max_nodes", 1, 1 << 62)
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
         raise GuandanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    cards = sum(game.card_counts)
+    with game.lock if isinstance(game, Game) else _NO_LOCK:   # one snapshot of the game
+        _check_game(game, "solve")
+        state, cards, lv = game.native_state(), sum(game.card_counts), game.level_index
     if tt_bits is None:
         # a table to the size of the problem (a big one costs its
         # allocation); from 6 cards a hand the hardest positions take
@@ -454,10 +464,9 @@ def solve(game: Game, max_nodes: Optional[int] = None, time_limit: Optional[floa
     if threads is None:
         threads = _solve_threads(cards, mn)
     threads = check_int(threads, "threads", 1, 8)
-    r = _solve.solve(game.native_state(), _solve.SolveOptions(
+    r = _solve.solve(state, _solve.SolveOptions(
         max_nodes=mn, time_limit=float(time_limit or 0.0), tt_bits=tt_bits, per_move=per_move,
         threads=threads))
-    lv = game.level_index
     best = None if r["best"] is None else Move._from_native(r["best"][0], r["best"][1], lv)
     moves = None
     if per_move:
@@ -481,15 +490,18 @@ def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -
         raise GuandanError("config must be a guandan.search.SearchConfig")
     if not isinstance(game, Game):
         raise GuandanError(f"the search takes a guandan.Game, got {type(game).__name__}")
-    if game.is_over:
-        raise GuandanError("the game is over")
-    if game.phase is not Phase.PLAY:
-        # tribute and return: the rollout policy's choice
-        return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act)
-    seat = game.to_act
-    seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
-    raw = info_set(game, seat).search(cfg.native, seed)
-    return SearchResult.from_native(raw, seat, game.level_index, cfg)
+    with game.lock:                                   # one snapshot of the game
+        if game.is_over:
+            raise GuandanError("the game is over")
+        if game.phase is not Phase.PLAY:
+            # tribute and return: the rollout policy's choice
+            return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act)
+        seat = game.to_act
+        seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
+        info = info_set(game, seat)
+        level = game.level_index
+    raw = info.search(cfg.native, seed)
+    return SearchResult.from_native(raw, seat, level, cfg)
 
 
 def choose(game: Game, config: Optional[SearchConfig] = None, **options: Any) -> Move:
