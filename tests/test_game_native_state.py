@@ -122,3 +122,17 @@ def test_the_search_tools_read_one_snapshot_while_another_thread_plays():
             stop.set()
             t.join(30)
     assert not torn, torn[:3]
+
+
+def test_a_state_under_other_rules_is_refused():
+    """The state carries its game's rules; a game started from it says the
+    rules it is played under, or it is refused."""
+    g = Game(rules=Rules.contest(), seed=3)
+    for _ in range(30):
+        g.play_policy("greedy")
+    with pytest.raises(GuandanError, match="other rules"):
+        Game.from_native_state(g.native_state(), 5)
+    with pytest.raises(GuandanError, match="other rules"):
+        Game.from_native_state(g.native_state().state_bytes(), 5)
+    w = Game.from_native_state(g.native_state(), 5, rules=g.rules)
+    assert w.rules == g.rules and w.observation(0)["rules"] == g.observation(0)["rules"]

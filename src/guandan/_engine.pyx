@@ -1081,6 +1081,16 @@ cdef class GameCore:
         """Seed the RNG the built-in random policy draws from."""
         st_seed(self.prng, seed)
 
+    def follows(self, NativeRules rules not None):
+        """Whether this state plays under exactly ``rules`` (the state holds
+        its own copy of its game's rules, which the engine follows)."""
+        cdef const RuleSet* a = &self.st.rules
+        cdef const RuleSet* b = &rules.r
+        return (a.a_win_second_only == b.a_win_second_only and a.wild_sf == b.wild_sf
+                and a.equal_lead_banker_left == b.equal_lead_banker_left
+                and a.a_fail_limit == b.a_fail_limit and a.max_rounds == b.max_rounds
+                and a.gen_flags == b.gen_flags and a.key_bits == b.key_bits)
+
     def copy(self, bint history=True):
         """A copy of the current state (with the undo history unless told not)."""
         cdef GameCore c = GameCore.__new__(GameCore)

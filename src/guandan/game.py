@@ -650,9 +650,11 @@ class Game:
         ``trick`` (``(seat, move)`` plays ending in the state's play to
         beat; empty: not given). Bytes and the trick are checked
         (GuandanError); the policy stream is seeded from ``seed``.
-        ``rules`` must be the rules of the game the state comes from
-        (``game.rules``): the state carries its own copy, which the native
-        engine follows, and the default rules are not checked against it."""
+        ``rules`` are the rules of the game the state comes from
+        (``game.rules``; default: the default rules): the state carries its
+        own copy, which the engine follows, and a state under other rules is
+        refused (GuandanError), so ``game.rules`` and the observations always
+        say the rules the game is played under."""
         r = resolve_rules(rules)
         seed = check_seed(seed)
         if isinstance(state, _engine.GameCore):
@@ -665,6 +667,9 @@ class Game:
                                f"got {type(state).__name__}")
         if core.decisions < 0:
             raise GuandanError("state bytes out of range (a negative action count)")
+        if not core.follows(r.native):
+            raise GuandanError("the native state is played under other rules than the ones given "
+                               "(pass rules=, the rules of the game it comes from)")
         core.seed_policy(policy_seed(seed))
         g = cls._from_core(core, r, seed, initial_trick=_check_trick(trick, core))
         g._start = g.position
