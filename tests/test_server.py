@@ -1450,6 +1450,23 @@ def test_one_client_three_greedy_bots(rules):
     run(main(), 40)
 
 
+def test_a_search_bot_with_options_sits_at_the_table():
+    """--bots 1=search:rollouts=20,k=2,2=greedy,3=expert: a policy's options
+    follow it on the command line, and the search decides (in a worker
+    thread) at a real table."""
+    async def main():
+        with Server(games=1, seed=4, bots={1: "search:rollouts=20,k=2", 2: "greedy", 3: "expert"},
+                    rules="contest") as srv:
+            seat = Seat("solo", Behavior(5), seat=0, games=1, rules="contest")
+            c = Client(seat, "solo")
+            await run_table(srv.port, [c])
+            assert seat.done and seat.gameovers == 1
+            rc = await asyncio.get_running_loop().run_in_executor(None, srv.wait_exit, 10)
+            assert rc == 0, f"server exit code {rc}:\n{srv.stderr()[-3000:]}"
+            srv.check_no_traceback()
+    run(main(), 90)
+
+
 def test_seats_follow_connection_order_among_free_seats():
     """--bots 1=greedy,3=random: the first client is seat 0, the second seat 2.
     A connection beyond the free seats gets no protocol message and does not

@@ -224,3 +224,51 @@ def test_hung_client_seat_is_dropped_after_max_misses():
         assert host.dropped and host.dropped[0][1] == 1008 and seat.conn is None
 
     asyncio.run(main())
+
+
+def test_bot_specs_carry_their_options():
+    from guandan.server.table import parse_bots
+    assert parse_bots("1=search:cpu_ms=200,k=5,3=greedy") == {1: "search:cpu_ms=200,k=5", 3: "greedy"}
+    assert parse_bots("0=expert, 2=search:rollouts=40") == {0: "expert", 2: "search:rollouts=40"}
+    for bad in ("1=search:cpu_ms=200,k", "x=greedy", "1=nobody", "5=greedy", "1=greedy:x=1"):
+        with pytest.raises(GuandanError):
+            parse_bots(bad)
+
+
+def test_a_slow_named_bot_does_not_stall_the_loop():
+    """A named policy that is not a fixed native one (a search, a registered
+    Python policy) decides in a worker thread: the loop the other
+    connections share keeps running meanwhile."""
+    import time as _time
+    from guandan.policies import register, unregister
+
+    class Slow:
+        def __init__(self, seed=None):
+            pass
+
+        def decide(self, game):
+            _time.sleep(0.3)
+            return game.legal_moves()[0]
+
+    register("slow-first", Slow)
+    try:
+        g = _game()
+
+        async def main():
+            ticks = 0
+
+            async def tick():
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.01)
+                    ticks += 1
+
+            t = asyncio.ensure_future(tick())
+            m = await Seat(g.to_act, "slow-first", _Host(timeout=5)).decide(g, "play")
+            t.cancel()
+            return m, ticks
+
+        m, ticks = asyncio.run(main())
+        assert m == g.legal_moves()[0] and ticks >= 10
+    finally:
+        unregister("slow-first")

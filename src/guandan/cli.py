@@ -354,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
     pl.add_argument("--seat", type=int, default=0, choices=range(4))
-    pl.add_argument("--bots", default="greedy", help="bot policy: greedy or random")
+    pl.add_argument("--bots", default="greedy",
+                    help="the bots' policy: greedy, random, expert, search:ms=300, ... (default greedy)")
     pl.add_argument("--seed", type=_count("--seed", 0), default=None)
     pl.add_argument("--rules", default="default")
     pl.add_argument("--rounds", type=_count("--rounds"), default=None, help="stop after this many rounds")
@@ -378,7 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tables on this port, each its own game(s); connections fill them in "
                          "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
-    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy")
+    sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy or "
+                    "1=search:cpu_ms=200,k=5,3=expert (a policy's options follow it)")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds a client may think, then its default action (index 0); "
                     "default 30, 0 = wait forever")

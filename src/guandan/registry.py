@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from .errors import GuandanError
 
-__all__ = ["register", "unregister", "parse_policy", "policy_names", "native_code", "check_policy",
+__all__ = ["register", "unregister", "parse_policy", "policy_names", "native_code", "check_policy", "is_fixed_native",
            "make_policy", "decider", "Entry"]
 
 NativeSpec = Union[None, int, Callable[[Dict[str, str]], int]]
@@ -133,6 +133,18 @@ def native_code(spec: str) -> int:
         raise GuandanError(f"policy {e.name!r} has no native form; native policies: "
                            f"{', '.join(n for n, x in _TABLE.items() if x.native is not None)}")
     return e.native if isinstance(e.native, int) else int(e.native(opts))
+
+
+def is_fixed_native(spec: str) -> bool:
+    """Whether ``spec`` names a policy with one fixed native code and no
+    options (``random``, ``greedy``, ``expert``): a decision of microseconds,
+    fine to take inside an event loop. A search (its budget is its own) or a
+    Python policy is not."""
+    try:
+        e, opts = _entry(spec)
+    except GuandanError:
+        return False
+    return isinstance(e.native, int) and not opts
 
 
 def check_policy(spec: str) -> str:

@@ -39,6 +39,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, Union
 from ..errors import GuandanError
 from ..game import Game
 from ..moves import Move, MoveList
+from ..policies import is_fixed_native
 from . import messages
 from .connections import Conn
 
@@ -190,7 +191,16 @@ class Seat:
             return await self._client_move(game, stage)
         if self.policy is None:
             self.policy = "greedy"
-        return game.choose(self.policy)
+        return await self._named_move(game, self.policy)
+
+    async def _named_move(self, game: Game, spec: str) -> Move:
+        """A named policy's move: a fixed native policy (microseconds) in
+        the loop, anything else (a search with its budget, a registered
+        Python policy) in a worker thread, so that no table's bot stalls the
+        loop the other connections share."""
+        if is_fixed_native(spec):
+            return game.choose(spec)
+        return await asyncio.to_thread(game.choose, spec)
 
     async def _client_move(self, game: Game, stage: str) -> Optional[Move]:
         # contest order: the platform's actionList order (tribute/back: the generator's)
@@ -198,7 +208,7 @@ class Seat:
         actions = legal.to_platform()
         idx = await self._ask(messages.act(game, self.index, stage, actions), len(actions))
         if idx == _BOT:                     # disconnected while asked: the bot answers
-            return game.choose(self.policy or "greedy")
+            return await self._named_move(game, self.policy or "greedy")
         if idx < 0:
             return None
         return legal[idx]

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import random
+import re
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 
@@ -36,13 +37,22 @@ MAX_WAITING = 16                # connections waiting before the start beyond th
 
 def parse_bots(spec: Optional[str]) -> Dict[int, str]:
     """``"1=greedy,3=random"`` -> ``{1: "greedy", 3: "random"}`` (any policy
-    spec :func:`guandan.policies.check_policy` accepts)."""
+    spec :func:`guandan.policies.check_policy` accepts; a spec's own options
+    follow it: ``"1=search:cpu_ms=200,k=5,3=greedy"`` -> ``{1:
+    "search:cpu_ms=200,k=5", 3: "greedy"}``, a new seat starting at each
+    ``DIGIT=``)."""
     out: Dict[int, str] = {}
     if not spec:
         return out
-    for part in spec.split(","):
+    parts: List[str] = []
+    for piece in spec.split(","):
+        if parts and not re.match(r"^\s*\d+\s*=", piece):
+            parts[-1] += "," + piece            # an option of the previous seat's spec
+        else:
+            parts.append(piece)
+    for part in parts:
         try:
-            seat_s, pol = part.split("=")
+            seat_s, pol = part.split("=", 1)
             seat = int(seat_s)
         except ValueError:
             raise GuandanError(f"--bots takes SEAT=POLICY,... (e.g. 1=greedy,3=random), got {part!r}") from None
