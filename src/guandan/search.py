@@ -280,10 +280,12 @@ class SearchResult:
     solve_fail: int
     seconds: float
     config: Optional[SearchConfig] = None
+    note: str = ""          # why nothing was searched (one legal move, tribute or return)
 
     @classmethod
-    def forced(cls, move: Move, seat: int) -> "SearchResult":
-        return cls(seat, move, [Candidate(move, float("nan"), 0, float("nan"), True)], 1, 0, 0, 0, 0, 0.0)
+    def forced(cls, move: Move, seat: int, note: str = "") -> "SearchResult":
+        return cls(seat, move, [Candidate(move, float("nan"), 0, float("nan"), True)], 1, 0, 0, 0, 0, 0.0,
+                   note=note)
 
     @classmethod
     def from_native(cls, raw: Dict[str, Any], seat: int, level: int,
@@ -300,9 +302,12 @@ class SearchResult:
         ch = raw["choice"]
         move = Move._from_native(moves[ch][0], moves[ch][1], level)
         return cls(seat, move, cands, len(moves), raw["worlds"], raw["rollouts"], raw["solved"],
-                   raw["solve_fail"], raw["seconds"], cfg)
+                   raw["solve_fail"], raw["seconds"], cfg,
+                   note="the only legal move: nothing to search" if len(moves) == 1 else "")
 
     def __str__(self) -> str:
+        if self.note:
+            return f"seat {self.seat}: {self.move}  ({self.note})"
         head = (f"seat {self.seat}: {self.move}  ({self.legal} legal, {len(self.candidates)} candidates, "
                 f"{self.worlds} worlds, {self.rollouts} rollouts, {self.solved} exact solves"
                 f"{f', {self.solve_fail} over the node limit' if self.solve_fail else ''}; "
@@ -495,7 +500,9 @@ def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -
             raise GuandanError("the game is over")
         if game.phase is not Phase.PLAY:
             # tribute and return: the rollout policy's choice
-            return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act)
+            return SearchResult.forced(game.native_choice(cfg.rollout_code()), game.to_act,
+                                       f"{'tribute' if game.phase is Phase.TRIBUTE else 'return'}: "
+                                       f"the rollout policy's ({cfg.rollout}) choice")
         seat = game.to_act
         seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
         info = info_set(game, seat)
