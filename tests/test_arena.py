@@ -462,3 +462,19 @@ def test_bot_that_kills_its_process_is_forfeited(botmod):
     assert all(len(p.pairs) == 2 for p in res2.pairings)
     low_rand = res2.pairings[1]
     assert (low_rand.a.name, low_rand.b.name) == ("Lowest", "random") and not low_rand.forfeits
+
+
+def test_cli_loads_a_bot_module_from_the_current_folder(tmp_path):
+    """`guandan arena mybots:First greedy` finds ./mybots.py, as `guandan bot
+    mybots:First` does: one module:Class loading rule for every command."""
+    (tmp_path / "mybots_here.py").write_text(textwrap.dedent("""
+        class First:
+            def act(self, observation, legal_moves):
+                return 0
+    """))
+    env = {**os.environ, "PYTHONPATH": SRC}
+    p = subprocess.run([sys.executable, "-m", "guandan", "arena", "mybots_here:First", "greedy", "--deals", "1",
+                        "--quiet", "--concurrency", "1"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "cannot load" not in p.stderr

@@ -216,20 +216,28 @@ def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan", *,
     asyncio.run(_run(bot, check_url(url), r))
 
 
-def load_bot(spec: str) -> Bot:
-    """``"package.module:ClassName"`` -> an instance of that class. Modules
-    are looked up in the current folder too (as ``python -m guandan bot``
-    does), so ``guandan bot my_module:MyBot`` finds ``./my_module.py``."""
+def load_class(spec: str) -> Any:
+    """``"package.module:ClassName"`` -> that class (or object): the one
+    loading rule of every command that takes ``module:Class`` (``guandan
+    bot``, the arena's in-process participants). Modules are looked up in
+    the current folder too, so ``my_module:MyBot`` finds ``./my_module.py``."""
     if not isinstance(spec, str) or ":" not in spec:
         raise GuandanError(f"expected module:Class, got {spec!r:.80}")
-    mod_name, cls_name = spec.split(":", 1)
+    mod_name, cls_name = spec.rsplit(":", 1)
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
     try:
-        cls = getattr(importlib.import_module(mod_name), cls_name)
+        return getattr(importlib.import_module(mod_name), cls_name)
     except (ImportError, AttributeError) as e:
         raise GuandanError(f"cannot load {spec!r}: {e}") from None
+
+
+def load_bot(spec: str) -> Bot:
+    """``"package.module:ClassName"`` -> an instance of that class, loaded
+    by :func:`load_class` (``guandan bot my_module:MyBot`` finds
+    ``./my_module.py``)."""
+    cls = load_class(spec)
     if not isinstance(cls, type):
         raise GuandanError(f"{spec} is not a class (a Bot subclass with act(observation, legal_moves))")
     try:

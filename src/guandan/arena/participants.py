@@ -24,10 +24,10 @@ A participant plays both seats of a team (its partner is a second copy).
 from __future__ import annotations
 
 import copy
-import importlib
 import shlex
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from ..bots import load_class
 from ..errors import GuandanError
 from ..policies import check_policy, get_policy, native_code, parse_policy, policy_names
 
@@ -135,11 +135,7 @@ class InProcess(Participant):
 
 
 def _load_class(spec: str) -> Any:
-    mod_name, cls_name = spec.rsplit(":", 1)
-    try:
-        return getattr(importlib.import_module(mod_name), cls_name)
-    except (ImportError, AttributeError) as e:
-        raise GuandanError(f"cannot load {spec!r}: {e}") from None
+    return load_class(spec)             # the one module:Class rule (the current folder included)
 
 
 class Engine(Participant):
