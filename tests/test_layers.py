@@ -38,7 +38,7 @@ LAYERS = {
     "policies": 4,
     "search": 5,
     "simulate": 6, "vec": 6,
-    "bots": 7, "env": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
+    "bots": 7, "env": 7, "rl": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
     "cli": 8, "__main__": 8, "__init__": 8,
 }
 
