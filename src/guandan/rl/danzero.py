@@ -5,8 +5,11 @@ biases of an MLP. A pickle can run any code when it is loaded, so this
 module never calls :func:`pickle.load` on it: :class:`ArrayUnpickler`
 admits only the globals needed to rebuild numpy arrays
 (``numpy.core.multiarray._reconstruct`` / ``numpy._core.multiarray._reconstruct``,
-``numpy.ndarray``, ``numpy.dtype``, ``numpy.core.multiarray.scalar`` /
-``numpy._core.multiarray.scalar``) and refuses every other global with a
+``numpy.core.numeric._frombuffer`` / ``numpy._core.numeric._frombuffer`` (numpy's
+protocol-5 form), ``numpy.ndarray``, ``numpy.dtype``,
+``numpy.core.multiarray.scalar`` / ``numpy._core.multiarray.scalar``, and
+``_codecs.encode`` for latin-1 text only (protocol 2's form of bytes)), each
+replaced by a checking stand-in, and refuses every other global with a
 :class:`~guandan.errors.GuandanError` naming it, before anything runs.
 Arrays of object dtype are refused too (their items would be further
 pickles).
@@ -47,8 +50,11 @@ _ALLOWED = {
     ("numpy._core.multiarray", "_reconstruct"),
     ("numpy.core.multiarray", "scalar"),
     ("numpy._core.multiarray", "scalar"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
     ("numpy", "ndarray"),
     ("numpy", "dtype"),
+    ("_codecs", "encode"),
 }
 
 
@@ -80,6 +86,26 @@ def _safe_scalar(dtype: Any, data: Any = None) -> Any:
     return np.frombuffer(data, dtype=dtype, count=1)[0]
 
 
+def _safe_frombuffer(buf: Any, dtype: Any, shape: Any, order: Any) -> np.ndarray:
+    # numpy >= 1.24 pickles a contiguous array (protocol 5) as _frombuffer(bytes, dtype, shape, order)
+    if not isinstance(buf, (bytes, bytearray)) or not isinstance(dtype, np.dtype) or dtype.kind not in "fiub":
+        raise GuandanError("the pickle rebuilds an array that is not numbers")
+    if (not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape)
+            or order not in ("C", "F")):
+        raise GuandanError("the pickle rebuilds an array in an unexpected way")
+    a = np.frombuffer(buf, dtype=dtype)
+    if a.size != int(np.prod(shape, dtype=np.int64)):
+        raise GuandanError("the pickle's array data does not match its shape")
+    return a.reshape(shape, order=order).copy()
+
+
+def _safe_encode(text: Any, encoding: Any = "utf-8") -> bytes:
+    # protocols 0-2 store an array's raw bytes as _codecs.encode(str, "latin1")
+    if not isinstance(text, str) or encoding != "latin1":
+        raise GuandanError("the pickle calls _codecs.encode other than for array bytes")
+    return text.encode("latin1")
+
+
 class ArrayUnpickler(pickle.Unpickler):
     """An unpickler that rebuilds numpy arrays of numbers and plain
     containers only; any other global is refused (GuandanError)."""
@@ -87,6 +113,10 @@ class ArrayUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in _ALLOWED:
             raise GuandanError(f"the pickle refers to {module}.{name}, which is not a numpy array part: refused")
+        if name == "_frombuffer":
+            return _safe_frombuffer
+        if name == "encode":
+            return _safe_encode
         if name == "_reconstruct":
             return _safe_reconstruct
         if name == "scalar":
