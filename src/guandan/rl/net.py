@@ -140,8 +140,8 @@ class NetPolicy:
 
     def __init__(self, path_or_layers: Union[str, Any], seed: Optional[int] = None) -> None:
         if isinstance(path_or_layers, (list, tuple)):
-            layers = [(np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(b, dtype=np.float32))
-                      for w, b in path_or_layers]
+            layers = [(np.array(w, dtype=np.float32, order="C"), np.array(b, dtype=np.float32, order="C"))
+                      for w, b in path_or_layers]     # copies: the caller's arrays stay theirs
             validate_layers(layers, "guandan")
             self.checkpoint: Optional[Checkpoint] = None
             self.layers: Layers = layers
