@@ -11,7 +11,7 @@ Layers, bottom up (docs/ARCHITECTURE.md draws them):
 5. ``search``;
 6. ``simulate``, ``vec``;
 7. outer: bots, env, the terminal table, the feed, the server, the web
-   table, the arena;
+   table, the arena, learned policies (``rl``);
 8. the CLI and the package's ``__init__``.
 
 Every import counts, at module level or inside a function, except those

@@ -356,3 +356,17 @@ def test_frombuffer_shape_must_match_its_data(tmp_path):
     (tmp_path / "f.pkl").write_bytes(data.replace(b"K\x04\x85", b"K\x05\x85"))
     with pytest.raises(GuandanError, match="does not match"):
         read_array_pickle(tmp_path / "f.pkl")
+
+
+def test_converter_is_reachable_from_the_package_lazily():
+    import subprocess
+    import sys
+    code = ("import sys, guandan; "
+            "assert 'guandan.rl.danzero' not in sys.modules; "
+            "from guandan.rl import convert_danzero as c; "
+            "import guandan.rl.danzero as d; assert c is d.convert_danzero; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
+    with pytest.raises(AttributeError):
+        import guandan.rl
+        guandan.rl.nothing_here
