@@ -370,3 +370,52 @@ def test_converter_is_reachable_from_the_package_lazily():
     with pytest.raises(AttributeError):
         import guandan.rl
         guandan.rl.nothing_here
+
+
+def test_dtype_and_array_states_are_checked():
+    from guandan.rl import danzero as dz
+    d = dz._safe_dtype("f4", False, True)
+    d.__setstate__((3, ">", None, None, None, -1, -1, 0x3f))      # flags ignored: only the byte order is read
+    assert d.dtype == np.dtype(">f4")
+    for bad in [(3, "<", None, ("a",), {"a": 1}, -1, -1, 0), (3, "?", None, None, None, -1, -1, 0), "x"]:
+        with pytest.raises(GuandanError, match="unexpected state"):
+            dz._safe_dtype("f4").__setstate__(bad)
+    with pytest.raises(GuandanError, match="dtype"):
+        dz._safe_dtype("O8")
+    a = dz._safe_reconstruct(dz._NDARRAY, (0,), b"b")
+    with pytest.raises(GuandanError, match="does not match"):
+        a.__setstate__((1, (3,), dz._safe_dtype("f4"), False, b"\x00" * 8))
+    with pytest.raises(GuandanError, match="not bytes"):
+        a.__setstate__((1, (2,), dz._safe_dtype("f4"), False, [1, 2]))
+    with pytest.raises(GuandanError, match="not a number type"):
+        a.__setstate__((1, (2,), np.dtype("f4"), False, b"\x00" * 8))
+    a.__setstate__((1, (2, 1), dz._safe_dtype("f4"), True, b"\x00" * 8))
+    assert a.array.shape == (2, 1) and a.array.dtype == np.float32
+
+
+def test_shared_references_are_bounded(tmp_path):
+    x = [np.float32(0)] * 100
+    for _ in range(6):
+        x = [x] * 100                                         # 100**7 leaves, a small pickle
+    p = _pickle(x, tmp_path / "laughs.pkl")
+    assert os.path.getsize(p) < 10_000
+    t = time.perf_counter()
+    with pytest.raises(CheckpointError, match="more than 100000 objects"):
+        read_array_pickle(p)
+    assert time.perf_counter() - t < 2
+
+
+def test_npz_member_that_is_not_an_array(tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "raw.npz", "w") as z:
+        z.writestr("meta.txt", "hello")
+    with pytest.raises(CheckpointError, match="not a numpy array"):
+        load_checkpoint(tmp_path / "raw.npz")
+
+
+def test_byte_order_is_kept(tmp_path):
+    w = np.arange(555, dtype=">f4").reshape(555, 1)
+    p = _pickle([w, np.ones(1, ">f8")], tmp_path / "be.pkl")
+    convert_danzero(p, tmp_path / "be.npz")
+    ck = load_checkpoint(tmp_path / "be.npz")
+    assert np.array_equal(ck.layers[0][0], w.astype(np.float32)) and ck.layers[0][1][0] == 1.0

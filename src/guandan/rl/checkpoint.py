@@ -193,6 +193,9 @@ def load_checkpoint(path: Any) -> Checkpoint:
     except Exception as e:   # zipfile.BadZipFile, ValueError (pickled object arrays), OSError, ...
         raise CheckpointError(f"checkpoint {path!r} is not a readable .npz file: "
                               f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]) from None
+    for n, a in arrays.items():   # np.load gives a member that is not a .npy file as raw bytes
+        if not isinstance(a, np.ndarray):
+            raise CheckpointError(f"checkpoint {path!r}: entry {n[:40]!r} is not a numpy array")
     return _from_arrays(arrays, path)
 
 

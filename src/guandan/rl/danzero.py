@@ -9,7 +9,9 @@ admits only the globals needed to rebuild numpy arrays
 protocol-5 form), ``numpy.ndarray``, ``numpy.dtype``,
 ``numpy.core.multiarray.scalar`` / ``numpy._core.multiarray.scalar``, and
 ``_codecs.encode`` for latin-1 text only (protocol 2's form of bytes)), each
-replaced by a checking stand-in, and refuses every other global with a
+replaced by a checking stand-in: numpy itself never sees the pickle's
+arguments or states; every array is built with ``numpy.frombuffer`` from
+checked bytes, a numeric dtype and a shape that matches the data, and refuses every other global with a
 :class:`~guandan.errors.GuandanError` naming it, before anything runs.
 Arrays of object dtype are refused too (their items would be further
 pickles).
@@ -36,7 +38,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -58,6 +60,10 @@ _ALLOWED = {
 }
 
 
+_DTYPES = {"f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1"}
+_MAX_ELEMENTS = 2 ** 26
+
+
 class _NdarrayToken:
     """What ``numpy.ndarray`` resolves to: a token only :func:`_safe_reconstruct`
     accepts (not callable, so the pickle cannot allocate arrays of its own size)."""
@@ -66,37 +72,102 @@ class _NdarrayToken:
 _NDARRAY = _NdarrayToken()
 
 
-def _safe_reconstruct(cls: Any, shape: Any, dtype: Any) -> Any:
+class _DtypeStub:
+    """Stands for ``numpy.dtype(spec)``: a numeric dtype, whose pickled state
+    may only set its byte order (numpy never sees the pickle's state)."""
+
+    def __init__(self, spec: str) -> None:
+        self.dtype = np.dtype(spec)
+
+    def __setstate__(self, state: Any) -> None:
+        if (not isinstance(state, tuple) or len(state) < 5 or state[1] not in ("<", ">", "|", "=")
+                or any(x is not None for x in state[2:5])):
+            raise GuandanError("the pickle gives a dtype an unexpected state")
+        if state[1] in "<>":
+            self.dtype = self.dtype.newbyteorder(state[1])
+
+
+class _ArrayStub:
+    """Stands for an array rebuilt by ``_reconstruct``; its pickled state
+    ``(version, shape, dtype, fortran, data)`` is checked and the array is
+    built with ``numpy.frombuffer`` from the data's bytes."""
+
+    array: Any = None
+
+    def __setstate__(self, state: Any) -> None:
+        if not isinstance(state, tuple) or len(state) != 5:
+            raise GuandanError("the pickle gives an array an unexpected state")
+        _version, shape, dtype, fortran, data = state
+        self.array = _build(data, dtype, shape, "F" if fortran is True else "C")
+
+
+def _build(data: Any, dtype: Any, shape: Any, order: str) -> np.ndarray:
+    if not isinstance(dtype, _DtypeStub):
+        raise GuandanError("the pickle rebuilds an array whose dtype is not a number type")
+    if not isinstance(data, (bytes, bytearray)):
+        raise GuandanError("the pickle rebuilds an array whose data are not bytes (an object array?)")
+    if not isinstance(shape, tuple) or len(shape) > 8 or not all(type(n) is int and n >= 0 for n in shape):
+        raise GuandanError("the pickle rebuilds an array of an unexpected shape")
+    count = 1
+    for n in shape:
+        count *= n
+    if count > _MAX_ELEMENTS or count * dtype.dtype.itemsize != len(data):
+        raise GuandanError("the pickle's array data does not match its shape")
+    return np.frombuffer(bytes(data), dtype=dtype.dtype).reshape(shape, order=order).copy()
+
+
+def _safe_reconstruct(cls: Any, shape: Any, dtype: Any) -> _ArrayStub:
     if cls is not _NDARRAY:
         raise GuandanError("the pickle rebuilds an array of a class other than numpy.ndarray")
     if shape != (0,) or not isinstance(dtype, bytes):
         raise GuandanError("the pickle rebuilds an array in an unexpected way")
-    return np.ndarray.__new__(np.ndarray, (0,), np.uint8)
+    return _ArrayStub()
 
 
-def _safe_dtype(spec: Any, *args: Any) -> np.dtype:
-    if not isinstance(spec, str) or spec[:1] not in ("f", "i", "u", "b"):
+def _safe_dtype(spec: Any, *args: Any) -> _DtypeStub:
+    if not isinstance(spec, str) or spec not in _DTYPES:
         raise GuandanError(f"the pickle holds an array of dtype {spec!r:.20}, not numbers")
-    return np.dtype(spec, *args)
+    return _DtypeStub(spec)
 
 
 def _safe_scalar(dtype: Any, data: Any = None) -> Any:
-    if not isinstance(dtype, np.dtype) or dtype.kind not in "fiub" or not isinstance(data, bytes):
+    if not isinstance(dtype, _DtypeStub) or not isinstance(data, bytes) or len(data) != dtype.dtype.itemsize:
         raise GuandanError("the pickle holds a numpy scalar that is not a number")
-    return np.frombuffer(data, dtype=dtype, count=1)[0]
+    return np.frombuffer(data, dtype=dtype.dtype, count=1)[0]
 
 
 def _safe_frombuffer(buf: Any, dtype: Any, shape: Any, order: Any) -> np.ndarray:
     # numpy >= 1.24 pickles a contiguous array (protocol 5) as _frombuffer(bytes, dtype, shape, order)
-    if not isinstance(buf, (bytes, bytearray)) or not isinstance(dtype, np.dtype) or dtype.kind not in "fiub":
-        raise GuandanError("the pickle rebuilds an array that is not numbers")
-    if (not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape)
-            or order not in ("C", "F")):
+    if order not in ("C", "F"):
         raise GuandanError("the pickle rebuilds an array in an unexpected way")
-    a = np.frombuffer(buf, dtype=dtype)
-    if a.size != int(np.prod(shape, dtype=np.int64)):
-        raise GuandanError("the pickle's array data does not match its shape")
-    return a.reshape(shape, order=order).copy()
+    return _build(buf, dtype, shape, order)
+
+
+_MAX_NODES = 100_000
+
+
+def _materialize(obj: Any, depth: int = 0, budget: Optional[List[int]] = None) -> Any:
+    """``obj`` with every array stub replaced by its array (at most
+    ``_MAX_NODES`` objects visited: a pickle can share one list many times)."""
+    budget = [_MAX_NODES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise CheckpointError(f"the pickle holds more than {_MAX_NODES} objects")
+    if depth > 8:
+        raise CheckpointError("the pickle nests containers more than 8 deep")
+    if isinstance(obj, _ArrayStub):
+        if obj.array is None:
+            raise GuandanError("the pickle rebuilds an array without its data")
+        return obj.array
+    if isinstance(obj, (_DtypeStub, _NdarrayToken)):
+        raise GuandanError("the pickle holds a numpy dtype or class, not arrays")
+    if isinstance(obj, list):
+        return [_materialize(v, depth + 1, budget) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_materialize(v, depth + 1, budget) for v in obj)
+    if isinstance(obj, dict):
+        return {k: _materialize(v, depth + 1, budget) for k, v in obj.items()}
+    return obj
 
 
 def _safe_encode(text: Any, encoding: Any = "utf-8") -> bytes:
@@ -144,7 +215,7 @@ def read_array_pickle(path: Any) -> Any:
     if len(data) > MAX_FILE_BYTES:
         raise CheckpointError(f"{path!r} is more than {MAX_FILE_BYTES} bytes")
     try:
-        return ArrayUnpickler(io.BytesIO(data)).load()
+        return _materialize(ArrayUnpickler(io.BytesIO(data)).load())
     except GuandanError:
         raise
     except Exception as e:   # UnpicklingError, EOFError, TypeError, ValueError, ...
