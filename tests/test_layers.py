@@ -11,7 +11,7 @@ Layers, bottom up (docs/ARCHITECTURE.md draws them):
 5. ``search``;
 6. ``simulate``, ``vec``;
 7. outer: bots, env, the terminal table, the feed, the server, the web
-   table, the arena;
+   table, the arena, learned policies (``rl``);
 8. the CLI and the package's ``__init__``.
 
 Every import counts, at module level or inside a function, except those
@@ -38,7 +38,7 @@ LAYERS = {
     "policies": 4,
     "search": 5,
     "simulate": 6, "vec": 6,
-    "bots": 7, "env": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
+    "bots": 7, "env": 7, "rl": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
     "cli": 8, "__main__": 8, "__init__": 8,
 }
 

@@ -44,6 +44,7 @@ from . import search  # noqa: F401  (registers the "search" policy)
 from .simulate import SimulationResult
 from . import simulate             # the module, callable as simulate(...): help(guandan.simulate) works
 from .vec import VecGame, move_features
+from . import rl  # noqa: F401  (registers the "net" policy)
 
 __version__ = "0.1.0"
 
