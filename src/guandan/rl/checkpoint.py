@@ -210,7 +210,8 @@ def _from_arrays(arrays: Mapping[str, np.ndarray], path: str) -> Checkpoint:
     except ValueError as e:
         if isinstance(e, CheckpointError):
             raise
-        raise CheckpointError(f"checkpoint {path!r}: meta is not valid JSON ({e.msg})") from None
+        why = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        raise CheckpointError(f"checkpoint {path!r}: meta is not valid JSON ({why})") from None
     n = 0
     while f"w{n}" in arrays or f"b{n}" in arrays:
         if f"w{n}" not in arrays or f"b{n}" not in arrays:
@@ -252,7 +253,7 @@ def save_checkpoint(path: Any, layers: Sequence[Tuple[Any, Any]], meta: Optional
         raise CheckpointError(f"a checkpoint's info must be JSON: {e}") from None
     if len(text) > MAX_META_BYTES:
         raise CheckpointError(f"a checkpoint's meta is at most {MAX_META_BYTES} bytes")
-    arrays: Dict[str, np.ndarray] = {"meta": np.array(text)}
+    arrays: Dict[str, Any] = {"meta": np.array(text)}
     for i, (w, b) in enumerate(pairs):
         arrays[f"w{i}"] = w
         arrays[f"b{i}"] = b

@@ -113,7 +113,8 @@ def _build(data: Any, dtype: Any, shape: Any, order: str) -> np.ndarray:
         count *= n
     if count > _MAX_ELEMENTS or count * dtype.dtype.itemsize != len(data):
         raise GuandanError("the pickle's array data does not match its shape")
-    return np.frombuffer(bytes(data), dtype=dtype.dtype).reshape(shape, order=order).copy()
+    flat = np.frombuffer(bytes(data), dtype=dtype.dtype)
+    return (flat.reshape(tuple(shape), order="F") if order == "F" else flat.reshape(tuple(shape))).copy()
 
 
 def _safe_reconstruct(cls: Any, shape: Any, dtype: Any) -> _ArrayStub:

@@ -189,7 +189,7 @@ class Seat:
                 return None
         if self.policy is None and self.conn is not None:
             return await self._client_move(game, stage)
-        if self.policy is None:
+        if not isinstance(self.policy, str):
             self.policy = "greedy"
         return await self._named_move(game, self.policy)
 
@@ -208,7 +208,7 @@ class Seat:
         actions = legal.to_platform()
         idx = await self._ask(messages.act(game, self.index, stage, actions), len(actions))
         if idx == _BOT:                     # disconnected while asked: the bot answers
-            return await self._named_move(game, self.policy or "greedy")
+            return await self._named_move(game, self.policy if isinstance(self.policy, str) else "greedy")
         if idx < 0:
             return None
         return legal[idx]
