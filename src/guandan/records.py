@@ -11,6 +11,7 @@ import json
 from typing import Any, Dict
 
 from ._checks import check_int
+from ._files import read_bounded
 from .errors import GuandanError
 from .positions import check_seed
 from .rules import Rules
@@ -27,13 +28,7 @@ MAX_RECORD_BYTES = 64 * 2**20
 def read_record_file(path: str) -> Any:
     """A record file's JSON (at most :data:`MAX_RECORD_BYTES`), or a
     GuandanError saying why not (not validated: see :func:`validate_record`)."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_RECORD_BYTES + 1)
-    except OSError as e:
-        raise GuandanError(f"cannot read {path}: {e.strerror}") from None
-    if len(text) > MAX_RECORD_BYTES:
-        raise GuandanError(f"{path} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a record")
+    text = read_bounded(path, MAX_RECORD_BYTES, "record", GuandanError)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as e:

@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .._files import atomic_write
+from .._files import atomic_write, read_bounded
 from ..errors import GuandanError
 from ..vec import MOVE_FEATURES_DIM, OBS_DIM
 
@@ -166,18 +166,7 @@ def load_checkpoint(path: Any) -> Checkpoint:
         path = os.fspath(path)
     except TypeError:
         raise CheckpointError(f"a checkpoint path is a string, got {type(path).__name__}") from None
-    try:
-        size = os.stat(path).st_size
-        if not os.path.isfile(path):
-            raise CheckpointError(f"checkpoint {path!r} is not a file")
-        if size > MAX_FILE_BYTES:
-            raise CheckpointError(f"checkpoint {path!r} is {size} bytes, more than {MAX_FILE_BYTES}")
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CheckpointError(f"checkpoint {path!r} is more than {MAX_FILE_BYTES} bytes")
+    data = read_bounded(path, MAX_FILE_BYTES, "checkpoint", CheckpointError)
     import zipfile   # on first load: not needed to import the package
 
     try:

@@ -42,6 +42,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
+from .._files import read_bounded
 from ..errors import GuandanError
 from .checkpoint import MAX_FILE_BYTES, CheckpointError, save_checkpoint, validate_layers
 
@@ -204,17 +205,7 @@ class ArrayUnpickler(pickle.Unpickler):
 def read_array_pickle(path: Any) -> Any:
     """The object in the pickle at ``path``, rebuilt by :class:`ArrayUnpickler`
     (size-bounded; GuandanError for a refused or malformed pickle)."""
-    path = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise CheckpointError(f"{path!r} is {size} bytes, more than {MAX_FILE_BYTES}")
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise CheckpointError(f"cannot read {path!r}: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CheckpointError(f"{path!r} is more than {MAX_FILE_BYTES} bytes")
+    data = read_bounded(path, MAX_FILE_BYTES, "pickle", CheckpointError)
     try:
         return _materialize(ArrayUnpickler(io.BytesIO(data)).load())
     except GuandanError:
