@@ -1240,7 +1240,14 @@ class Client:
                         else:
                             ws.transport.close()      # drop the TCP connection, no close frame
                         return
-                    await ws.send(frame)
+                    try:
+                        await ws.send(frame)
+                    except ConnectionClosed as e:
+                        # the server closed while this answer was on its way (a session
+                        # ended by another seat): the close is what the next recv would see
+                        self.closed_at = time.monotonic()
+                        t.on_closed(e)
+                        return
         finally:
             if not t.disconnected:
                 await ws.close()
