@@ -12,8 +12,9 @@ import numpy as np
 from guandan._gen cimport Gen, gen_new, gen_free, MoveBuf, buf_free, mix_seed
 from guandan._engine cimport (
     State, RuleSet, NativeRules, PH_OVER, st_new_game, st_legal, st_apply, View, view_of,
-    obs_fill, st_round_reward, OBS_DIM,
+    obs_fill, st_round_reward, OBS_DIM, policy_choose, policy_rollout_ok, st_seed, policy_salt,
 )
+from guandan._gen cimport buf_reserve
 
 cnp.import_array()
 
@@ -29,6 +30,8 @@ cdef class VecCore:
     cdef uint64_t games_started
     cdef int unit
     cdef RuleSet rules
+    cdef MoveBuf scratch
+    cdef uint64_t prng[4]
 
     def __cinit__(self, Py_ssize_t n, uint64_t seed, int unit, NativeRules rules not None):
         cdef Py_ssize_t i
@@ -39,6 +42,10 @@ cdef class VecCore:
         self.buf.data = NULL
         self.buf.n = 0
         self.buf.cap = 0
+        self.scratch.data = NULL
+        self.scratch.n = 0
+        self.scratch.cap = 0
+        st_seed(self.prng, seed ^ policy_salt())
         if self.st == NULL or self.off == NULL or self.g == NULL:
             raise MemoryError()
         self.seed = seed
@@ -54,6 +61,7 @@ cdef class VecCore:
         free(self.off)
         gen_free(self.g)
         buf_free(&self.buf)
+        buf_free(&self.scratch)
 
     cdef void _new(self, Py_ssize_t i) noexcept nogil:
         st_new_game(&self.st[i], mix_seed(self.seed, self.games_started), &self.rules)
@@ -156,3 +164,43 @@ cdef class VecCore:
                             self._new(i)
         self._gen_legal()
         return rewards, done
+
+    def choose(self, int code):
+        """``int64[n]``: the index native policy ``code`` (a rollout policy:
+        not a search) picks in each game's legal list, from the view of the
+        seat to act, drawing from this object's policy stream (seeded from
+        the seed given at construction)."""
+        if not policy_rollout_ok(code):
+            raise ValueError(f"no native rollout policy with code {code}")
+        out = np.empty(self.n, dtype=np.int64)
+        cdef int64_t* vo = <int64_t*>cnp.PyArray_DATA(out)
+        cdef Py_ssize_t i, j, m, k
+        cdef int bad = 0
+        with nogil:
+            for i in range(self.n):
+                m = self.off[i + 1] - self.off[i]
+                self.scratch.n = 0
+                if buf_reserve(&self.scratch, m) < 0:
+                    bad = 1
+                    break
+                for j in range(2 * m):        # the policy may reorder its list: give it a copy
+                    self.scratch.data[j] = self.buf.data[2 * self.off[i] + j]
+                self.scratch.n = m
+                k = policy_choose(code, &self.st[i], &self.scratch, self.prng)
+                if k < 0 or k >= m:
+                    bad = 2
+                    break
+                # map the choice back by its words (a reordering policy's index is into its copy)
+                if self.scratch.data[2 * k] != self.buf.data[2 * (self.off[i] + k)] or \
+                        self.scratch.data[2 * k + 1] != self.buf.data[2 * (self.off[i] + k) + 1]:
+                    for j in range(m):
+                        if self.scratch.data[2 * k] == self.buf.data[2 * (self.off[i] + j)] and \
+                                self.scratch.data[2 * k + 1] == self.buf.data[2 * (self.off[i] + j) + 1]:
+                            k = j
+                            break
+                vo[i] = k
+        if bad == 1:
+            raise MemoryError()
+        if bad == 2:
+            raise ValueError(f"native policy {code} made no choice")
+        return out

@@ -221,6 +221,74 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    import os
+
+    from .rl.learner import require_jax
+    from .rl.train import TrainConfig, plot_curve, train
+
+    require_jax()                                   # before any work: a missing extra is one line
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise GuandanError("--plot needs matplotlib: pip install '.[plot]'") from None
+    executor = None
+    if args.dask:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise GuandanError("--dask needs dask.distributed: pip install '.[dask]'") from None
+        executor = Client(args.dask)
+    cfg = TrainConfig(hidden=args.hidden, seed=args.seed, actors=args.actors or (os.cpu_count() or 1),
+                      games=args.games, epsilon=args.epsilon, imitation=args.imitation, lr=args.lr,
+                      batch=args.batch, iterations=args.iterations, minutes=args.minutes, samples=args.samples,
+                      eval_minutes=args.eval_minutes, eval_deals=args.eval_deals,
+                      eval_opponents=tuple(o for o in args.eval_against.split(",") if o))
+    if not args.resume:
+        cfg.check()
+    show = not args.quiet and sys.stderr.isatty()
+    last: dict = {}
+
+    def progress(e: dict) -> None:
+        if e.get("kind") == "eval":
+            last[e["opponent"]] = e
+            lo, hi = e["score_ci"]
+            line = (f"eval @ {e['samples']:,} samples, {e['wall'] / 60:.1f} min: vs {e['opponent']} "
+                    f"{100 * e['score']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {e['deals']} duplicate deals")
+            print(("\r\033[K" if show else "") + line, file=sys.stderr if show else sys.stdout, flush=True)
+            return
+        if e.get("kind") == "imitation_eval":
+            print(("\r\033[K" if show else "") + f"imitation: {100 * e['agreement']:.1f}% agreement with "
+                  f"expert on {e['decisions']:,} held-out decisions", flush=True)
+            return
+        if show:
+            loss = f"{e['loss']:.3f}" if e.get("loss") is not None else "-"
+            print(f"\r\033[K{e['phase']} iteration {e['iteration']}: {e['samples']:,} samples, "
+                  f"{e['samples_per_s']:,.0f}/s, loss {loss}, {e['wall'] / 60:.1f} min",
+                  end="", file=sys.stderr, flush=True)
+
+    try:
+        res = train(args.out, cfg if not args.resume else TrainConfig(
+            iterations=args.iterations, minutes=args.minutes, samples=args.samples),
+            resume=args.resume, executor=executor, progress=progress)
+    finally:
+        if show:
+            print(file=sys.stderr)
+        if executor is not None:
+            executor.close()
+    state = os.path.join(args.out, "state.npz")
+    if res["stopped"]:
+        print(f"interrupted: state saved at iteration {res['iterations']} ({res['samples']:,} samples) in "
+              f"{state}; continue with: guandan train {args.out} --resume --minutes M")
+    else:
+        print(f"done: {res['iterations']} iterations, {res['samples']:,} samples in {res['wall'] / 60:.1f} "
+              f"min; model {os.path.join(args.out, 'model.npz')}")
+    if args.plot:
+        print(f"learning curve: {plot_curve(os.path.join(args.out, 'log.jsonl'), args.plot)}")
+    return 130 if res["stopped"] else 0
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from .arena import ArenaInterrupted, Engine, Limits, arena
     from .rules import Rules
@@ -478,6 +546,40 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("-v", "--verbose", action="store_true",
                     help="log the table server's connections and faults (external bots)")
     ar.set_defaults(func=_cmd_arena)
+
+    tr = sub.add_parser("train", help="train a learned bot: Deep Monte-Carlo self-play (needs the rl extra)",
+                        description="Train a Q(s, a) network on the native engine (docs/rl.md): an "
+                        "imitation warm start from the expert, then self-play Deep Monte-Carlo. "
+                        "Writes OUT/model.npz (play it as net:path=OUT/model.npz), OUT/state.npz "
+                        "(resume with --resume), OUT/log.jsonl and, with --plot, a learning curve. "
+                        "Ctrl-C stops at the end of the current iteration and saves a resumable state.")
+    tr.add_argument("out", metavar="OUT", help="the run's folder (created if missing)")
+    tr.add_argument("--resume", action="store_true", help="continue the run in OUT (its settings; the "
+                    "limits given here replace the old ones)")
+    tr.add_argument("--hidden", default="256x3", help="hidden layers: WIDTHxDEPTH or a list (default 256x3)")
+    tr.add_argument("--minutes", type=float, default=0.0, help="stop after this many minutes of wall time")
+    tr.add_argument("--iterations", type=_count("--iterations", 0), default=0, help="stop after this many iterations")
+    tr.add_argument("--samples", type=_count("--samples", 0), default=0, help="stop after this many samples")
+    tr.add_argument("--imitation", type=_count("--imitation", 0), default=20,
+                    help="warm-start iterations imitating the expert (default 20)")
+    tr.add_argument("--actors", type=_count("--actors", 1, 1024), default=None,
+                    help="actor tasks per iteration, run in parallel (default: the number of cores)")
+    tr.add_argument("--games", type=_count("--games", 1, 65536), default=128,
+                    help="deals per actor task (default 128)")
+    tr.add_argument("--epsilon", type=float, default=0.05, help="exploration: share of random moves (default 0.05)")
+    tr.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate (default 3e-4)")
+    tr.add_argument("--batch", type=_count("--batch", 8, 65536), default=1024, help="batch size (default 1024)")
+    tr.add_argument("--seed", type=_count("--seed", 0), default=0, help="the run's seed (default 0)")
+    tr.add_argument("--eval-minutes", type=float, default=10.0,
+                    help="evaluate against the opponents every so often (default 10; 0: only at the end)")
+    tr.add_argument("--eval-deals", type=_count("--eval-deals", 1), default=200,
+                    help="duplicate deals per evaluation and opponent (default 200)")
+    tr.add_argument("--eval-against", default="greedy,expert",
+                    help="evaluation opponents, comma-separated policy specs (default greedy,expert)")
+    tr.add_argument("--dask", metavar="ADDRESS", help="run the actors on this Dask scheduler")
+    tr.add_argument("--plot", metavar="PNG", help="write the learning curve here at the end (matplotlib)")
+    tr.add_argument("--quiet", action="store_true", help="no progress line")
+    tr.set_defaults(func=_cmd_train)
 
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")

@@ -46,6 +46,7 @@ import numpy as np
 from . import _vec
 from ._checks import check_int
 from .errors import GuandanError
+from .registry import check_policy, native_code
 from .rules import Rules, resolve_rules
 
 __all__ = ["VecGame", "move_features", "OBS_DIM", "MOVE_FEATURES_DIM"]
@@ -142,6 +143,26 @@ class VecGame:
                 raise GuandanError(str(e)) from None
 
     step_many = step
+
+    def choose(self, policy: str = "expert") -> np.ndarray:
+        """``int64[n]``: the action a native policy (``"random"``,
+        ``"greedy"``, ``"expert"``, or a search spec's rollout-free native
+        form) picks in every game, from the view of the seat to act — the
+        labels of imitation learning, or the moves of fixed opponents. Draws
+        from this object's policy stream: the same seed and the same calls
+        give the same choices.
+
+        >>> v = VecGame(4, seed=3)
+        >>> a = v.choose("expert")
+        >>> a.shape, bool((a >= 0).all())
+        ((4,), True)
+        """
+        code = native_code(check_policy(policy))
+        with self._lock:
+            try:
+                return self._core.choose(code)
+            except ValueError as e:
+                raise GuandanError(f"policy {policy!r}: {e}") from None
 
 
 MAX_GAMES = 1 << 22

@@ -1,0 +1,211 @@
+"""Self-play actors: many games stepped at once through :class:`guandan.VecGame`,
+one batched network pass per step, Monte-Carlo returns per seat.
+
+An actor task is a pure function of the network's weights and an
+:class:`ActorTask` (seed, games, exploration): the same inputs give the same
+samples on any worker, process or machine. Needs numpy only (no training
+framework), so tasks run anywhere ``guandan`` is installed.
+
+>>> from guandan.rl.actor import ActorTask, play_chunk
+>>> from guandan.rl.model import init_layers
+>>> res = play_chunk(init_layers([295, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
+>>> res.x.shape[1], res.x.dtype.name, len(res.x) == len(res.g), res.deals
+(295, 'int8', True, 4)
+>>> res2 = play_chunk(init_layers([295, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
+>>> bool((res.x == res2.x).all()) and bool((res.g == res2.g).all())
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import GuandanError
+from ..rules import Rules
+from ..vec import MOVE_FEATURES_DIM, OBS_DIM, VecGame
+from .net import q_values
+
+__all__ = ["ActorTask", "ChunkResult", "play_chunk", "ROW_DIM", "MAX_IMITATION_MOVES"]
+
+ROW_DIM = OBS_DIM + MOVE_FEATURES_DIM          # 295: encoding "guandan"
+MAX_IMITATION_MOVES = 16                        # legal moves kept per imitation decision (the label among them)
+
+Layers = Sequence[Tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class ActorTask:
+    """One actor task: ``games`` deals played to their end from
+    ``VecGame(games, seed=seed)``.
+
+    * ``epsilon``: the share of the network's decisions replaced by a
+      uniformly random legal move (exploration);
+    * ``behaviour``: ``"net"`` (the network plays every seat, ε-greedy) or a
+      native policy name (``"expert"``) that plays every seat, for imitation:
+      then the task also returns each decision's legal moves and the
+      policy's choice;
+    * ``rules``: the rules of the games (default: the default rules);
+    * ``score_net``: with a native behaviour, also count the decisions where
+      the network's highest Q over *all* legal moves is the policy's move
+      (:attr:`ChunkResult.agree`).
+    """
+
+    seed: int
+    games: int = 256
+    epsilon: float = 0.05
+    behaviour: str = "net"
+    rules: Optional[Rules] = None
+    score_net: bool = False
+
+
+@dataclass
+class ChunkResult:
+    """What one task produced.
+
+    * ``x`` (N, 295) int8: the row (state and chosen move) of every decision
+      taken, ``g`` (N,) float32: its Monte-Carlo return, the level points
+      the deciding seat's team won (negative: lost) at the end of the deal;
+    * imitation tasks only: ``obs`` (M, 227) int8, ``moves`` (M, K, 68) int8
+      (up to :data:`MAX_IMITATION_MOVES` legal moves, the chosen one among
+      them), ``mask`` (M, K) bool, ``label`` (M,) int64 (the chosen move's
+      column);
+    * ``deals``, ``decisions``; ``engine_s`` and ``net_s``: seconds spent in
+      the engine (stepping, legal moves, observations, encodings) and in the
+      network.
+    """
+
+    x: np.ndarray
+    g: np.ndarray
+    deals: int
+    decisions: int
+    engine_s: float
+    net_s: float
+    obs: Optional[np.ndarray] = None
+    moves: Optional[np.ndarray] = None
+    mask: Optional[np.ndarray] = None
+    label: Optional[np.ndarray] = None
+    agree: int = 0
+
+
+def _segment_argmax(q: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Index (within each segment) of each segment's first maximum."""
+    mx = np.maximum.reduceat(q, starts)
+    idx = np.arange(len(q))
+    first = np.where(q == np.repeat(mx, counts), idx, len(q))
+    return np.minimum.reduceat(first, starts) - starts
+
+
+def _int8(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.int8)
+
+
+def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
+    """Play ``task``'s deals with the network ``layers`` ((w, b) float32
+    pairs, input 295, one output) or the task's native behaviour policy, and
+    return every decision's row and return (see :class:`ChunkResult`)."""
+    imitate = task.behaviour != "net"
+    if not 0.0 <= task.epsilon <= 1.0:
+        raise GuandanError(f"epsilon must be in [0, 1], got {task.epsilon}")
+    n = task.games
+    t0 = time.perf_counter()
+    engine = 0.0
+    net = 0.0
+    v = VecGame(n, seed=task.seed, rules=task.rules)
+    rng = np.random.default_rng([task.seed, 0x5EED])
+    active = np.ones(n, dtype=bool)
+    final = np.zeros((n, 4), dtype=np.float32)
+    xs: List[np.ndarray] = []
+    slots: List[np.ndarray] = []
+    seats: List[np.ndarray] = []
+    im_obs: List[np.ndarray] = []
+    im_moves: List[np.ndarray] = []
+    im_mask: List[np.ndarray] = []
+    im_label: List[np.ndarray] = []
+    K = MAX_IMITATION_MOVES
+    agree = 0
+    engine -= t0
+    while active.any():
+        o = v.observe()
+        offs, feats = v.legal_features()
+        counts = np.diff(offs)
+        act = np.flatnonzero(active)
+        a = np.zeros(n, dtype=np.int64)
+        if imitate:
+            a = v.choose(task.behaviour)
+        # rows of the active games' legal moves: the state repeated, then each move
+        c = counts[act]
+        starts = np.concatenate(([0], np.cumsum(c)[:-1]))
+        src = np.arange(int(c.sum())) + np.repeat(offs[act] - starts, c)
+        game_of_row = np.repeat(act, c)
+        rows = np.empty((len(src), ROW_DIM), dtype=np.float32)
+        rows[:, :OBS_DIM] = o["obs"][game_of_row]
+        rows[:, OBS_DIM:] = feats[src]
+        t1 = time.perf_counter()
+        engine += t1
+        if not imitate:
+            net -= t1
+            q = q_values(layers, rows)
+            choice = _segment_argmax(q, starts, c)
+            t2 = time.perf_counter()
+            net += t2
+            engine -= t2
+            explore = rng.random(len(act)) < task.epsilon
+            if explore.any():
+                choice[explore] = (rng.random(int(explore.sum())) * c[explore]).astype(np.int64)
+            a[act] = choice
+        else:
+            engine -= t1
+            choice = a[act]
+            if task.score_net:
+                net -= t1
+                q = q_values(layers, rows)
+                agree += int((_segment_argmax(q, starts, c) == choice).sum())
+                t2 = time.perf_counter()
+                net += t2
+                engine -= t2
+            # the label and up to K-1 other legal moves (drawn at random), in random columns
+            seg = np.repeat(np.arange(len(act)), c)
+            key = rng.random(len(src))
+            key[starts + choice] = -1.0                      # the label sorts first: always kept
+            order = np.lexsort((key, seg))
+            pos = np.arange(len(src)) - starts[seg[order]]
+            keep = order[pos < K]
+            kc = np.minimum(c, K)
+            kept = keep[np.lexsort((rng.random(len(keep)), seg[keep]))]
+            kstarts = np.concatenate(([0], np.cumsum(kc)[:-1]))
+            col = np.arange(len(kept)) - np.repeat(kstarts, kc)
+            ks = seg[kept]
+            mv = np.zeros((len(act), K, MOVE_FEATURES_DIM), dtype=np.int8)
+            mv[ks, col] = _int8(feats[src[kept]])
+            mk = np.zeros((len(act), K), dtype=bool)
+            mk[ks, col] = True
+            lab = np.zeros(len(act), dtype=np.int64)
+            is_lab = kept == (starts + choice)[ks]
+            lab[ks[is_lab]] = col[is_lab]
+            im_moves.append(mv)
+            im_mask.append(mk)
+            im_label.append(lab)
+            im_obs.append(_int8(o["obs"][act]))
+        xs.append(_int8(rows[starts + choice]))
+        slots.append(act)
+        seats.append(o["seat"][act].astype(np.int64))
+        r, d = v.step(a)
+        ended = np.flatnonzero((d != 0) & active)
+        final[ended] = r[ended]
+        active[ended] = False
+    engine += time.perf_counter()
+    x = np.concatenate(xs) if xs else np.zeros((0, ROW_DIM), dtype=np.int8)
+    slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)
+    seat = np.concatenate(seats) if seats else np.zeros(0, dtype=np.int64)
+    g = final[slot, seat].astype(np.float32)
+    res = ChunkResult(x=x, g=g, deals=n, decisions=len(x), engine_s=engine, net_s=net, agree=agree)
+    if imitate:
+        res.obs = np.concatenate(im_obs)
+        res.moves = np.concatenate(im_moves)
+        res.mask = np.concatenate(im_mask)
+        res.label = np.concatenate(im_label)
+    return res

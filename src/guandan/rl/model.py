@@ -1,0 +1,46 @@
+"""The Q(s, a) network's shape and initial weights, shared by the actors
+(numpy inference) and the learner (JAX).
+
+>>> from guandan.rl.model import init_layers
+>>> [w.shape for w, b in init_layers([295, 64, 64, 1], seed=0)]
+[(295, 64), (64, 64), (64, 1)]
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import GuandanError
+
+__all__ = ["init_layers", "parse_hidden"]
+
+
+def init_layers(sizes: Sequence[int], seed: int) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """He-initialised float32 ``(w, b)`` pairs for layer sizes ``sizes``
+    (input first, one output last), from ``seed``."""
+    if len(sizes) < 2 or any(int(s) < 1 for s in sizes):
+        raise GuandanError(f"layer sizes must be at least two positive ints, got {list(sizes)}")
+    rng = np.random.default_rng([seed, 0x1A7E])
+    out = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        scale = np.sqrt(2.0 / a) if i < len(sizes) - 2 else np.sqrt(1.0 / a)
+        out.append(((rng.standard_normal((a, b)) * scale).astype(np.float32), np.zeros(b, dtype=np.float32)))
+    return out
+
+
+def parse_hidden(text: str) -> List[int]:
+    """``"512x4"`` or ``"256,256,128"`` -> hidden layer sizes."""
+    t = str(text).strip().lower()
+    try:
+        if "x" in t:
+            width, depth = t.split("x")
+            sizes = [int(width)] * int(depth)
+        else:
+            sizes = [int(p) for p in t.split(",") if p.strip()]
+    except ValueError:
+        raise GuandanError(f"hidden layers: WIDTHxDEPTH (512x4) or a list (256,128), got {text!r}") from None
+    if not sizes or any(s < 1 or s > 4096 for s in sizes) or len(sizes) > 15:
+        raise GuandanError(f"hidden layers: 1..15 layers of 1..4096 units, got {text!r}")
+    return sizes
