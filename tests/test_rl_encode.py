@@ -34,7 +34,8 @@ def _play_and_compare(n, seed, steps, expert_share, check_every=1):
     rng = np.random.default_rng(seed)
     v = VecGame(n, seed=seed, unit="deal")
     mirrors = [v.game(i) for i in range(n)]
-    seen = {"decisions": 0, "marker": 0, "one_move": 0, "tribute_rounds": 0, "two_out": 0}
+    seen = {"decisions": 0, "marker": 0, "one_move": 0, "tribute_rounds": 0, "two_out": 0,
+            "skipped": 0, "wild_plays": 0}
     out = np.empty((4096 * n, ENCODING_DIMS["danzero"]), dtype=np.float32)
     offs_buf = np.empty(n + 1, dtype=np.int64)
     for step in range(steps):
@@ -58,7 +59,12 @@ def _play_and_compare(n, seed, steps, expert_share, check_every=1):
                     seen["decisions"] += 1
                     seen["marker"] += bool((xd[lo, 108:216] == -1).any())
                     seen["one_move"] += hi - lo == 1
-                    seen["two_out"] += len(g.observation(0)["finish_order"]) >= 2
+                    o = g.observation(g.to_act)
+                    seen["two_out"] += len(o["finish_order"]) >= 2
+                    if o["finish_order"]:
+                        seq = dz.sequence_of(o)
+                        markers = sum(e == dz.OUT for _, e in seq.entries)
+                        seen["skipped"] += len(seq.entries) - len(o["history"]) - markers > 0
             m = hi - lo
             if g.phase.value == "play" and rng.random() < expert_share:
                 mv = g.choose("expert")
@@ -68,6 +74,9 @@ def _play_and_compare(n, seed, steps, expert_share, check_every=1):
             actions[i] = a
         for i, g in enumerate(mirrors):
             mv = g.legal_moves()[int(actions[i])]
+            if g.phase.value == "play" and not mv.is_pass:
+                cards = mv.to_platform()[2]
+                seen["wild_plays"] += len(cards) > 1 and "H" + g.observation(0)["level"] in cards
             g.play(mv)
         rewards, done = v.step(actions)
         for i in range(n):
@@ -83,12 +92,14 @@ def test_danzero_and_guandan_rows_random_play():
     seen = _play_and_compare(8, seed=3, steps=700, expert_share=0.0)
     assert seen["decisions"] > 3000
     assert seen["marker"] > 0 and seen["one_move"] > 0 and seen["tribute_rounds"] > 0
+    assert seen["skipped"] > 0 and seen["wild_plays"] > 0
 
 
 def test_danzero_and_guandan_rows_expert_play():
     seen = _play_and_compare(8, seed=11, steps=500, expert_share=0.9)
     assert seen["decisions"] > 2000
     assert seen["marker"] > 0 and seen["two_out"] > 0 and seen["tribute_rounds"] > 0
+    assert seen["skipped"] > 0 and seen["wild_plays"] > 0
 
 
 def test_single_observation_path_equals_the_reference():
