@@ -397,8 +397,6 @@ cdef class VecCore:
         with nogil:
             for i in range(self.n + 1):
                 vo[i] = self.off[i]
-            if total > 0:
-                memset(vx, 0, total * dim * sizeof(float))
             for i in range(self.n):
                 base = self.off[i]
                 m = self.off[i + 1] - base
@@ -406,12 +404,14 @@ cdef class VecCore:
                     continue
                 p = &self.st[i]
                 row = &vx[base * dim]
+                memset(row, 0, dim * sizeof(float))
                 if encoding == ENC_GD:
                     view_of(p, p.to_act, &v)
                     obs_fill(&v, row)
                     for k in range(m):
                         if k:
                             memcpy(&row[k * dim], row, OBS_DIM * sizeof(float))
+                            memset(&row[k * dim + OBS_DIM], 0, MOVE_DIM * sizeof(float))
                         move_fill(w[2 * (base + k)], w[2 * (base + k) + 1], &row[k * dim + OBS_DIM])
                 else:
                     seat = p.to_act
@@ -423,6 +423,7 @@ cdef class VecCore:
                     for k in range(m):
                         if k:
                             memcpy(&row[k * dim], row, DZ_STATE * sizeof(float))
+                            memset(&row[k * dim + DZ_STATE], 0, DZ_ACTION * sizeof(float))
                         dz_counts(w[2 * (base + k)], w[2 * (base + k) + 1], &row[k * dim + DZ_STATE])
         return total
 
