@@ -1,7 +1,8 @@
 """Batched stepping for learners: :class:`VecGame` steps many games at once,
 with numpy observations, legal-move lists (flat, with offsets), per-move
-feature vectors and masks, and integer actions in — the Python cost is paid
-once per batch, not per game.
+feature vectors and masks, network input rows (:meth:`VecGame.encode`: the
+project's encoding or DanZero's, built natively), and integer actions in —
+the Python cost is paid once per batch, not per game.
 
 >>> from guandan import VecGame
 >>> v = VecGame(8, seed=1)
@@ -12,6 +13,9 @@ once per batch, not per game.
 >>> rewards, done = v.step(np.zeros(8, dtype=np.int64))   # first legal action everywhere
 >>> rewards.shape, done.shape
 ((8, 4), (8,))
+>>> offsets, x = v.encode("danzero")       # one 555-float row per legal move of every game
+>>> x.shape == (offsets[-1], 555)
+True
 
 Observation layout (``obs[i]``, float32, from the seat to act in game i):
 
@@ -39,15 +43,14 @@ levels pays nothing.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import _vec
 from ._checks import check_int
-from ._core import Hand
 from .errors import GuandanError
-from .moves import Move
+from .moves import Hand, Move
 from .positions import check_level
 from .rules import Rules, resolve_rules, rules_of
 
@@ -111,13 +114,24 @@ def danzero_rows(observation: Dict[str, Any], legal_moves: Any, rules: Any = Non
     >>> danzero_rows(g.observation(g.to_act), g.legal_moves()).shape == (len(g.legal_moves()), 555)
     True
     """
+    if not isinstance(observation, dict):
+        raise GuandanError(f"an observation is a dict, got {type(observation).__name__}")
     if observation.get("phase") != "play":
         raise GuandanError("DanZero's encoding covers the play phase only")
-    r = rules_of(observation, rules)
+    try:
+        return _danzero_rows(observation, legal_moves, rules_of(observation, rules))
+    except (KeyError, TypeError, IndexError, ValueError) as e:
+        if isinstance(e, GuandanError):
+            raise
+        raise GuandanError(f"not an observation DanZero's encoding reads: {type(e).__name__}: {e}"[:200]) from None
+
+
+def _danzero_rows(observation: Dict[str, Any], legal_moves: Any, r: Rules) -> np.ndarray:
     level = observation["level"]
     seat = check_int(observation["seat"], "seat", 0, 3)
     history = list(observation.get("history", ()))
     trick = list(observation.get("trick", ()))
+    # a position's initial trick: its plays older than the history come first
     older = trick[:len(trick) - len(history)] if len(trick) > len(history) else []
     plays = []
     for s, triple in older + history:
@@ -126,10 +140,12 @@ def danzero_rows(observation: Dict[str, Any], legal_moves: Any, rules: Any = Non
     counts = [check_int(c, "a card count", 0, 27) for c in observation["card_counts"]]
     if len(counts) != 4:
         raise GuandanError("an observation's card_counts hold 4 seats")
-    left = list(counts)
+    left = list(counts)                 # cards held when the plays began
     for s, lo, hi in plays:
         left[s] += _size(lo, hi)
-    finished = [s for s in observation.get("finish_order", ()) if 0 <= s < 4 and left[s] == 0][:3]
+    if max(left) > 27:
+        raise GuandanError("the observation's plays exceed the cards dealt")
+    finished = [s for s in observation.get("finish_order", ()) if s in range(4) and left[s] == 0][:3]
     one, two = Hand(observation["hand"]).masks
     team = check_int(observation.get("my_team", seat & 1), "my_team", 0, 1)
     levels = observation["team_levels"]
