@@ -30,9 +30,9 @@ def _words(g):
     return np.asarray(g.legal_moves().to_numpy(), dtype=np.uint64).reshape(-1, 2)
 
 
-def _play_and_compare(n, seed, steps, expert_share, check_every=1):
+def _play_and_compare(n, seed, steps, expert_share, check_every=1, unit="deal"):
     rng = np.random.default_rng(seed)
-    v = VecGame(n, seed=seed, unit="deal")
+    v = VecGame(n, seed=seed, unit=unit)
     mirrors = [v.game(i) for i in range(n)]
     seen = {"decisions": 0, "marker": 0, "one_move": 0, "tribute_rounds": 0, "two_out": 0,
             "skipped": 0, "wild_plays": 0}
@@ -102,6 +102,13 @@ def test_danzero_and_guandan_rows_expert_play():
     assert seen["skipped"] > 0 and seen["wild_plays"] > 0
 
 
+def test_rows_across_the_rounds_of_whole_games():
+    # unit="game": the rounds follow each other inside one episode (the mirror
+    # Game plays them too); the bookkeeping starts afresh with each round
+    seen = _play_and_compare(4, seed=17, steps=600, expert_share=0.8, check_every=3, unit="game")
+    assert seen["decisions"] > 500 and seen["marker"] > 0
+
+
 def test_single_observation_path_equals_the_reference():
     # danzero_rows (the native bookkeeping fed from an observation) on games from
     # a deal and on positions cut from the middle of rounds (history from there)
@@ -153,3 +160,25 @@ def test_game_door_is_a_copy():
     g.play(g.legal_moves()[0])
     assert v._core.state_bytes(1) == before
     assert v.game(1).native_state().state_bytes() == before
+
+
+@pytest.mark.parametrize("hands, to_act, finished, plays", [
+    # the first seat out, everybody passes, its partner leads; then the marker after seat 3
+    ([["SA"], ["S3", "S4"], ["S5", "S6", "S7"], ["S8", "S9"]], 0, [], ["SA", "PASS", "PASS", "PASS", "S5", "S8"]),
+    # the teammate out: its last play until its marker
+    ([["SK"], ["SA", "S3"], ["S5", "S6"], ["S8", "S9"]], 0, [], ["SK", "SA"]),
+    # two seats out, the skipped seat, then the two markers after seat 3
+    ([["SK"], ["SA"], ["S3", "S4"], ["S5", "S6"]], 0, [], ["SK", "SA", "PASS", "PASS", "S5"]),
+    # a seat finished at the position
+    ([[], ["S3", "S4"], ["S5", "S6"], ["S8", "S9"]], 3, [0], ["S8"]),
+])
+def test_hand_made_positions_native_equals_reference(hands, to_act, finished, plays):
+    g = Game.from_position(hands, level="2", to_act=to_act, finished=finished)
+    for p in plays + [None]:
+        if g.is_over:
+            break
+        moves = g.legal_moves()
+        state, actions = dz.encode(g.observation(g.to_act), moves)
+        np.testing.assert_array_equal(danzero_rows(g.observation(g.to_act), moves), np.hstack((state, actions)))
+        if p is not None:
+            g.play(p)
