@@ -106,8 +106,10 @@ def test_validate_weight_bytes_and_encoding(monkeypatch):
         validate_layers(_layers([D, 4, 1]), "guandan")
 
 
-def test_danzero_encoding_input_size_unchecked():
+def test_danzero_encoding_input_size():
     assert validate_layers(_layers([555, 4, 1]), "danzero") == [555, 4, 1]
+    with pytest.raises(CheckpointError, match="encoding 'danzero' gives 555"):
+        validate_layers(_layers([554, 4, 1]), "danzero")
 
 
 @pytest.mark.parametrize("arrays, meta, match", [
@@ -236,7 +238,8 @@ def test_scalars_are_rebuilt_but_not_layers(tmp_path):
     ([np.zeros((3, 4), np.float32), np.zeros(5, np.float32)], "do not chain"),
     ([np.zeros(3, np.float32), np.zeros(3, np.float32)], "2-D"),
     ([np.full((3, 1), np.nan, np.float32), np.zeros(1, np.float32)], "not finite"),
-    ([np.zeros((3, 2), np.float32), np.zeros(2, np.float32)], "1 output"),
+    ([np.zeros((555, 2), np.float32), np.zeros(2, np.float32)], "1 output"),
+    ([np.zeros((3, 1), np.float32), np.zeros(1, np.float32)], "takes 3 inputs, encoding 'danzero' gives 555"),
     ([[[[[[np.zeros(1)]]]]]], "more than 4 deep"),
     ([np.zeros(1)] * 65, "more than 64 arrays"),
 ])

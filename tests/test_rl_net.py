@@ -136,8 +136,10 @@ def test_spec_errors(tmp_path):
     with pytest.raises(CheckpointError, match="not a readable"):
         check_policy(f"net:path={tmp_path / 'bad.npz'}")
     save_checkpoint(tmp_path / "dz.npz", _layers((555, 4, 1)), {"encoding": "danzero"})
-    with pytest.raises(CheckpointError, match="encoding 'guandan'"):
-        check_policy(f"net:path={tmp_path / 'dz.npz'}")
+    with pytest.raises(CheckpointError, match="not 'guandan'"):
+        NetPolicy(str(tmp_path / "dz.npz"), encoding="guandan")
+    with pytest.raises(CheckpointError, match="555"):
+        NetPolicy(_layers((295, 4, 1)), encoding="danzero")
     with pytest.raises(CheckpointError, match="inputs"):
         NetPolicy(_layers((100, 4, 1)))
     g = Game(seed=1)
@@ -152,3 +154,42 @@ def test_layers_are_read_only_copies():
         net.layers[0][0][0, 0] = 1.0
     layers[0][0][0, 0] = 7.0                                  # the caller's arrays stay writable and theirs
     assert net.layers[0][0][0, 0] != 7.0
+
+
+# -- a network of DanZero's encoding ---------------------------------------------------
+
+def test_danzero_net_plays_by_name(tmp_path):
+    import danzero_reference as dz
+
+    layers = _layers((555, 16, 1), seed=3)
+    p = tmp_path / "dz.npz"
+    save_checkpoint(p, layers, {"encoding": "danzero"})
+    check_policy(f"net:path={p}")
+    net = NetPolicy(str(p))
+    assert net.encoding == "danzero" and NetPolicy(layers).encoding == "danzero"
+    g = Game(seed=7)
+    played = 0
+    while not g.is_over and played < 300:
+        if g.phase.value == "play":
+            moves = g.legal_moves()
+            state, actions = dz.encode(g.observation(g.to_act), moves)
+            x = np.hstack((state, actions))
+            assert np.array_equal(encode(g, "danzero"), x)
+            h = x
+            for i, (w, b) in enumerate(layers):
+                h = h @ w + b
+                if i < len(layers) - 1:
+                    h = np.maximum(h, 0)
+            assert np.allclose(net.q(g), h[:, 0], atol=1e-5)
+            m = net.decide(g)
+            assert m == net(g.observation(g.to_act), moves) == net.explain(g).move
+        else:
+            m = net.decide(g)
+            assert m == g.choose("greedy") and net.explain(g).rule == "greedy"
+        g.play(m)
+        played += 1
+    g2 = Game(seed=8)
+    g2.play_out([f"net:path={p}", "greedy", f"net:path={p}", "greedy"], until="round")
+    assert g2.round_index == 1 or g2.is_over
+    with pytest.raises(GuandanError):
+        encode(g, "nope")

@@ -1,6 +1,6 @@
 """Type stubs for the RL core (guandan._vec): VecGame's native games."""
 
-from typing import Tuple
+from typing import Dict, Sequence, Tuple
 
 from typing_extensions import disjoint_base
 
@@ -9,6 +9,13 @@ import numpy.typing as npt
 
 from ._engine import NativeRules
 
+ENCODINGS: Dict[str, Tuple[int, int]]
+
+def danzero_rows(seat: int, hand1: int, hand2: int, plays: Sequence[Tuple[int, int, int]],
+                 left: Sequence[int], finished: Sequence[int], counts: Sequence[int],
+                 own_level: int, opp_level: int, rlevel: int,
+                 words_: npt.NDArray[np.uint64]) -> npt.NDArray[np.float32]: ...
+
 @disjoint_base
 class VecCore:
     def __init__(self, n: int, seed: int, unit: int, rules: NativeRules) -> None: ...
@@ -16,3 +23,7 @@ class VecCore:
     def observe(self) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.int8]]: ...
     def step(self, actions_: npt.NDArray[np.int64]) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]: ...
     def choose(self, code: int) -> npt.NDArray[np.int64]: ...
+    def encode(self, encoding: int, out_: npt.NDArray[np.float32], offsets_: npt.NDArray[np.int64]) -> int: ...
+    def rows(self) -> int: ...
+    def state_bytes(self, i: int) -> bytes: ...
+    def deal_seed(self, i: int) -> int: ...

@@ -1,7 +1,8 @@
 """Batched stepping for learners: :class:`VecGame` steps many games at once,
 with numpy observations, legal-move lists (flat, with offsets), per-move
-feature vectors and masks, and integer actions in — the Python cost is paid
-once per batch, not per game.
+feature vectors and masks, network input rows (:meth:`VecGame.encode`: the
+project's encoding or DanZero's, built natively), and integer actions in —
+the Python cost is paid once per batch, not per game.
 
 >>> from guandan import VecGame
 >>> v = VecGame(8, seed=1)
@@ -12,6 +13,9 @@ once per batch, not per game.
 >>> rewards, done = v.step(np.zeros(8, dtype=np.int64))   # first legal action everywhere
 >>> rewards.shape, done.shape
 ((8, 4), (8,))
+>>> offsets, x = v.encode("danzero")       # one 555-float row per legal move of every game
+>>> x.shape == (offsets[-1], 555)
+True
 
 Observation layout (``obs[i]``, float32, from the seat to act in game i):
 
@@ -39,7 +43,7 @@ levels pays nothing.
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -47,12 +51,24 @@ from . import _vec
 from ._checks import check_int
 from .errors import GuandanError
 from .registry import check_policy, native_code
-from .rules import Rules, resolve_rules
+from .moves import Hand, Move
+from .positions import check_level
+from .rules import Rules, resolve_rules, rules_of
 
-__all__ = ["VecGame", "move_features", "OBS_DIM", "MOVE_FEATURES_DIM"]
+if TYPE_CHECKING:
+    from .game import Game
+
+__all__ = ["VecGame", "move_features", "danzero_rows", "OBS_DIM", "MOVE_FEATURES_DIM",
+           "ENCODING_DIMS", "DANZERO_STATE_DIM", "DANZERO_ACTION_DIM"]
 
 OBS_DIM = 227
 MOVE_FEATURES_DIM = 54 + 13 + 1
+DANZERO_STATE_DIM = 501
+DANZERO_ACTION_DIM = 54
+# the row width of each encoding of VecGame.encode (docs/rl.md, docs/rl-encoding.md)
+ENCODING_DIMS: Dict[str, int] = {"guandan": OBS_DIM + MOVE_FEATURES_DIM,
+                                 "danzero": DANZERO_STATE_DIM + DANZERO_ACTION_DIM}
+assert {k: d for k, (_, d) in _vec.ENCODINGS.items()} == ENCODING_DIMS
 _SHIFTS = np.arange(54, dtype=np.uint64)
 
 
@@ -74,6 +90,77 @@ def move_features(words: np.ndarray) -> np.ndarray:
     out[np.arange(len(w)), 54 + t] = 1.0
     out[:, 67] = ((w[:, 1] >> np.uint64(56)) & np.uint64(31)).astype(np.float32)
     return out
+
+
+def _words_of(legal_moves: Any) -> np.ndarray:
+    to_numpy = getattr(legal_moves, "to_numpy", None)
+    if to_numpy is not None:
+        return np.ascontiguousarray(to_numpy(), dtype=np.uint64).reshape(-1, 2)
+    return np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
+
+
+def danzero_rows(observation: Dict[str, Any], legal_moves: Any, rules: Any = None) -> np.ndarray:
+    """DanZero's rows of one play-phase decision: ``(len(legal_moves), 555)``
+    float32, the 501-float state of the observing seat then each move's
+    54-float action vector (docs/rl-encoding.md), built from
+    ``observation`` (:meth:`guandan.Game.observation`; its ``history`` must
+    be the round's complete history for the state DanZero's client would
+    see) by the native bookkeeping :meth:`VecGame.encode` uses. ``rules``:
+    for an observation without its rules.
+
+    >>> from guandan import Game
+    >>> g = Game(seed=1)
+    >>> while g.phase.value != "play":
+    ...     g.play(g.legal_moves()[0])
+    >>> danzero_rows(g.observation(g.to_act), g.legal_moves()).shape == (len(g.legal_moves()), 555)
+    True
+    """
+    if not isinstance(observation, dict):
+        raise GuandanError(f"an observation is a dict, got {type(observation).__name__}")
+    if observation.get("phase") != "play":
+        raise GuandanError("DanZero's encoding covers the play phase only")
+    try:
+        return _danzero_rows(observation, legal_moves, rules_of(observation, rules))
+    except (KeyError, TypeError, IndexError, ValueError) as e:
+        if isinstance(e, GuandanError):
+            raise
+        raise GuandanError(f"not an observation DanZero's encoding reads: {type(e).__name__}: {e}"[:200]) from None
+
+
+def _danzero_rows(observation: Dict[str, Any], legal_moves: Any, r: Rules) -> np.ndarray:
+    level = observation["level"]
+    seat = check_int(observation["seat"], "seat", 0, 3)
+    history = list(observation.get("history", ()))
+    trick = list(observation.get("trick", ()))
+    # a position's initial trick: its plays older than the history come first
+    older = trick[:len(trick) - len(history)] if len(trick) > len(history) else []
+    plays = []
+    for s, triple in older + history:
+        lo, hi = Move.from_platform(triple, level, rules=r).words
+        plays.append((check_int(s, "a play's seat", 0, 3), lo, hi))
+    counts = [check_int(c, "a card count", 0, 27) for c in observation["card_counts"]]
+    if len(counts) != 4:
+        raise GuandanError("an observation's card_counts hold 4 seats")
+    left = list(counts)                 # cards held when the plays began
+    for s, lo, hi in plays:
+        left[s] += _size(lo, hi)
+    if max(left) > 27:
+        raise GuandanError("the observation's plays exceed the cards dealt")
+    finished = [s for s in observation.get("finish_order", ()) if s in range(4) and left[s] == 0][:3]
+    one, two = Hand(observation["hand"]).masks
+    team = check_int(observation.get("my_team", seat & 1), "my_team", 0, 1)
+    levels = observation["team_levels"]
+    return _vec.danzero_rows(seat, one, two, plays, left, finished, counts,
+                             check_level(levels[team], "a team level"),
+                             check_level(levels[1 - team], "a team level"),
+                             check_level(level, "level"), _words_of(legal_moves))
+
+
+_FACES = (1 << 54) - 1
+
+
+def _size(lo: int, hi: int) -> int:
+    return bin(lo & _FACES).count("1") + bin(hi & _FACES).count("1")
 
 
 class VecGame:
@@ -127,6 +214,65 @@ class VecGame:
         with self._lock:
             offs, words = self._core.legal()
         return offs, move_features(words)
+
+    @property
+    def n_legal(self) -> int:
+        """The number of legal actions of all games: the rows :meth:`encode` writes."""
+        with self._lock:
+            return int(self._core.rows())
+
+    def encode(self, encoding: str = "guandan", *, out: Optional[np.ndarray] = None,
+               offsets: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """``(offsets, x)``: one float32 row per legal action of every game
+        (game i's rows ``offsets[i]:offsets[i+1]``, in legal-move order, the
+        order :meth:`step` indexes), computed natively.
+
+        ``encoding="guandan"``: 295 columns, the observation of the seat to
+        act (:meth:`observe`'s ``obs``) then :func:`move_features` of the
+        move. ``"danzero"``: 555 columns, DanZero's state (501) then its
+        action vector (54) (docs/rl-encoding.md); in the tribute and return
+        phases its rows hold the hand, the cards left, the levels and the
+        tribute or return card (a DanZero network never sees those
+        decisions). Every decision is encoded, one with a single legal move
+        too.
+
+        ``out``: a writeable C-contiguous float32 buffer of shape
+        ``(rows, dim)`` with ``rows >=`` :attr:`n_legal`, written in place
+        (``x`` is then ``out[:n_legal]``); ``offsets``: an int64 buffer of
+        ``n + 1`` entries, likewise."""
+        if encoding not in ENCODING_DIMS:
+            raise GuandanError(f"encoding must be one of {', '.join(ENCODING_DIMS)}, got {encoding!r:.40}")
+        code, dim = _vec.ENCODINGS[encoding]
+        with self._lock:
+            total = int(self._core.rows())
+            if out is None:
+                out = np.empty((total, dim), dtype=np.float32)
+            elif (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.ndim != 2
+                  or out.shape[1] != dim or out.shape[0] < total or not out.flags.c_contiguous
+                  or not out.flags.writeable):
+                raise GuandanError(f"out must be a writeable C-contiguous float32 array of shape "
+                                   f"(at least {total}, {dim})")
+            if offsets is None:
+                offsets = np.empty(self.n + 1, dtype=np.int64)
+            elif (not isinstance(offsets, np.ndarray) or offsets.dtype != np.int64
+                  or offsets.shape != (self.n + 1,) or not offsets.flags.c_contiguous
+                  or not offsets.flags.writeable):
+                raise GuandanError(f"offsets must be a writeable C-contiguous int64 array of shape ({self.n + 1},)")
+            self._core.encode(code, out, offsets)
+        return offsets, out[:total]
+
+    def game(self, i: int) -> "Game":
+        """Game ``i`` as a :class:`guandan.Game` at its current state
+        (:meth:`guandan.Game.from_native_state`: no history before it; its
+        policy stream seeded from the game's deal seed). The copy is
+        independent: playing it does not change this VecGame."""
+        from .game import Game
+
+        i = check_int(i, "game index", 0, self.n - 1)
+        with self._lock:
+            data = self._core.state_bytes(i)
+            seed = int(self._core.deal_seed(i))
+        return Game.from_native_state(data, seed, rules=self.rules)
 
     def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Play ``actions[i]`` (index into game i's legal list) in every game.

@@ -7,6 +7,9 @@ maps ``w{i}.shape[0]`` inputs to ``w{i}.shape[1]`` outputs, ``b{i}`` has
     {"format": "guandan-qnet", "version": 1, "encoding": "guandan",
      "sizes": [295, 64, 1], "activation": "relu", "info": {...}}
 
+``encoding`` names the rows the network reads: ``"guandan"`` (295 inputs)
+or ``"danzero"`` (555 inputs, DanZero's state and action vectors).
+
 ``sizes`` is the input size followed by every layer's output size; the
 network is ``relu(x @ w + b)`` for every layer but the last, which is
 linear with one output (a Q value). ``info`` is free-form training
@@ -40,7 +43,7 @@ import numpy as np
 
 from .._files import atomic_write, read_bounded
 from ..errors import GuandanError
-from ..vec import MOVE_FEATURES_DIM, OBS_DIM
+from ..vec import ENCODING_DIMS
 
 __all__ = ["Checkpoint", "CheckpointError", "load_checkpoint", "save_checkpoint", "validate_layers",
            "ENCODINGS", "FORMAT", "VERSION", "MAX_LAYERS", "MAX_UNITS", "MAX_WEIGHT_BYTES",
@@ -54,11 +57,10 @@ MAX_WEIGHT_BYTES = 64 * 2 ** 20
 MAX_FILE_BYTES = MAX_WEIGHT_BYTES + 2 ** 20
 MAX_META_BYTES = 2 ** 16
 
-# encoding name -> its input size (``guandan``: :func:`guandan.rl.net.encode`;
-# ``danzero``: a network converted from DanZero's checkpoint, whose input size
-# is kept as found (None: not checked; this package does not build that
-# encoding, so such a network can be stored and validated, not played)
-ENCODINGS: Dict[str, Optional[int]] = {"guandan": OBS_DIM + MOVE_FEATURES_DIM, "danzero": None}
+# encoding name -> its input size (``guandan``: the project's rows, 295;
+# ``danzero``: DanZero's rows, 555, a network converted from DanZero's
+# checkpoint; both built by :func:`guandan.rl.net.encode` and VecGame.encode)
+ENCODINGS: Dict[str, int] = dict(ENCODING_DIMS)
 
 Layers = List[Tuple[np.ndarray, np.ndarray]]
 
@@ -126,7 +128,7 @@ def validate_layers(layers: Sequence[Tuple[Any, Any]], encoding: str) -> List[in
         if not sizes:
             sizes.append(n_in)
         sizes.append(n_out)
-    if ENCODINGS[encoding] is not None and sizes[0] != ENCODINGS[encoding]:
+    if sizes[0] != ENCODINGS[encoding]:
         raise CheckpointError(f"the network takes {sizes[0]} inputs, encoding {encoding!r} "
                               f"gives {ENCODINGS[encoding]}")
     if sizes[-1] != 1:

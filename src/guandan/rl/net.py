@@ -1,10 +1,19 @@
-"""A Q(s, a) network as a policy: numpy inference, the project's encoding.
+"""A Q(s, a) network as a policy: numpy inference over one of two encodings.
 
-The encoding (``"guandan"``): one row per legal move of the seat to act,
+``"guandan"`` (the project's): one row per legal move of the seat to act,
 ``OBS_DIM + MOVE_FEATURES_DIM`` = 227 + 68 = 295 float32 values, the seat's
 observation tensor (:meth:`guandan.Game.observation_tensor`, layout in
 :mod:`guandan.vec`) followed by the move's features
 (:func:`guandan.move_features`: 54 card counts, 13 type one-hot, 1 key).
+
+``"danzero"`` (DanZero's, docs/rl-encoding.md): 501 + 54 = 555 values, the
+seat's state vector followed by the move's card counts
+(:func:`guandan.vec.danzero_rows`); it covers the play phase, so a
+``danzero`` network's tribute and return are the ``greedy`` policy's (DanZero
+decides them by fixed rules, not by its network).
+
+:meth:`guandan.VecGame.encode` builds the same rows natively for a batch of
+games.
 
 The network (:mod:`guandan.rl.checkpoint`) maps each row to one Q value:
 ``relu(x @ w + b)`` for every layer but the last, linear at the end.
@@ -32,10 +41,10 @@ import numpy as np
 
 from ..errors import GuandanError
 from ..moves import Move
-from ..policies import Explanation, observation_fields
+from ..policies import Explanation, GreedyPolicy, observation_fields
 from ..rules import rules_of
-from ..vec import MOVE_FEATURES_DIM, OBS_DIM, move_features
-from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, validate_layers
+from ..vec import ENCODING_DIMS, MOVE_FEATURES_DIM, OBS_DIM, danzero_rows, move_features
+from .checkpoint import ENCODINGS, Checkpoint, CheckpointError, load_checkpoint, validate_layers
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -62,11 +71,22 @@ def _rows(obs: np.ndarray, words: np.ndarray) -> np.ndarray:
     return x
 
 
-def encode(game: "Game") -> np.ndarray:
-    """``(n_legal, 295)`` float32: the observation tensor of the seat to act
-    beside each legal move's features, in legal-move order."""
+def _check_encoding(encoding: str) -> str:
+    if encoding not in ENCODING_DIMS:
+        raise GuandanError(f"encoding must be one of {', '.join(ENCODING_DIMS)}, got {encoding!r:.40}")
+    return encoding
+
+
+def encode(game: "Game", encoding: str = "guandan") -> np.ndarray:
+    """The rows of the seat to act, one per legal move in legal-move order:
+    ``(n_legal, 295)`` float32 for ``"guandan"`` (the observation tensor
+    beside each move's features), ``(n_legal, 555)`` for ``"danzero"``
+    (play phase only; from ``game.observation(seat)``, whose history is the
+    round's)."""
     if game.is_over:
         raise GuandanError("the game is over")
+    if _check_encoding(encoding) == "danzero":
+        return danzero_rows(game.observation(game.to_act), game.legal_moves(), game.rules)
     return _rows(game.observation_tensor(game.to_act), _words(game.legal_moves()))
 
 
@@ -101,9 +121,13 @@ def observation_tensor_of(observation: Dict[str, Any], rules: Any = None) -> np.
     return out
 
 
-def encode_observation(observation: Dict[str, Any], legal_moves: Any, rules: Any = None) -> np.ndarray:
+def encode_observation(observation: Dict[str, Any], legal_moves: Any, rules: Any = None,
+                       encoding: str = "guandan") -> np.ndarray:
     """:func:`encode` from an observation and its legal moves (see
-    :func:`observation_tensor_of` for what the observation must hold)."""
+    :func:`observation_tensor_of` and :func:`guandan.vec.danzero_rows` for
+    what the observation must hold)."""
+    if _check_encoding(encoding) == "danzero":
+        return danzero_rows(observation, legal_moves, rules)
     return _rows(observation_tensor_of(observation, rules), _words(legal_moves))
 
 
@@ -128,51 +152,76 @@ class NetExplanation(Explanation):
 
 class NetPolicy:
     """A Q(s, a) network as a policy. ``path_or_layers``: a checkpoint path
-    (:func:`guandan.rl.checkpoint.load_checkpoint`, encoding ``"guandan"``)
-    or ``(w, b)`` float32 pairs. ``seed`` is accepted for the policy
-    protocol; the policy has no randomness.
+    (:func:`guandan.rl.checkpoint.load_checkpoint`; it names its encoding)
+    or ``(w, b)`` float32 pairs, whose encoding is ``encoding`` (default:
+    the one whose input size the first layer takes, 295 ``"guandan"``, 555
+    ``"danzero"``). ``seed`` is accepted for the policy protocol; the
+    policy has no randomness.
 
-    ``decide(game)``: the legal move of highest Q, the first on ties.
-    Called as ``(observation, legal_moves) -> move`` (SDK bots), the rows
-    are built from the observation alone (:func:`observation_tensor_of`):
-    the same decision as ``decide`` when the observation carries the
-    round's complete history."""
+    ``decide(game)``: the legal move of highest Q, the first on ties (a
+    ``"danzero"`` network in the tribute and return phases: the ``greedy``
+    policy's choice). Called as ``(observation, legal_moves) -> move`` (SDK
+    bots), the rows are built from the observation alone
+    (:func:`encode_observation`): the same decision as ``decide`` when the
+    observation carries the round's complete history."""
 
-    def __init__(self, path_or_layers: Union[str, Any], seed: Optional[int] = None) -> None:
+    def __init__(self, path_or_layers: Union[str, Any], seed: Optional[int] = None,
+                 encoding: Optional[str] = None) -> None:
         if isinstance(path_or_layers, (list, tuple)):
             layers = [(np.array(w, dtype=np.float32, order="C"), np.array(b, dtype=np.float32, order="C"))
                       for w, b in path_or_layers]     # copies: the caller's arrays stay theirs
-            validate_layers(layers, "guandan")
+            if encoding is None:
+                n_in = layers[0][0].shape[0] if layers and layers[0][0].ndim == 2 else -1
+                encoding = next((e for e, d in ENCODINGS.items() if d == n_in), "guandan")
+            validate_layers(layers, encoding)
             self.checkpoint: Optional[Checkpoint] = None
             self.layers: Layers = layers
         else:
             ck = load_checkpoint(path_or_layers)
-            if ck.encoding != "guandan":
-                raise CheckpointError(f"the net policy plays encoding 'guandan', this checkpoint is "
-                                      f"{ck.encoding!r}")
+            if encoding is not None and ck.encoding != encoding:
+                raise CheckpointError(f"the checkpoint's encoding is {ck.encoding!r}, not {encoding!r:.40}")
+            encoding = ck.encoding
             self.checkpoint = ck
             self.layers = ck.layers
         for w, b in self.layers:
             w.setflags(write=False)
             b.setflags(write=False)
+        self.encoding: str = encoding
         self.seed = seed
+        self._rule: Optional[GreedyPolicy] = GreedyPolicy(seed) if encoding == "danzero" else None
+
+    def _by_rule(self, phase: Any) -> Optional[GreedyPolicy]:
+        # DanZero's network scores plays only: its tribute and return are a rule's
+        return self._rule if phase != "play" else None
 
     def q(self, game: "Game") -> np.ndarray:
         """Q of each legal move of ``game``'s seat to act, in legal-move order."""
-        return q_values(self.layers, encode(game))
+        return q_values(self.layers, encode(game, self.encoding))
 
     def decide(self, game: "Game") -> Move:
         """The legal move of highest Q (the first on ties)."""
+        rule = self._by_rule(game.phase.value)
+        if rule is not None:
+            return rule.decide(game)
         moves = game.legal_moves()
-        return moves[int(np.argmax(q_values(self.layers, _rows(game.observation_tensor(game.to_act),
-                                                                _words(moves)))))]
+        return moves[int(np.argmax(q_values(self.layers, self._rows(game, moves))))]
+
+    def _rows(self, game: "Game", moves: Any) -> np.ndarray:
+        if self.encoding == "danzero":
+            return danzero_rows(game.observation(game.to_act), moves, game.rules)
+        return _rows(game.observation_tensor(game.to_act), _words(moves))
 
     def explain(self, game: "Game") -> NetExplanation:
-        """The decision and every candidate's Q value; ``game`` is not changed."""
+        """The decision and every candidate's Q value; ``game`` is not changed
+        (a ``"danzero"`` network's tribute or return: the rule's move, no
+        candidates)."""
         if game.is_over:
             raise GuandanError("the game is over")
+        rule = self._by_rule(game.phase.value)
+        if rule is not None:
+            return NetExplanation(game.to_act, rule.decide(game), "greedy", ())
         moves = game.legal_moves()
-        q = q_values(self.layers, _rows(game.observation_tensor(game.to_act), _words(moves)))
+        q = q_values(self.layers, self._rows(game, moves))
         i = int(np.argmax(q))
         return NetExplanation(game.to_act, moves[i], "net",
                               tuple((moves[k], float(q[k])) for k in range(len(moves))))
@@ -180,7 +229,10 @@ class NetPolicy:
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
             raise GuandanError("no legal move to choose from")
-        q = q_values(self.layers, encode_observation(observation, legal_moves))
+        rule = self._by_rule(observation.get("phase"))
+        if rule is not None:
+            return rule(observation, legal_moves)
+        q = q_values(self.layers, encode_observation(observation, legal_moves, encoding=self.encoding))
         return legal_moves[int(np.argmax(q))]
 
 

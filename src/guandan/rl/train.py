@@ -469,7 +469,7 @@ def _truncate_log(path: str, iteration: int) -> None:
 
 def read_log(path: str) -> List[Dict[str, Any]]:
     """The entries of a ``log.jsonl``."""
-    text = read_bounded(path, 1 << 28).decode("utf-8", "replace")
+    text = read_bounded(path, 1 << 28, "a training log").decode("utf-8", "replace")
     out = []
     for line in text.splitlines():
         line = line.strip()
