@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import GuandanError
 from ..vec import OBS_DIM
+from .model import fold_scale, row_scale
 
 __all__ = ["Learner", "require_jax"]
 
@@ -52,12 +53,15 @@ class Learner:
         self.lr, self.b1, self.b2, self.eps, self.clip = float(lr), float(b1), float(b2), float(eps), float(clip)
         self.value_weight = float(value_weight)
         self.params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in layers]
+        # the network reads scaled rows (guandan.rl.model.row_scale); layers() folds the scale back
+        self.scale = row_scale(int(self.params[0][0].shape[0]))
+        scale = jnp.asarray(self.scale)
         self.m = [(jnp.zeros_like(w), jnp.zeros_like(b)) for w, b in self.params]
         self.v = [(jnp.zeros_like(w), jnp.zeros_like(b)) for w, b in self.params]
         self.t = 0
 
         def forward(params: Any, x: Any) -> Any:
-            h = x
+            h = x * scale
             for i, (w, b) in enumerate(params):
                 h = h @ w + b
                 if i < len(params) - 1:
@@ -142,9 +146,9 @@ class Learner:
 
     # -- state -------------------------------------------------------------
     def layers(self) -> List[Tuple[np.ndarray, np.ndarray]]:
-        """The parameters as numpy float32 ``(w, b)`` pairs (for the actors
-        and checkpoints)."""
-        return [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in self.params]
+        """The network as numpy float32 ``(w, b)`` pairs reading raw rows
+        (for the actors and checkpoints: the input scale folded in)."""
+        return fold_scale([(np.asarray(w), np.asarray(b)) for w, b in self.params], self.scale)
 
     def state_arrays(self) -> Dict[str, np.ndarray]:
         """Everything needed to resume exactly: parameters and Adam's moments."""

@@ -14,7 +14,31 @@ import numpy as np
 
 from ..errors import GuandanError
 
-__all__ = ["init_layers", "parse_hidden"]
+__all__ = ["init_layers", "parse_hidden", "row_scale", "fold_scale"]
+
+
+def row_scale(dim: int = 295) -> np.ndarray:
+    """The learner's input scale of encoding ``"guandan"`` rows: the seats'
+    card counts (0..27) and the two keys (0..15) brought to about [0, 1];
+    every other column is a count of 0..2 or a one-hot and stays. The
+    exported network takes raw rows: :func:`fold_scale` moves the scale into
+    its first layer."""
+    s = np.ones(dim, dtype=np.float32)
+    if dim == 295:
+        s[54:58] = 1 / 27
+        s[125] = 1 / 16
+        s[294] = 1 / 16
+    return s
+
+
+def fold_scale(layers: Sequence[Tuple[np.ndarray, np.ndarray]], scale: np.ndarray
+               ) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """The layers of a network that reads ``x * scale`` rewritten to read
+    ``x``: ``(x * s) @ w == x @ (s[:, None] * w)``."""
+    out = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
+    w0, b0 = out[0]
+    out[0] = ((scale[:, None] * w0).astype(np.float32), b0)
+    return out
 
 
 def init_layers(sizes: Sequence[int], seed: int) -> List[Tuple[np.ndarray, np.ndarray]]:
