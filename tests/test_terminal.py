@@ -140,7 +140,7 @@ def test_undo_in_practice_mode():
 
 def test_hint_shows_the_greedy_choice_and_why():
     g, text = run(["hint", "q"], seed=5)
-    assert re.search(r"hint: the greedy bot would (play|pass|pay|return) .* — ", text.replace("\n    ", " "))
+    assert re.search(r"hint \(greedy\): (play|pass|pay|return) .* — ", text.replace("\n    ", " "))
 
 
 def test_bots_are_validated_before_the_banner():

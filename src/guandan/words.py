@@ -362,10 +362,11 @@ def place_name(i: int, lang: str = "en") -> str:
     return _PLACES[_lang(lang)][i]
 
 
-def trick_won(who: str, move: Optional[Move], lang: str = "en") -> str:
+def trick_won(who: str, move: Optional[Move], lang: str = "en", *, card: Optional[CardFn] = None) -> str:
     """The line that ends a trick: ``"East wins the trick with a pair of 9s"``
-    (``who`` as the interface names the seat)."""
+    (``who`` as the interface names the seat; with ``card``, the cards
+    follow, drawn by it)."""
+    said = "" if move is None else describe(move, lang, cards=card is not None, card=card)
     if _lang(lang) == "zh":
-        return f"{who}赢得这一轮" + (f"（{describe(move, lang)}）" if move is not None else "")
-    return f"{who} {'win' if who == 'you' else 'wins'} the trick" + (
-        f" with {describe(move, lang)}" if move is not None else "")
+        return f"{who}赢得这一轮" + (f"（{said}）" if said else "")
+    return f"{who} {'win' if who == 'you' else 'wins'} the trick" + (f" with {said}" if said else "")
