@@ -97,7 +97,7 @@ function cardEl(card, opts) {
     e.classList.add("suit-" + c[0]);
     e.append(el("span", { class: "r", text: c[1] === "T" ? "10" : c[1] }),
              el("span", { class: "s", text: SUIT[c[0]] }));
-    e.title = c + (card.wild ? " (" + t("wild") + ")" : "");
+    e.title = cardName(c) + (card.wild ? " (" + t("wild") + ")" : "");
   }
   if (card.wild) e.append(el("span", { class: "w", text: "✱", "aria-label": t("wild") }));
   return e;
@@ -107,7 +107,34 @@ function cardsEl(cards, opts) {
   for (const c of cards) e.append(cardEl(c, opts));
   return e;
 }
+// ---- words -------------------------------------------------------------------------
+// The server sends its sentences in every language (a move's `words`, a
+// hint's `reason`, a refusal's `text`: {en: ..., zh: ...}); the page shows
+// its own. The labels below name what the page draws itself.
+const L_WORDS = {
+  en: { start: "start", end: "end", position: "position", yourHand: "your hand", webTable: "web table",
+        langTitle: "中文 / English", why: "why", suits: { S: "♠", H: "♥", C: "♣", D: "♦" } },
+  zh: { start: "开头", end: "结尾", position: "进度", yourHand: "你的手牌", webTable: "网页牌桌",
+        langTitle: "中文 / English", why: "理由", suits: { S: "黑桃", H: "红桃", C: "梅花", D: "方块" } },
+};
+Object.assign(L.en, L_WORDS.en);
+Object.assign(L.zh, L_WORDS.zh);
+function said(x) { return x && typeof x === "object" ? (x[lang] !== undefined ? x[lang] : x.en) : x; }
+function cardName(c) {
+  if (c === "SB") return t("smallJoker");
+  if (c === "HR") return t("bigJoker");
+  return t("suits")[c[0]] + (c[1] === "T" ? "10" : c[1]);
+}
+function applyWords() {
+  // titles and labels the document carries outside data-l, and the server's sentences shown
+  const set = (id, k) => { const e = $(id); if (e) { e.title = t(k); e.setAttribute("aria-label", t(k)); } };
+  set("replay-first", "start"); set("replay-last", "end"); set("replay-slider", "position");
+  set("hand", "yourHand"); set("lang", "langTitle");
+  if (state.refused && !$("refusal").hidden) $("refusal").textContent = said(state.refused.text) || state.refused.message;
+  if (state.hint && !$("hint").hidden) showHint(state.hint);
+}
 function moveText(m) {
+  if (m && m.words) return said(m.words);
   if (!m || m.type === "pass") return t("passWord");
   return t("types")[m.type] + (m.rank && m.type !== "single" && m.type !== "tribute" && m.type !== "back" ? " " + (m.rank === "T" ? "10" : m.rank) : "");
 }
@@ -213,6 +240,8 @@ function showError(text) {
   e.textContent = text; e.hidden = !text;
 }
 function onMessage(m) {
+  if (m.type === "refused") { state.refused = m; if (m.text) m.message = said(m.text); }
+  if (m.type === "hint") state.hint = m;
   switch (m.type) {
     case "welcome":
       bots = m.bots; fillBots(); onLists(m); route(); break;
@@ -419,8 +448,8 @@ function renderMatches() {
 function showHint(m) {
   const h = $("hint"); h.textContent = ""; h.hidden = false;
   h.append(el("span", { text: m.bot + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
-  if (m.rule) h.append(el("span", { text: " — " + t("rule") + ": " + m.rule }));
-  if (m.text) h.append(el("span", { text: " — " + m.text }));
+  if (m.reason) h.append(el("span", { class: "reason", title: m.rule || "", text: " — " + said(m.reason) }));
+  else if (m.text) h.append(el("span", { text: " — " + m.text }));
   if (m.candidates) {
     const ul = el("ul", { class: "cands" });
     for (const c of m.candidates) ul.append(el("li", {}, moveEl(c.move, { small: true }),
@@ -433,8 +462,9 @@ function showHint(m) {
 function applyLang() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   for (const e of document.querySelectorAll("[data-l]")) e.textContent = t(e.dataset.l);
+  applyWords();
   $("lang").textContent = lang === "zh" ? "English" : "中文";
-  document.title = (lang === "zh" ? "掼蛋" : "Guandan") + " — web table";
+  document.title = t("title") + " — " + t("webTable");
   if (state.play) renderPlay();
   if (state.replay) renderReplay();
   if (state.watchState) renderWatch();
