@@ -149,7 +149,9 @@ def test_the_games_refusals_carry_their_fields():
     assert e.refusal == "NOT_IN_HAND" and e.missing == ("S7",)
     assert refusal_of(e) == "you do not hold ♠7" and refusal_of(e, "zh") == "你手里没有黑桃7"
     e = _refused(g, "S3 S4")
-    assert e.refusal == "INVALID" and refusal_of(e).startswith("that is not a valid play")
+    assert e.refusal == "INVALID" and e.cards == ("S3", "S4")
+    assert refusal_of(e) == "that is not a valid play: ♠3 ♠4 form no play"
+    assert refusal_of(e, "zh") == "这不是合法的出牌：黑桃3、黑桃4组不成任何牌型"
     g.play("S9")
     e = _refused(g, "S5")
     assert e.refusal == "DOES_NOT_BEAT" and e.top == read("S9") and e.move == read("S5")

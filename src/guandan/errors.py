@@ -66,17 +66,19 @@ class IllegalMoveError(MoveError):
     name of a ``guandan.game.Refusal``, or ``"INVALID"``: the cards form no
     play, or ``"AMBIGUOUS"``: several readings are legal; None when not
     known), ``move`` (the play refused), ``top`` (the play to beat),
-    ``missing`` (cards not in the hand), ``choices`` (the allowed tribute or
+    ``missing`` (cards not in the hand), ``cards`` (the cards that form no
+    play), ``choices`` (the allowed tribute or
     return cards) and ``readings`` (the legal readings)."""
 
     def __init__(self, message: str = "", *, refusal: Optional[str] = None, move: Any = None,
-                 top: Any = None, missing: Sequence[str] = (), choices: Sequence[str] = (),
-                 readings: Sequence[Any] = ()) -> None:
+                 top: Any = None, missing: Sequence[str] = (), cards: Sequence[str] = (),
+                 choices: Sequence[str] = (), readings: Sequence[Any] = ()) -> None:
         super().__init__(message)
         self.refusal = refusal
         self.move = move
         self.top = top
         self.missing = tuple(missing)
+        self.cards = tuple(cards)
         self.choices = tuple(choices)
         self.readings = tuple(readings)
 

@@ -472,8 +472,13 @@ class Game:
                 return self._read_cards(move)
             return _parse_at(move, lv, self.rules)
         except InvalidMoveError as e:
+            cards: Any = ()
+            if _is_bare_cards(move):
+                cards = move.split()
+            elif isinstance(move, (list, tuple)) and len(move) == 3 and isinstance(move[2], (list, tuple)):
+                cards = [str(c) for c in move[2]]
             raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}",
-                                   refusal="INVALID") from None
+                                   refusal="INVALID", cards=cards) from None
 
     def _read_cards(self, text: str) -> Move:
         """Bare cards: the one reading that is legal now; the default

@@ -21,7 +21,8 @@ The tables :data:`REFUSALS` (keyed by the names of
 :class:`guandan.game.Refusal`, plus ``INVALID`` and ``AMBIGUOUS``) and
 :data:`REASONS` (keyed by the expert's rule names and the greedy bot's
 reasons) hold a sentence per language; a refusal names its cards through
-``{move}``, ``{top}``, ``{cards}`` and ``{choices}``.
+``{move}``, ``{top}``, ``{cards}`` (missing from the hand, or forming no
+play) and ``{choices}``.
 """
 
 from __future__ import annotations
@@ -222,7 +223,8 @@ def _describe(m: Move, lang: str) -> str:
 # -- refusals -------------------------------------------------------------------------
 
 #: refusal name -> language -> sentence (``{move}`` the play refused, ``{top}``
-#: the play on the table, ``{cards}`` the cards missing from the hand,
+#: the play on the table, ``{cards}`` the cards missing from the hand or
+#: forming no play,
 #: ``{choices}`` the allowed cards, ``{readings}`` the readings of a selection)
 REFUSALS: Dict[str, Dict[str, str]] = {
     "NONE": {"en": "{move} is allowed", "zh": "{move}可以出"},
@@ -241,8 +243,8 @@ REFUSALS: Dict[str, Dict[str, str]] = {
     "LEADER_PASS": {"en": "you lead this trick: you cannot pass", "zh": "这一轮由你首出：不能不出"},
     "DOES_NOT_BEAT": {"en": "{move} does not beat {top}", "zh": "{move}管不上{top}"},
     "OTHER": {"en": "{move} is not allowed here", "zh": "这里不能出{move}"},
-    "INVALID": {"en": "that is not a valid play: these cards form no play",
-                "zh": "这不是合法的出牌：这些牌组不成任何牌型"},
+    "INVALID": {"en": "that is not a valid play: {cards} form no play",
+                "zh": "这不是合法的出牌：{cards}组不成任何牌型"},
     "AMBIGUOUS": {"en": "these cards can be played as {readings}: choose one",
                   "zh": "这些牌有多种出法：{readings}，请选择一种"},
 }
@@ -261,9 +263,13 @@ def refusal(code: Any, lang: str = "en", *, move: Optional[Move] = None, top: Op
     sep = "、" if lang == "zh" else ", "
     orr = "或" if lang == "zh" else " or "
     what = describe(move, lang) if move is not None else ("这手牌" if lang == "zh" else "that play")
+    if not cards and name == "INVALID":
+        held = "这些牌" if lang == "zh" else "these cards"
+    else:
+        held = _cards(cards, lang, card)
     return REFUSALS[name][lang].format(
         move=what, top=describe(top, lang) if top is not None else ("桌上的牌" if lang == "zh" else "the table"),
-        cards=_cards(cards, lang, card), choices=sep.join(card(c) if card else card_name(c, lang) for c in choices),
+        cards=held, choices=sep.join(card(c) if card else card_name(c, lang) for c in choices),
         readings=orr.join(describe(m, lang) for m in readings))
 
 
@@ -275,8 +281,9 @@ def refusal_of(error: BaseException, lang: str = "en", card: Optional[CardFn] = 
     name = getattr(error, "refusal", None)
     if name is None:
         return str(error)
+    cards = getattr(error, "missing", ()) if name == "NOT_IN_HAND" else getattr(error, "cards", ())
     return refusal(name, lang, move=getattr(error, "move", None), top=getattr(error, "top", None),
-                   cards=getattr(error, "missing", ()), choices=getattr(error, "choices", ()),
+                   cards=cards, choices=getattr(error, "choices", ()),
                    readings=getattr(error, "readings", ()), card=card)
 
 
