@@ -27,7 +27,7 @@ play) and ``{choices}``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .errors import GuandanError
 from .moves import Move, MoveType
@@ -49,19 +49,19 @@ _NUM_EN = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight
 _NUM_ZH = "零一两三四五六七八九十"
 _ORDER = "A23456789TJQKA"          # sequence positions: ace-low first, ace-high last
 
-_TYPE_NAMES = {
-    "en": {MoveType.PASS: ("pass", "passes"), MoveType.SINGLE: ("single", "singles"),
+_TYPE_EN: Dict[MoveType, Tuple[str, str]] = {
+           MoveType.PASS: ("pass", "passes"), MoveType.SINGLE: ("single", "singles"),
            MoveType.PAIR: ("pair", "pairs"), MoveType.TRIPS: ("triple", "triples"),
            MoveType.THREE_PAIR: ("tube", "tubes"), MoveType.THREE_WITH_TWO: ("full house", "full houses"),
            MoveType.TWO_TRIPS: ("plate", "plates"), MoveType.STRAIGHT: ("straight", "straights"),
            MoveType.STRAIGHT_FLUSH: ("straight flush", "straight flushes"),
            MoveType.BOMB: ("bomb", "bombs"), MoveType.JOKER_BOMB: ("joker bomb", "joker bombs"),
-           MoveType.TRIBUTE: ("tribute", "tributes"), MoveType.BACK: ("return", "returns")},
-    "zh": {MoveType.PASS: "不出", MoveType.SINGLE: "单张", MoveType.PAIR: "对子", MoveType.TRIPS: "三张",
+           MoveType.TRIBUTE: ("tribute", "tributes"), MoveType.BACK: ("return", "returns")}
+_TYPE_ZH: Dict[MoveType, str] = {
+           MoveType.PASS: "不出", MoveType.SINGLE: "单张", MoveType.PAIR: "对子", MoveType.TRIPS: "三张",
            MoveType.THREE_PAIR: "三连对", MoveType.THREE_WITH_TWO: "三带二", MoveType.TWO_TRIPS: "钢板",
            MoveType.STRAIGHT: "顺子", MoveType.STRAIGHT_FLUSH: "同花顺", MoveType.BOMB: "炸弹",
-           MoveType.JOKER_BOMB: "四王（天王炸）", MoveType.TRIBUTE: "进贡", MoveType.BACK: "还贡"},
-}
+           MoveType.JOKER_BOMB: "四王（天王炸）", MoveType.TRIBUTE: "进贡", MoveType.BACK: "还贡"}
 
 
 def _lang(lang: str) -> str:
@@ -72,10 +72,10 @@ def _lang(lang: str) -> str:
 
 def type_name(t: MoveType, lang: str = "en", plural: bool = False) -> str:
     """A move type's name: ``pair`` / ``pairs``, ``对子``."""
-    names = _TYPE_NAMES[_lang(lang)][MoveType(t)]
-    if lang == "zh":
-        return str(names)
-    return names[1] if plural else names[0]
+    t = MoveType(t)
+    if _lang(lang) == "zh":
+        return _TYPE_ZH[t]
+    return _TYPE_EN[t][1] if plural else _TYPE_EN[t][0]
 
 
 def rank_name(rank: str, lang: str = "en", plural: bool = False) -> str:
@@ -214,7 +214,7 @@ def _describe(m: Move, lang: str) -> str:
             return f"同花顺{_SUITS['zh'][suit]}{lo}到{hi}"
         return f"a straight flush in {dict(S='spades', H='hearts', C='clubs', D='diamonds')[suit]}, {lo} to {hi}"
     if zh:
-        return f"{_TYPE_NAMES['zh'][t]}{lo}到{hi}"
+        return f"{_TYPE_ZH[t]}{lo}到{hi}"
     if t == MoveType.STRAIGHT:
         return f"a straight {lo} to {hi}"
     return f"a {type_name(t, lang)} from {lo} to {hi}"
