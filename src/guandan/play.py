@@ -680,7 +680,7 @@ def _record_words(seat: int, m: Move, replay: Game) -> str:
         return f"pays tribute {m.cards[0]}"
     if m.type == MoveType.BACK:
         return f"returns {m.cards[0]}"
-    return f"plays {m}"
+    return f"plays {describe(m)}"
 
 
 def print_record(record: Any, out: TextIO = sys.stdout) -> Game:
