@@ -190,3 +190,12 @@ def test_places_tricks_and_type_names():
     assert type_name(MoveType.THREE_PAIR) == "tube" and type_name(MoveType.THREE_PAIR, "zh") == "三连对"
     assert type_name(MoveType.TWO_TRIPS, plural=True) == "plates"
     assert type_name(MoveType.THREE_WITH_TWO, "zh") == "三带二"
+
+
+def test_terms():
+    from guandan.words import TERMS, term
+    assert term("anti-tribute", "zh") == "抗贡" and term("jiefeng", "zh") == "接风"
+    assert term("level card", "zh") == "级牌" and term("wild", "zh") == "逢人配"
+    assert all(set(v) == set(LANGS) for v in TERMS.values())
+    with pytest.raises(GuandanError):
+        term("nope")

@@ -419,7 +419,8 @@ class _Terminal:
         line = words.trick_won(who, before.move, card=lambda c: self.style.card(c, g.level))
         if before.seat in g.finish_order and not g.is_over:
             line += f"; {who} {'are' if before.seat == self.human else 'is'} out, so " \
-                    f"{_name(g.to_act, self.human)} {'lead' if g.to_act == self.human else 'leads'} (jiefeng)"
+                    f"{_name(g.to_act, self.human)} {'lead' if g.to_act == self.human else 'leads'} " \
+                    f"(jiefeng, {words.term('jiefeng', 'zh')})"
         self.wrap("* " + line)
 
     def tell_exchange(self) -> None:
@@ -431,7 +432,8 @@ class _Terminal:
         self.tribute_told = g.round_index
         if t.anti:
             who = " and ".join(_name(s, self.human) for s in t.payers)
-            self.w(f"  anti-tribute: {who} {'hold' if len(t.payers) > 1 or t.payers[0] == self.human else 'holds'}"
+            verb = 'hold' if len(t.payers) > 1 or t.payers[0] == self.human else 'holds'
+            self.w(f"  anti-tribute ({words.term('anti-tribute', 'zh')}): {who} {verb}"
                    f" both big jokers, no tribute this round")
             return
         for i, payer in enumerate(t.payers):

@@ -33,7 +33,7 @@ from .errors import GuandanError
 from .moves import Move, MoveType
 
 __all__ = ["LANGS", "describe", "card_name", "type_name", "rank_name", "wilds_in", "refusal",
-           "refusal_of", "reason", "place_name", "trick_won", "REFUSALS", "REASONS"]
+           "refusal_of", "reason", "place_name", "trick_won", "term", "REFUSALS", "REASONS", "TERMS"]
 
 #: the languages every sentence exists in
 LANGS = ("en", "zh")
@@ -359,6 +359,27 @@ def reason(rule: str, lang: str = "en") -> str:
 
 
 # -- the table ------------------------------------------------------------------------
+
+#: the game's terms: name -> language -> word
+TERMS: Dict[str, Dict[str, str]] = {
+    "tribute": {"en": "tribute", "zh": "进贡"},
+    "return": {"en": "return", "zh": "还贡"},
+    "anti-tribute": {"en": "anti-tribute", "zh": "抗贡"},
+    "jiefeng": {"en": "jiefeng (the partner of a player who went out leads)", "zh": "接风"},
+    "level card": {"en": "level card", "zh": "级牌"},
+    "wild": {"en": "wild", "zh": "逢人配"},
+    "small joker": {"en": "small joker", "zh": "小王"},
+    "big joker": {"en": "big joker", "zh": "大王"},
+    "joker bomb": {"en": "joker bomb", "zh": "四王（天王炸）"},
+}
+
+
+def term(name: str, lang: str = "en") -> str:
+    """A term of the game (:data:`TERMS`): ``term("anti-tribute", "zh")`` is 抗贡."""
+    if name not in TERMS:
+        raise GuandanError(f"no term {name!r:.40}")
+    return TERMS[name][_lang(lang)]
+
 
 _PLACES = {"en": ("first out", "second out", "third out", "last"),
            "zh": ("头游", "二游", "三游", "末游")}
