@@ -113,13 +113,22 @@ function cardsEl(cards, opts) {
 // its own. The labels below name what the page draws itself.
 const L_WORDS = {
   en: { start: "start", end: "end", position: "position", yourHand: "your hand", webTable: "web table",
-        langTitle: "中文 / English", why: "why", suits: { S: "♠", H: "♥", C: "♣", D: "♦" } },
+        langTitle: "中文 / English", why: "why", suits: { S: "♠", H: "♥", C: "♣", D: "♦" },
+        botNames: { greedy: "greedy", expert: "expert", random: "random", search: "search", net: "net" } },
   zh: { start: "开头", end: "结尾", position: "进度", yourHand: "你的手牌", webTable: "网页牌桌",
-        langTitle: "中文 / English", why: "理由", suits: { S: "黑桃", H: "红桃", C: "梅花", D: "方块" } },
+        langTitle: "中文 / English", why: "理由", suits: { S: "黑桃", H: "红桃", C: "梅花", D: "方块" },
+        botNames: { greedy: "贪心", expert: "专家", random: "随机", search: "搜索", net: "神经网络" } },
 };
 Object.assign(L.en, L_WORDS.en);
 Object.assign(L.zh, L_WORDS.zh);
 function said(x) { return x && typeof x === "object" ? (x[lang] !== undefined ? x[lang] : x.en) : x; }
+function botName(spec) {
+  // a bot spec with its policy's name in the page's language (options as given: search:ms=300)
+  if (!spec) return "";
+  const i = spec.indexOf(":"), name = i < 0 ? spec : spec.slice(0, i);
+  const word = t("botNames")[name];
+  return word === undefined ? spec : word + (i < 0 ? "" : spec.slice(i));
+}
 function cardName(c) {
   if (c === "SB") return t("smallJoker");
   if (c === "HR") return t("bigJoker");
@@ -130,6 +139,7 @@ function applyWords() {
   const set = (id, k) => { const e = $(id); if (e) { e.title = t(k); e.setAttribute("aria-label", t(k)); } };
   set("replay-first", "start"); set("replay-last", "end"); set("replay-slider", "position");
   set("hand", "yourHand"); set("lang", "langTitle");
+  for (const o of document.querySelectorAll("option[data-bot]")) o.textContent = botName(o.dataset.bot);
   if (state.refused && !$("refusal").hidden) $("refusal").textContent = said(state.refused.text) || state.refused.message;
   if (state.hint && !$("hint").hidden) showHint(state.hint);
 }
@@ -278,7 +288,7 @@ function onLists(m) {
 function fillBots() {
   for (const id of ["play-bots", "hint-bot"]) {
     const s = $(id); s.textContent = "";
-    for (const b of bots) s.append(el("option", { value: b, text: b }));
+    for (const b of bots) s.append(el("option", { value: b, "data-bot": b, text: botName(b) }));
   }
   if (bots.includes("expert")) $("hint-bot").value = "expert";
 }
@@ -447,7 +457,7 @@ function renderMatches() {
 }
 function showHint(m) {
   const h = $("hint"); h.textContent = ""; h.hidden = false;
-  h.append(el("span", { text: m.bot + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
+  h.append(el("span", { text: botName(m.bot) + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
   if (m.reason) h.append(el("span", { class: "reason", title: m.rule || "", text: " — " + said(m.reason) }));
   else if (m.text) h.append(el("span", { text: " — " + m.text }));
   if (m.candidates) {
