@@ -14,8 +14,8 @@ person instead of the engine's notation.
 >>> refusal("DOES_NOT_BEAT", move=Move.from_cards("SB", "2"),
 ...         top=Move.from_cards("S3 H4 C5 D6 S7", "2"))
 'the small joker does not beat a straight 3 to 7'
->>> reason("pass-keep-hand", "zh")
-'管上就要拆牌：不出，保持牌型完整'
+>>> reason("pass-keep-hand")
+'no play that beats it is worth what it costs the hand: pass'
 
 The tables :data:`REFUSALS` (keyed by the names of
 :class:`guandan.game.Refusal`, plus ``INVALID`` and ``AMBIGUOUS``) and
@@ -310,16 +310,16 @@ REASONS: Dict[str, Dict[str, str]] = {
                          "zh": "队友的牌最大：不出，让队友继续出"},
     "let-partner-go-out": {"en": "your partner is close to going out: pass and let them",
                            "zh": "队友快走了：不出，让队友走"},
-    "follow-without-breaking": {"en": "beat it with a group the hand already has, breaking none",
-                                "zh": "用现成的一组牌管上，不拆牌"},
+    "follow-without-breaking": {"en": "beat it with the play that leaves the rest of the hand strongest",
+                                "zh": "用最不伤牌型的牌管上"},
     "stop-opponent": {"en": "an opponent is close to going out: beat their play to stop them",
                       "zh": "对手快走了：管上拦住他"},
     "stop-opponent-with-bomb": {"en": "an opponent is close to going out: bomb to stop them",
                                 "zh": "对手快走了：用炸弹拦住他"},
     "bomb-to-go-out": {"en": "bomb to take the lead, then go out with what is left",
                        "zh": "用炸弹夺回出牌权，然后把剩下的牌出完"},
-    "pass-keep-hand": {"en": "beating it would break up the hand: pass and keep it whole",
-                       "zh": "管上就要拆牌：不出，保持牌型完整"},
+    "pass-keep-hand": {"en": "no play that beats it is worth what it costs the hand: pass",
+                       "zh": "管上不划算，会拆坏牌型：不出"},
     "tribute-forced": {"en": "the tribute is forced: the highest card, never a wild",
                        "zh": "进贡是规定的：最大的牌，逢人配除外"},
     "return-cheapest": {"en": "return the card the hand misses least",
