@@ -89,7 +89,7 @@ def test_rounds_one_shows_the_round_result_before_exiting():
 def test_no_line_wraps_inside_a_card_at_80_columns(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", "24")
-    g, text = run(zeros(200) + ["h", "m single"], seed=7, rounds=1, color="always")
+    g, text = run(zeros(200) + ["h", "t", "m", "m", "m single"], seed=7, rounds=1, color="always")
     for line in text.splitlines():
         plain = ANSI.sub("", line)
         assert len(plain) <= 80, plain
