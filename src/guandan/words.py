@@ -224,8 +224,8 @@ def _describe(m: Move, lang: str) -> str:
 
 #: refusal name -> language -> sentence (``{move}`` the play refused, ``{top}``
 #: the play on the table, ``{cards}`` the cards missing from the hand or
-#: forming no play,
-#: ``{choices}`` the allowed cards, ``{readings}`` the readings of a selection)
+#: forming no play, ``{choices}`` the allowed cards, ``{readings}`` the
+#: readings of a selection)
 REFUSALS: Dict[str, Dict[str, str]] = {
     "NONE": {"en": "{move} is allowed", "zh": "{move}可以出"},
     "GAME_OVER": {"en": "the game is over", "zh": "比赛已经结束"},
@@ -276,8 +276,8 @@ def refusal(code: Any, lang: str = "en", *, move: Optional[Move] = None, top: Op
 def refusal_of(error: BaseException, lang: str = "en", card: Optional[CardFn] = None) -> str:
     """The sentence for an :class:`~guandan.errors.IllegalMoveError` that
     :meth:`Game.play` raised (its ``refusal``, ``move``, ``top``,
-    ``missing``, ``choices`` and ``readings``); any other error as its
-    message."""
+    ``missing``, ``cards``, ``choices`` and ``readings``); any other error
+    as its message."""
     name = getattr(error, "refusal", None)
     if name is None:
         return str(error)
