@@ -15,12 +15,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import GuandanError, IllegalMoveError
 from ..game import Game, Phase
 from ..moves import Move
+from ..words import LANGS, reason, refusal_of
 from ..play import explain_greedy, greedy_reason, undo_own
 from ..policies import explain as expert_explain
 from ..policies import GreedyPolicy, check_policy, parse_policy
 from ..records import validate_record
 from ..rules import Rules
-from ..words import LANGS, reason, refusal_of
 from .views import move_view, table_view
 
 __all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "refusal_words", "DEFAULT_BOTS",

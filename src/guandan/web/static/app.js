@@ -474,7 +474,7 @@ function applyLang() {
   for (const e of document.querySelectorAll("[data-l]")) e.textContent = t(e.dataset.l);
   applyWords();
   $("lang").textContent = lang === "zh" ? "English" : "中文";
-  document.title = t("title") + " — " + t("webTable");
+  document.title = (lang === "zh" ? "掼蛋" : "Guandan") + " — web table";
   if (state.play) renderPlay();
   if (state.replay) renderReplay();
   if (state.watchState) renderWatch();
