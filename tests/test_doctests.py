@@ -10,7 +10,8 @@ MODULES = ["guandan", "guandan._core", "guandan._checks", "guandan._files", "gua
            "guandan.records", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots",
            "guandan.server", "guandan.search", "guandan.cli", "guandan.arena", "guandan.arena.stats",
            "guandan.arena.schedule", "guandan.arena.participants", "guandan.feed", "guandan.web.messages",
-           "guandan.web.views", "guandan.rl", "guandan.rl.checkpoint", "guandan.rl.danzero", "guandan.rl.net"]
+           "guandan.web.views", "guandan.rl", "guandan.rl.checkpoint", "guandan.rl.danzero", "guandan.rl.net",
+           "guandan.words"]
 
 
 @pytest.mark.parametrize("name", MODULES)

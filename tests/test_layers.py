@@ -5,7 +5,7 @@ Layers, bottom up (docs/ARCHITECTURE.md draws them):
 
 0. native modules (``_core``, ``_engine``, ...);
 1. values: errors, checks, rules, seeds, the policy-name registry;
-2. moves: cards, moves, positions, the state's value types, records;
+2. moves: cards, moves, positions, the state's value types, records, words;
 3. ``game``;
 4. ``policies``;
 5. ``search``;
@@ -33,7 +33,7 @@ PKG = Path(__file__).resolve().parents[1] / "src" / "guandan"
 
 LAYERS = {
     "_checks": 1, "_files": 1, "errors": 1, "rules": 1, "seeds": 1, "registry": 1,
-    "moves": 2, "positions": 2, "state": 2, "records": 2,
+    "moves": 2, "positions": 2, "state": 2, "records": 2, "words": 2,
     "game": 3,
     "policies": 4,
     "search": 5,

@@ -428,8 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--rules", default="default")
     pl.add_argument("--rounds", type=_count("--rounds"), default=None, help="stop after this many rounds")
     pl.add_argument("--record", help="save the game record (JSON) here at the end")
-    pl.add_argument("--hint", action="store_true",
-                    help="show what the built-in greedy bot would play, and why")
+    pl.add_argument("--hint", nargs="?", const=True, default=False, metavar="POLICY",
+                    help="show a hint and its reason at each of your turns: what the bots' policy "
+                         "would play, or POLICY's (--hint expert); 'h' asks for one, 'y' plays it")
     pl.add_argument("--practice", action="store_true", help="practice mode: 'undo' takes back your last play")
     pl.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="suit symbols and colour (default: when the terminal supports them)")

@@ -13,6 +13,8 @@ TooManyCopiesError - 3 copies of S2 (at most 2: two decks)
 
 from __future__ import annotations
 
+from typing import Any, Optional, Sequence
+
 __all__ = [
     "GuandanError",
     "CardError",
@@ -57,7 +59,28 @@ class InvalidMoveError(MoveError):
 
 class IllegalMoveError(MoveError):
     """A well-formed play that is not allowed now: not in the hand, does not beat
-    the table, out of turn, or the wrong phase."""
+    the table, out of turn, or the wrong phase.
+
+    Raised by ``Game.play``, it says why in fields as well as in words (what
+    :func:`guandan.words.refusal_of` puts into a sentence): ``refusal`` (the
+    name of a ``guandan.game.Refusal``, or ``"INVALID"``: the cards form no
+    play, or ``"AMBIGUOUS"``: several readings are legal; None when not
+    known), ``move`` (the play refused), ``top`` (the play to beat),
+    ``missing`` (cards not in the hand), ``cards`` (the cards that form no
+    play), ``choices`` (the allowed tribute or
+    return cards) and ``readings`` (the legal readings)."""
+
+    def __init__(self, message: str = "", *, refusal: Optional[str] = None, move: Any = None,
+                 top: Any = None, missing: Sequence[str] = (), cards: Sequence[str] = (),
+                 choices: Sequence[str] = (), readings: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+        self.move = move
+        self.top = top
+        self.missing = tuple(missing)
+        self.cards = tuple(cards)
+        self.choices = tuple(choices)
+        self.readings = tuple(readings)
 
 
 class ProtocolError(GuandanError):

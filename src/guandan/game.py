@@ -472,7 +472,13 @@ class Game:
                 return self._read_cards(move)
             return _parse_at(move, lv, self.rules)
         except InvalidMoveError as e:
-            raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}") from None
+            cards: Any = ()
+            if _is_bare_cards(move):
+                cards = move.split()
+            elif isinstance(move, (list, tuple)) and len(move) == 3 and isinstance(move[2], (list, tuple)):
+                cards = [str(c) for c in move[2]]
+            raise IllegalMoveError(f"not a valid play at level {_RANKS[lv]}: {e}",
+                                   refusal="INVALID", cards=cards) from None
 
     def _read_cards(self, text: str) -> Move:
         """Bare cards: the one reading that is legal now; the default
@@ -487,7 +493,7 @@ class Game:
             return ok[0]
         if len(ok) > 1:
             raise IllegalMoveError(f"{text.strip()} can be played as {' or '.join(map(str, ok))}: "
-                                   f"say which (type, rank and cards)")
+                                   f"say which (type, rank and cards)", refusal="AMBIGUOUS", readings=ok)
         return readings[0]
 
     @_locked
@@ -497,48 +503,55 @@ class Game:
         :class:`IllegalMoveError` saying why when it is not legal now; the
         state is then unchanged."""
         if self.is_over:
-            raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("the game is over", refusal=Refusal.GAME_OVER.name)
         m = self._to_move(move)
         lo, hi = m.words
         c = self._core
         seat, r0 = c.to_act, c.round_index
         if not c.apply(lo, hi, True):
-            raise IllegalMoveError(self._why_illegal(m))
+            raise self._why_illegal(m)
         self._log.append((seat, lo, hi, m._level, r0))
         if c.round_index != r0 and not self.is_over:
             self._deals.append(self._deal_strings())
 
-    def _why_illegal(self, m: Move) -> str:
-        # the rule is native (st_refusal); here it is only put into words
+    def _why_illegal(self, m: Move) -> IllegalMoveError:
+        # the rule is native (st_refusal); here it is only put into words and fields
         c = self._core
         lo, hi = m.words
         code = Refusal(c.refusal(lo, hi))
         seat = c.to_act
+        top = self.top
+        fields: Dict[str, Any] = {"refusal": code.name, "move": m,
+                                  "top": None if top is None else top.move}
         if code in (Refusal.TRIBUTE_DUE, Refusal.RETURN_DUE):
             due = "pay tribute" if code == Refusal.TRIBUTE_DUE else "return a card"
-            return f"seat {seat} must {due} now, not play {m}"
-        if code == Refusal.NOT_IN_HAND:
+            text = f"seat {seat} must {due} now, not play {m}"
+        elif code == Refusal.NOT_IN_HAND:
             hand = c.hand(seat)
             missing = _missing(hand, m)
             once = [x for x in missing if hand.count(x) == 1]
             note = f" ({' '.join(once)} held once, needed twice)" if once else ""
-            return f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
-        if code == Refusal.TRIBUTE_CARD or code == Refusal.RETURN_CARD:
-            choices = ", ".join(x.cards[0] for x in self.legal_moves())
+            text = f"not in seat {seat}'s hand: {' '.join(missing)}{note}"
+            fields["missing"] = missing
+        elif code == Refusal.TRIBUTE_CARD or code == Refusal.RETURN_CARD:
+            fields["choices"] = [x.cards[0] for x in self.legal_moves()]
+            choices = ", ".join(fields["choices"])
             if code == Refusal.TRIBUTE_CARD:
-                return f"the tribute is the highest card in level order, never a wild: one of {choices}"
-            return f"the return card must be of rank 2..10 and not a level card: one of {choices}"
-        if code == Refusal.NOT_A_PLAY:
-            return f"there is no {m.type.platform} in the play phase"
-        if code == Refusal.LEADER_PASS:
-            return "the leader cannot pass"
-        if code == Refusal.DOES_NOT_BEAT:
-            top = self.top
+                text = f"the tribute is the highest card in level order, never a wild: one of {choices}"
+            else:
+                text = f"the return card must be of rank 2..10 and not a level card: one of {choices}"
+        elif code == Refusal.NOT_A_PLAY:
+            text = f"there is no {m.type.platform} in the play phase"
+        elif code == Refusal.LEADER_PASS:
+            text = "the leader cannot pass"
+        elif code == Refusal.DOES_NOT_BEAT:
             assert top is not None
-            return f"{m} does not beat {top.move} (played by seat {top.seat})"
-        if code == Refusal.GAME_OVER:
-            return "the game is over"
-        return f"{m} is not legal here"
+            text = f"{m} does not beat {top.move} (played by seat {top.seat})"
+        elif code == Refusal.GAME_OVER:
+            text = "the game is over"
+        else:
+            text = f"{m} is not legal here"
+        return IllegalMoveError(text, **fields)
 
     @_locked
     def undo(self) -> None:

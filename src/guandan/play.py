@@ -14,21 +14,28 @@ import os
 import re
 import shutil
 import sys
-from typing import Any, Callable, Dict, List, Optional, TextIO
+from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple, Union
 
-from .errors import GuandanError
+from collections import Counter
+
+from .errors import GuandanError, IllegalMoveError
 from .game import Game, Phase
 from .moves import Move, MoveType
-from .policies import GreedyPolicy, check_policy
+from .policies import GreedyPolicy, check_policy, get_policy, parse_policy
 from .rules import Rules
+from . import words
 
-__all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "undo_own", "SEAT_NAMES"]
+__all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "greedy_reason",
+           "hint_for", "undo_own", "SEAT_NAMES"]
 
 SEAT_NAMES = ("South", "East", "North", "West")        # by seat number, in records
 _REL_NAMES = ("you", "East", "North", "West")          # relative to you, in the terminal game
-HELP = """commands: cards to play (e.g. S3 H3; 10 is T), a number from the last list, p,
-  m [type] (list moves: m pair, m fullhouse, m bombs ...), h (hand), t (table),
-  hint (what the greedy bot would play), undo (--practice), ? (help), q (quit)"""
+HELP = """commands: cards to play (S3 H3; 10 is T), a number from the last list, p: pass
+  h  hint: what the hint policy would play, with its number in the list
+  y  or Enter on an empty line: play the hint shown for this turn
+  m [type]  list moves, 20 at a time: m again for more (m pair, m fullhouse ...)
+  t  the whole table    c  your cards    undo (--practice)    ?  help    q  quit"""
+PAGE = 20                     # moves per page of 'm'
 
 # 'm WORD' -> the move types it lists
 _TYPE_WORDS: Dict[str, tuple] = {}
@@ -50,17 +57,6 @@ for _t, _words in (
     for _w in _words:
         _TYPE_WORDS[_w] = (_t,)
 _TYPE_WORDS["bombs"] = (MoveType.BOMB, MoveType.STRAIGHT_FLUSH, MoveType.JOKER_BOMB)
-_TYPE_NAMES = {
-    MoveType.SINGLE: ("single", "singles"), MoveType.PAIR: ("pair", "pairs"),
-    MoveType.TRIPS: ("triple", "triples"), MoveType.THREE_PAIR: ("tube", "tubes"),
-    MoveType.THREE_WITH_TWO: ("full house", "full houses"), MoveType.TWO_TRIPS: ("plate", "plates"),
-    MoveType.STRAIGHT: ("straight", "straights"),
-    MoveType.STRAIGHT_FLUSH: ("straight flush", "straight flushes"),
-    MoveType.BOMB: ("bomb", "bombs"), MoveType.JOKER_BOMB: ("joker bomb", "joker bombs"),
-}
-_RANK_WORDS = {"T": "10", "J": "J", "Q": "Q", "K": "K", "A": "A", "B": "small joker", "R": "big joker"}
-
-
 class Style:
     """How cards are drawn: suit symbols (``unicode``) and ANSI colour
     (``color``); the wild cards of the level are marked ``*``."""
@@ -138,55 +134,71 @@ def _wrap(text: str, width: int, indent: str = "  ", subsequent: str = "    ") -
     return "\n".join(lines)
 
 
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
 def describe(move: Move, style: Optional[Style] = None, level: Optional[str] = None,
              article: bool = True) -> str:
-    """A play in words: ``"a pair of 5s: S5 D5"`` (``article=False``:
-    ``"pair of 5s: S5 D5"``), ``"pass"``."""
+    """A play in words with its cards: ``"a pair of 5s: S5 D5"``
+    (``article=False``: ``"pair of 5s: S5 D5"``), ``"pass"``
+    (:func:`guandan.words.describe`, the cards drawn in ``style``)."""
     st = style or Style()
     lv = level or move.level
     if move.is_pass:
         return "pass"
-    t = move.type
-    cards = st.cards(move.cards, lv)
-    if t in (MoveType.TRIBUTE, MoveType.BACK):
-        return cards
-    r = move.rank
-    rw = _RANK_WORDS.get(r, r)
-    a = "a " if article else ""
-    if t == MoveType.SINGLE:
-        return f"{a}single {cards}"
-    if t == MoveType.JOKER_BOMB:
-        return f"{'the ' if article else ''}joker bomb: {cards}"
-    if t in (MoveType.STRAIGHT, MoveType.STRAIGHT_FLUSH, MoveType.THREE_PAIR, MoveType.TWO_TRIPS):
-        return f"{a}{_TYPE_NAMES[t][0]} from {rw}: {cards}"
-    if t == MoveType.BOMB:
-        return f"{a}bomb of {_NUMBER_WORDS[len(move)]} {rw}s: {cards}"
-    return f"{a}{_TYPE_NAMES[t][0]} of {rw}s: {cards}"
+    if move.type in (MoveType.TRIBUTE, MoveType.BACK):
+        return st.cards(move.cards, lv)
+    text = words.describe(move, "en", cards=True, card=lambda c: st.card(c, lv))
+    if not article:
+        text = re.sub(r"^(a|the) ", "", text)
+    return text
 
 
-def explain_greedy(game: Game, move: Move) -> str:
-    """Why the built-in greedy bot chooses ``move`` (its rule, in words)."""
+def greedy_reason(game: Game, move: Move) -> str:
+    """Why the built-in greedy bot chooses ``move``: a reason name of
+    :data:`guandan.words.REASONS` (``greedy-*``)."""
     phase = game.phase
     if phase is Phase.TRIBUTE:
-        return "the tribute must be your highest card in level order (never a wild)"
+        return "greedy-tribute"
     if phase is Phase.BACK:
-        return "it returns its lowest allowed card (rank 2..10, not a level card)"
+        return "greedy-return"
     top = game.top
     if top is None:
-        return "it leads its lowest play, keeping bombs for later"
+        return "greedy-lead-lowest"
     partner = (game.to_act + 2) % 4
     if move.is_pass:
         if top.seat == partner:
-            return "your partner's play is on top: it never plays over its partner"
+            return "greedy-partner-on-top"
         if any(m.type.is_bomb for m in game.legal_moves()):
-            return "only a bomb would beat it, and no opponent is close to going out"
-        return "nothing in your hand beats it"
+            return "greedy-keep-bombs"
+        return "greedy-cannot-beat"
     if move.type.is_bomb and not top.move.type.is_bomb:
-        return "an opponent is close to going out: it bombs to take the trick"
-    return "it plays the lowest combination that beats the table"
+        return "greedy-bomb-stop"
+    return "greedy-lowest-beat"
+
+
+def explain_greedy(game: Game, move: Move, lang: str = "en") -> str:
+    """Why the built-in greedy bot chooses ``move``, as a sentence."""
+    return words.reason(greedy_reason(game, move), lang)
+
+
+def hint_for(game: Game, spec: str, lang: str = "en") -> Tuple[Move, str]:
+    """``(move, why)``: what the policy ``spec`` would play for the seat to
+    act, and why as a sentence (the expert's rule, the greedy bot's reason,
+    the search's best value; another policy: its name). Decided on a copy
+    from what that seat knows (``game`` is not changed)."""
+    g = game.copy()
+    name, _ = parse_policy(spec)
+    if name == "greedy":
+        m = GreedyPolicy()(g.observation(g.to_act), g.legal_moves())
+        return m, explain_greedy(g, m, lang)
+    pol = get_policy(spec, seed=g.decisions)
+    explain = getattr(pol, "explain", None)
+    if callable(explain):
+        res = explain(g)
+        rule = getattr(res, "rule", None)
+        if isinstance(rule, str):
+            return res.move, words.reason(rule, lang)
+        if hasattr(res, "candidates"):
+            return res.move, words.reason("only-move" if res.legal == 1 else "search-best-value", lang)
+    return g.choose(spec), words.reason(name, lang)
 
 
 _SYMBOL_SUIT = {"♠": "S", "♥": "H", "♣": "C", "♦": "D"}
@@ -217,17 +229,20 @@ def _seat_words(text: str, human: int) -> str:
 
 
 class _Terminal:
-    def __init__(self, g: Game, human: int, bots: str, out: TextIO, style: Style, hint: bool,
-                 practice: bool) -> None:
+    def __init__(self, g: Game, human: int, bots: str, out: TextIO, style: Style, hint: str,
+                 auto_hint: bool, practice: bool) -> None:
         self.g = g
         self.human = human
         self.bots = bots
         self.out = out
         self.style = style
-        self.hint = hint
+        self.hint_spec = hint
+        self.auto_hint = auto_hint
         self.practice = practice
         self.width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 120))
         self.listed: List[Move] = []
+        self.shown_to = 0                     # how many of `listed` are shown ('m' shows more)
+        self.last_hint: Optional[Tuple[int, Move]] = None    # (decisions, move) of this turn's hint
         self.round_seen = g.round_index
         self.tribute_told = -1
 
@@ -241,6 +256,19 @@ class _Terminal:
     def cards(self, cards: Any) -> str:
         return self.style.cards(cards, self.g.level)
 
+    def say(self, m: Move) -> str:
+        """A play in words with its cards in this terminal's style."""
+        return describe(m, self.style, self.g.level)
+
+    def count_of(self, s: int) -> str:
+        g = self.g
+        if s in g.finish_order:
+            return f"out ({words.place_name(g.finish_order.index(s))})"
+        n = g.card_counts[s]
+        if s == self.human:
+            return f"{n} cards"
+        return f"{n} cards" if n <= 10 else "11+ cards"   # counts are announced at ten or fewer
+
     def counts(self) -> str:
         g = self.g
         out = []
@@ -253,11 +281,14 @@ class _Terminal:
             out.append(f"{_name(s, self.human)} {shown}")
         return ", ".join(out)
 
-    def show_table(self) -> None:
+    def levels(self) -> str:
         g = self.g
         mine, theirs = g.team_levels[self.human & 1], g.team_levels[1 - (self.human & 1)]
-        self.w(f"-- round {g.round_index + 1}, level {g.level} (you {mine}, them {theirs}) | "
-               f"{self.counts()}")
+        return f"level {g.level} (you {mine}, them {theirs})"
+
+    def show_table(self) -> None:
+        g = self.g
+        self.w(f"-- round {g.round_index + 1}, {self.levels()} | {self.counts()}")
         top = g.top
         if g.phase is not Phase.PLAY:
             return
@@ -267,28 +298,56 @@ class _Terminal:
             self.wrap(f"to beat: {_name(top.seat, self.human)}'s "
                       f"{describe(top.move, self.style, g.level, article=False)}")
 
+    def show_whole_table(self) -> None:
+        """'t': every seat's cards left, the levels, the trick so far and who
+        leads it, who acts."""
+        g = self.g
+        self.w(f"-- table: round {g.round_index + 1}, {self.levels()}, phase {g.phase.value}")
+        for k in range(4):
+            s = (self.human + k) % 4
+            team = "your team" if (s & 1) == (self.human & 1) else "their team"
+            self.w(f"  {_name(s, self.human):<6} {SEAT_NAMES[s]:<6} {team:<10} {self.count_of(s)}")
+        if g.phase is not Phase.PLAY:
+            return
+        trick = g.trick
+        if not trick:
+            self.w(f"  no play yet in this trick: {_name(g.to_act, self.human)} "
+                   f"{'lead' if g.to_act == self.human else 'leads'}")
+        else:
+            self.w(f"  this trick, led by {_name(trick[0].seat, self.human)}:")
+            for p in trick:
+                who = _name(p.seat, self.human)
+                self.wrap(f"{who}: {describe(p.move, self.style, g.level)}", indent="    ",
+                          subsequent="      ")
+        if not g.is_over:
+            self.w(f"  to act: {_name(g.to_act, self.human)}")
+
     def show_hand(self) -> None:
         g = self.g
         hand = g.hands[self.human].cards(g.level)
         self.wrap(f"your hand ({len(hand)}): {self.cards(hand)}")
 
-    def show_list(self, moves: List[Move], limit: int = 16) -> None:
-        """Numbered moves in columns, at most ``limit`` (the screen stays readable at 80x24)."""
-        items = [f"{i:>2} {self._short(m)}" for i, m in enumerate(moves[:limit])]
+    def show_list(self, moves: List[Move], limit: int = 16, start: int = 0) -> None:
+        """Numbered moves in columns, ``limit`` of them from ``start`` (the
+        screen stays readable at 80x24); the numbers index ``moves``."""
+        end = min(len(moves), start + limit)
+        items = [f"{i:>2} {self._short(moves[i])}" for i in range(start, end)]
         colw = max((_visible_len(x) for x in items), default=0) + 2
         ncol = max(1, min(3, (self.width - 2) // max(colw, 1)))
         for r in range(0, len(items), ncol):
             row = items[r:r + ncol]
             self.w("  " + "".join(x + " " * (colw - _visible_len(x)) for x in row).rstrip())
-        if len(moves) > limit:
-            self.w(f"  ... {len(moves) - limit} more: 'm TYPE' lists one type (m pair, m bombs ...)")
+        self.shown_to = end
+        if len(moves) > end:
+            self.wrap(f"... {len(moves) - end} more: 'm' for the next {min(PAGE, len(moves) - end)}, "
+                      f"'m TYPE' lists one type (m pair, m bombs ...)")
 
     def _short(self, m: Move) -> str:
         if m.is_pass:
             return "pass"
         if m.type in (MoveType.TRIBUTE, MoveType.BACK):
             return self.cards(m.cards)
-        name = _TYPE_NAMES[m.type][0]
+        name = words.type_name(m.type)
         return f"{name} {self.cards(m.cards)}"
 
     def show_turn(self, legal: List[Move]) -> None:
@@ -296,6 +355,7 @@ class _Terminal:
         self.show_table()
         self.show_hand()
         self.listed = list(legal)
+        self.shown_to = 0
         if g.phase is Phase.TRIBUTE:
             self.w("  pay tribute (your highest card, never a wild):")
             self.show_list(legal)
@@ -304,21 +364,32 @@ class _Terminal:
             for i, payer in enumerate(tr.payers):
                 if tr.receivers[i] == self.human and tr.paid[i] is not None:
                     self.w(f"  {_name(payer, self.human)} paid you {self.cards([tr.paid[i]])} as tribute")
-            self.w("  return a card:")
+            self.w("  return a card (2 to 10, not a level card):")
             self.show_list(legal)
         elif len(legal) <= 16:
             self.w("  your moves:")
             self.show_list(legal)
         else:
-            self.w(f"  {len(legal)} moves: type the cards, 'm TYPE' to list (m pair, m straight, m bombs)")
-        if self.hint:
+            self.wrap(f"{len(legal)} moves: type the cards, 'm' to list them {PAGE} at a time, "
+                      f"'m TYPE' one type (m pair, m straight, m bombs)")
+        if self.auto_hint:
             self.show_hint()
 
     def show_hint(self) -> None:
         g = self.g
-        m = GreedyPolicy()(g.observation(self.human), g.legal_moves())
-        verb = self._verb(m)
-        self.wrap(f"hint: the greedy bot would {verb} — {explain_greedy(g, m)}")
+        m, why = hint_for(g, self.hint_spec)
+        self.last_hint = (g.decisions, m)
+        try:
+            num = f" [{self.listed.index(m)}]"
+        except ValueError:
+            num = ""
+        self.wrap(f"hint ({self.hint_spec}): {self._verb(m)}{num} — {why}. "
+                  f"y or Enter plays it")
+
+    def hint_now(self) -> Optional[Move]:
+        """The hint shown for this very turn, if any."""
+        h = self.last_hint
+        return h[1] if h is not None and h[0] == self.g.decisions else None
 
     def _verb(self, m: Move) -> str:
         if m.is_pass:
@@ -327,7 +398,7 @@ class _Terminal:
             return f"pay {self.cards(m.cards)}"
         if m.type == MoveType.BACK:
             return f"return {self.cards(m.cards)}"
-        return f"play {describe(m, self.style, self.g.level)}"
+        return f"play {self.say(m)}"
 
     def tell_action(self, seat: int, m: Move, level: str) -> None:
         who = _name(seat, self.human)
@@ -339,6 +410,19 @@ class _Terminal:
             verb = "play" if seat == self.human else "plays"
             self.wrap(f"{who} {verb} {describe(m, self.style, level)}")
 
+    def tell_trick(self, before: Any, round_before: int) -> None:
+        """After an action: the line that says who won the trick it ended."""
+        g = self.g
+        if before is None or g.top is not None or g.round_index != round_before or g.phase is not Phase.PLAY:
+            return
+        who = _name(before.seat, self.human)
+        line = words.trick_won(who, before.move, card=lambda c: self.style.card(c, g.level))
+        if before.seat in g.finish_order and not g.is_over:
+            line += f"; {who} {'are' if before.seat == self.human else 'is'} out, so " \
+                    f"{_name(g.to_act, self.human)} {'lead' if g.to_act == self.human else 'leads'} " \
+                    f"(jiefeng, {words.term('jiefeng', 'zh')})"
+        self.wrap("* " + line)
+
     def tell_exchange(self) -> None:
         """The tribute and the returns of this round, once known."""
         g = self.g
@@ -348,7 +432,8 @@ class _Terminal:
         self.tribute_told = g.round_index
         if t.anti:
             who = " and ".join(_name(s, self.human) for s in t.payers)
-            self.w(f"  anti-tribute: {who} {'hold' if len(t.payers) > 1 or t.payers[0] == self.human else 'holds'}"
+            verb = 'hold' if len(t.payers) > 1 or t.payers[0] == self.human else 'holds'
+            self.w(f"  anti-tribute ({words.term('anti-tribute', 'zh')}): {who} {verb}"
                    f" both big jokers, no tribute this round")
             return
         for i, payer in enumerate(t.payers):
@@ -382,8 +467,11 @@ class _Terminal:
     def list_type(self, word: str, legal: List[Move]) -> None:
         word = word.replace("_", "").replace(" ", "").replace("-", "")
         if not word:
-            self.listed = list(legal)
-            self.show_list(self.listed, limit=45)
+            if self.listed and self.shown_to < len(self.listed):
+                self.show_list(self.listed, limit=PAGE, start=self.shown_to)    # the next page
+            else:
+                self.listed = list(legal)
+                self.show_list(self.listed, limit=PAGE)
             return
         types = _TYPE_WORDS.get(word)
         if types is None:
@@ -393,11 +481,11 @@ class _Terminal:
             return
         moves = [m for m in legal if m.type in types]
         if not moves:
-            what = "bombs" if len(types) > 1 else _TYPE_NAMES.get(types[0], (word, word + "s"))[1]
+            what = "bombs" if len(types) > 1 else words.type_name(types[0], plural=True)
             self.w(f"  no {what} to play now")
             return
         self.listed = moves
-        self.show_list(moves, limit=45)
+        self.show_list(moves, limit=PAGE)
 
     def parse(self, line: str, legal: List[Move]) -> Any:
         g = self.g
@@ -412,10 +500,26 @@ class _Terminal:
             card = line.split()
             if len(card) != 1:
                 raise GuandanError("give exactly one card")
-            return [g.phase.value, g.phase.value, [card[0].upper()]]
+            return [g.phase.value, g.phase.value, [_normalise_cards(card[0])]]
         line = _normalise_cards(line)
         self._check_held(line)
-        return line
+        return self._reading(line, legal)
+
+    def _reading(self, line: str, legal: List[Move]) -> Any:
+        """Typed cards: the one legal reading; several: the hinted one if it
+        is among them, else the readings are listed to choose by number."""
+        parts = line.split()
+        if not parts or parts[0].lower() in _TYPE_WORDS or line.startswith("["):
+            return line
+        want = Counter(parts)
+        ok = [m for m in legal if not m.is_pass and Counter(m.cards) == want]
+        if len(ok) <= 1:
+            return ok[0] if ok else line
+        hinted = self.hint_now()
+        if hinted is not None and hinted in ok:
+            return hinted
+        self.listed = ok
+        raise IllegalMoveError("several readings", refusal="AMBIGUOUS", readings=ok)
 
     def _check_held(self, line: str) -> None:
         """'S3 S3' with one S3: say so, rather than only 'not in your hand'."""
@@ -430,6 +534,14 @@ class _Terminal:
                 return                   # an unknown card: the engine's message names it
             if 0 < have < k:
                 raise GuandanError(f"you hold {c} only once, and typed it {k} times")
+
+    def refused(self, e: GuandanError) -> None:
+        if getattr(e, "refusal", None) == "AMBIGUOUS":
+            self.w("  not allowed: these cards can be played several ways; type a number:")
+            self.show_list(self.listed)
+            return
+        text = words.refusal_of(e, card=lambda c: self.style.card(c, self.g.level))
+        self.wrap(f"not allowed: {_seat_words(text, self.human)}")
 
     def undo(self) -> bool:
         """Take back the last action of yours (and the bots' after it)."""
@@ -461,22 +573,29 @@ def undo_own(game: Game, seat: int) -> int:
 def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = None,
                   rules: Optional[Rules] = None, rounds: Optional[int] = None,
                   inp: Callable[[str], str] = input, out: TextIO = sys.stdout,
-                  hint: bool = False, practice: bool = False, color: str = "auto") -> Game:
+                  hint: Union[bool, str, None] = False, practice: bool = False,
+                  color: str = "auto") -> Game:
     """Play one seat against built-in bots in the terminal (``inp``/``out``
     may be replaced for scripted play). ``rounds``: stop after that many
-    rounds (the last result shown); ``hint``: show the greedy bot's choice
-    and its reason at each of your turns; ``practice``: allow ``undo``;
-    ``color``: ``"auto"``, ``"always"`` or ``"never"``."""
+    rounds (the last result shown); ``hint``: show a hint and its reason at
+    each of your turns, from the bots' policy (``True``) or the policy
+    named (``"expert"``); ``h`` shows one on demand either way, ``y`` or
+    Enter plays it; ``practice``: allow ``undo``; ``color``: ``"auto"``,
+    ``"always"`` or ``"never"``."""
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
         raise GuandanError(f"seat must be 0..3, got {seat!r:.20}")
     check_policy(bots)                            # unknown bots fail before anything is shown
+    hint_spec = bots if hint is True or not hint else hint
+    if not isinstance(hint_spec, str):
+        raise GuandanError(f"hint must be True, False or a policy name, got {hint!r:.30}")
+    check_policy(hint_spec)
     if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
         raise GuandanError(f"rounds must be at least 1, got {rounds!r:.20}")
     style = Style.for_stream(out, color)
     g = Game(rules=rules, seed=seed)
-    t = _Terminal(g, seat, bots, out, style, hint, practice)
+    t = _Terminal(g, seat, bots, out, style, hint_spec, bool(hint), practice)
     t.wrap(f"Guandan: you play against {bots} bots; your partner is North, East plays after "
-           f"you. Seed {g.seed}.", indent="", subsequent="")
+           f"you. Seed {g.seed}. Hints from {hint_spec}.", indent="", subsequent="")
     t.w(HELP)
     shown = False
     while not g.is_over:
@@ -488,10 +607,12 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
                 break
         if g.phase is Phase.PLAY:
             t.tell_exchange()
+        before, r0 = g.top, g.round_index
         if g.to_act != seat:
             actor, lv = g.to_act, g.level
             m = g.play_policy(bots)
             t.tell_action(actor, m, lv)
+            t.tell_trick(before, r0)
             shown = False
             continue
         legal = list(g.legal_moves(order="contest"))      # game value: 3 .. A, the level rank, jokers
@@ -503,40 +624,48 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
         except EOFError:
             t.w("")
             break
-        if not line:
-            continue
         low = line.lower()
-        if low in ("q", "quit", "exit"):
+        if not line or low == "y":
+            hinted = t.hint_now()
+            if hinted is None:
+                if low == "y":
+                    t.w("  no hint shown for this turn: 'h' asks for one")
+                continue
+            action: Any = hinted
+        elif low in ("q", "quit", "exit"):
             break
-        if low in ("h", "hand"):
+        elif low in ("c", "cards", "hand"):
             t.show_hand()
             continue
-        if low in ("t", "table"):
-            t.show_table()
+        elif low in ("t", "table"):
+            t.show_whole_table()
             continue
-        if low in ("?", "help"):
+        elif low in ("?", "help"):
             t.w(HELP)
             continue
-        if low == "hint":
+        elif low in ("h", "hint"):
             t.show_hint()
             continue
-        if low == "undo":
+        elif low == "undo":
             if not practice:
                 t.w("  undo is for practice games: start with 'guandan play --practice'")
             elif t.undo():
                 shown = False
             continue
-        if low == "m" or low.startswith("m "):
+        elif low == "m" or low.startswith("m "):
             t.list_type(low[2:].strip(), legal)
             continue
+        else:
+            action = None
         try:
-            move = g.parse_action(t.parse(line, legal))
+            move = g.parse_action(t.parse(line, legal) if action is None else action)
             lv = g.level
             g.play(move)
             t.tell_action(seat, move, lv)        # tribute and return: told with both sides, below
+            t.tell_trick(before, r0)
             shown = False
         except GuandanError as e:
-            t.wrap(f"not allowed: {_seat_words(str(e), seat)}")
+            t.refused(e)
     if g.is_over:
         if g.round_index != t.round_seen:
             t.tell_round_end()
@@ -553,7 +682,7 @@ def _record_words(seat: int, m: Move, replay: Game) -> str:
         return f"pays tribute {m.cards[0]}"
     if m.type == MoveType.BACK:
         return f"returns {m.cards[0]}"
-    return f"plays {m}"
+    return f"plays {describe(m)}"
 
 
 def print_record(record: Any, out: TextIO = sys.stdout) -> Game:

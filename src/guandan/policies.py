@@ -67,7 +67,11 @@ if TYPE_CHECKING:
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "Explanation", "get_policy", "native_code",
            "rollout_code", "policy_names", "parse_policy", "check_policy", "is_fixed_native", "register",
            "unregister",
-           "explain", "observation_fields", "observation_view"]
+           "explain", "observation_fields", "observation_view", "EXPERT_RULES"]
+
+#: the names of the expert's rules (``Explanation.rule``; :mod:`guandan.words`
+#: says each as a sentence)
+EXPERT_RULES = _expert.RULE_NAMES
 
 _PHASE_CODES = {"tribute": 0, "back": 1, "play": 2, "over": 3}
 

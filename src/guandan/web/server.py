@@ -32,7 +32,7 @@ from ..rules import Rules
 from ..server import origin_allowed
 from .page import INDEX_HTML
 from .messages import MAX_FRAME, WebMessageError, parse_message
-from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint
+from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint, refusal_words
 from .views import move_view, table_view
 
 __all__ = ["WebApp", "serve_web", "run_with_tables"]
@@ -522,7 +522,7 @@ class WebApp:
             else:
                 extra = {"undone": p.undo()}
         except GuandanError as e:
-            c.send({"type": "refused", "message": str(e)[:500]})
+            c.send({"type": "refused", "message": str(e)[:500], "text": refusal_words(e)})
             return
         self._send_play(c, **extra)
         self._start_bots(c)

@@ -15,14 +15,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import GuandanError, IllegalMoveError
 from ..game import Game, Phase
 from ..moves import Move
-from ..play import explain_greedy, undo_own
+from ..words import LANGS, reason, refusal_of
+from ..play import explain_greedy, greedy_reason, undo_own
 from ..policies import explain as expert_explain
 from ..policies import GreedyPolicy, check_policy, parse_policy
 from ..records import validate_record
 from ..rules import Rules
 from .views import move_view, table_view
 
-__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "DEFAULT_BOTS",
+__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "refusal_words", "DEFAULT_BOTS",
            "MAX_REPLAY_ACTIONS"]
 
 #: the longest record the web table steps through (a 100-round game has
@@ -44,15 +45,25 @@ def _same_cards(m: Move, want: Counter) -> bool:
     return Counter(m.cards) == want
 
 
+def _sentences(rule: str) -> Dict[str, str]:
+    return {lang: reason(rule, lang) for lang in LANGS}
+
+
+def refusal_words(e: BaseException) -> Dict[str, str]:
+    """A refusal as a sentence in every language (:func:`guandan.words.refusal_of`)."""
+    return {lang: refusal_of(e, lang) for lang in LANGS}
+
+
 def hint(g: Game, bot: str) -> Dict[str, Any]:
     """What ``bot`` would play for the seat to act, and why (``--hint``
     style): the expert names its rule, the search its candidates' values,
-    greedy its rule in words. Runs on a copy (``g`` is not changed)."""
+    greedy its rule in words; ``reason``: the why as a sentence in every
+    language. Runs on a copy (``g`` is not changed)."""
     g = g.copy()
     name, _ = parse_policy(bot)
     if name == "expert":
         m, rule = expert_explain(g)
-        why: Dict[str, Any] = {"rule": rule}
+        why: Dict[str, Any] = {"rule": rule, "reason": _sentences(rule)}
     elif name == "search":
         from ..search import SearchConfig, explain
         res = explain(g, SearchConfig.from_spec(bot))
@@ -60,13 +71,14 @@ def hint(g: Game, bot: str) -> Dict[str, Any]:
         cands = sorted(res.candidates, key=lambda c: -c.value if not math.isnan(c.value) else 1e9)
         why = {"candidates": [{"move": move_view(c.move), "value": None if math.isnan(c.value)
                                else round(c.value, 3), "n": c.n} for c in cands[:5]],
-               "worlds": res.worlds}
+               "worlds": res.worlds,
+               "reason": _sentences("only-move" if res.legal == 1 else "search-best-value")}
     elif name == "greedy":
         m = GreedyPolicy()(g.observation(g.to_act), g.legal_moves())
-        why = {"text": explain_greedy(g, m)}
+        why = {"text": explain_greedy(g, m), "reason": _sentences(greedy_reason(g, m))}
     else:
         m = g.choose(bot)
-        why = {}
+        why = {"reason": _sentences(name)}
     return {"bot": bot, "move": move_view(m, g.level), **why}
 
 
@@ -145,7 +157,7 @@ class PlaySession:
             m = ms[0]
         elif ms:
             raise IllegalMoveError("these cards can be played as " + " or ".join(map(str, ms))
-                                   + ": choose one")
+                                   + ": choose one", refusal="AMBIGUOUS", readings=ms)
         else:
             text: Any = " ".join(cards)
             if g.phase in (Phase.TRIBUTE, Phase.BACK):

@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..game import Game, Phase
 from ..moves import Hand, Move, MoveType
+from ..words import LANGS, describe
 
 __all__ = ["move_view", "cards_view", "table_view"]
 
@@ -24,10 +25,13 @@ def cards_view(cards: Sequence[str], level: str) -> List[Dict[str, Any]]:
 
 def move_view(m: Move, level: Optional[str] = None) -> Dict[str, Any]:
     """A move: its type (the engine's name, lower case: ``single``,
-    ``three_with_two`` ...), rank, cards and its text (``Pair 5 S5 D5``)."""
+    ``three_with_two`` ...), rank, cards, its text (``Pair 5 S5 D5``) and
+    its words in every language (``words``: ``{"en": "a pair of 5s", "zh":
+    "一对5"}``, :func:`guandan.words.describe`)."""
     lv = level or m.level
     return {"type": m.type.name.lower(), "rank": "" if m.is_pass else m.rank,
-            "cards": cards_view(m.cards, lv), "text": str(m), "bomb": m.is_bomb}
+            "cards": cards_view(m.cards, lv), "text": str(m), "bomb": m.is_bomb,
+            "words": {lang: describe(m, lang) for lang in LANGS}}
 
 
 def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,

@@ -97,7 +97,7 @@ function cardEl(card, opts) {
     e.classList.add("suit-" + c[0]);
     e.append(el("span", { class: "r", text: c[1] === "T" ? "10" : c[1] }),
              el("span", { class: "s", text: SUIT[c[0]] }));
-    e.title = c + (card.wild ? " (" + t("wild") + ")" : "");
+    e.title = cardName(c) + (card.wild ? " (" + t("wild") + ")" : "");
   }
   if (card.wild) e.append(el("span", { class: "w", text: "✱", "aria-label": t("wild") }));
   return e;
@@ -107,7 +107,44 @@ function cardsEl(cards, opts) {
   for (const c of cards) e.append(cardEl(c, opts));
   return e;
 }
+// ---- words -------------------------------------------------------------------------
+// The server sends its sentences in every language (a move's `words`, a
+// hint's `reason`, a refusal's `text`: {en: ..., zh: ...}); the page shows
+// its own. The labels below name what the page draws itself.
+const L_WORDS = {
+  en: { start: "start", end: "end", position: "position", yourHand: "your hand", webTable: "web table",
+        langTitle: "中文 / English", why: "why", suits: { S: "♠", H: "♥", C: "♣", D: "♦" },
+        botNames: { greedy: "greedy", expert: "expert", random: "random", search: "search", net: "net" } },
+  zh: { start: "开头", end: "结尾", position: "进度", yourHand: "你的手牌", webTable: "网页牌桌",
+        langTitle: "中文 / English", why: "理由", suits: { S: "黑桃", H: "红桃", C: "梅花", D: "方块" },
+        botNames: { greedy: "贪心", expert: "专家", random: "随机", search: "搜索", net: "神经网络" } },
+};
+Object.assign(L.en, L_WORDS.en);
+Object.assign(L.zh, L_WORDS.zh);
+function said(x) { return x && typeof x === "object" ? (x[lang] !== undefined ? x[lang] : x.en) : x; }
+function botName(spec) {
+  // a bot spec with its policy's name in the page's language (options as given: search:ms=300)
+  if (!spec) return "";
+  const i = spec.indexOf(":"), name = i < 0 ? spec : spec.slice(0, i);
+  const word = t("botNames")[name];
+  return word === undefined ? spec : word + (i < 0 ? "" : spec.slice(i));
+}
+function cardName(c) {
+  if (c === "SB") return t("smallJoker");
+  if (c === "HR") return t("bigJoker");
+  return t("suits")[c[0]] + (c[1] === "T" ? "10" : c[1]);
+}
+function applyWords() {
+  // titles and labels the document carries outside data-l, and the server's sentences shown
+  const set = (id, k) => { const e = $(id); if (e) { e.title = t(k); e.setAttribute("aria-label", t(k)); } };
+  set("replay-first", "start"); set("replay-last", "end"); set("replay-slider", "position");
+  set("hand", "yourHand"); set("lang", "langTitle");
+  for (const o of document.querySelectorAll("option[data-bot]")) o.textContent = botName(o.dataset.bot);
+  if (state.refused && !$("refusal").hidden) $("refusal").textContent = said(state.refused.text) || state.refused.message;
+  if (state.hint && !$("hint").hidden) showHint(state.hint);
+}
 function moveText(m) {
+  if (m && m.words) return said(m.words);
   if (!m || m.type === "pass") return t("passWord");
   return t("types")[m.type] + (m.rank && m.type !== "single" && m.type !== "tribute" && m.type !== "back" ? " " + (m.rank === "T" ? "10" : m.rank) : "");
 }
@@ -213,6 +250,8 @@ function showError(text) {
   e.textContent = text; e.hidden = !text;
 }
 function onMessage(m) {
+  if (m.type === "refused") { state.refused = m; if (m.text) m.message = said(m.text); }
+  if (m.type === "hint") state.hint = m;
   switch (m.type) {
     case "welcome":
       bots = m.bots; fillBots(); onLists(m); route(); break;
@@ -249,7 +288,7 @@ function onLists(m) {
 function fillBots() {
   for (const id of ["play-bots", "hint-bot"]) {
     const s = $(id); s.textContent = "";
-    for (const b of bots) s.append(el("option", { value: b, text: b }));
+    for (const b of bots) s.append(el("option", { value: b, "data-bot": b, text: botName(b) }));
   }
   if (bots.includes("expert")) $("hint-bot").value = "expert";
 }
@@ -418,9 +457,9 @@ function renderMatches() {
 }
 function showHint(m) {
   const h = $("hint"); h.textContent = ""; h.hidden = false;
-  h.append(el("span", { text: m.bot + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
-  if (m.rule) h.append(el("span", { text: " — " + t("rule") + ": " + m.rule }));
-  if (m.text) h.append(el("span", { text: " — " + m.text }));
+  h.append(el("span", { text: botName(m.bot) + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
+  if (m.reason) h.append(el("span", { class: "reason", title: m.rule || "", text: " — " + said(m.reason) }));
+  else if (m.text) h.append(el("span", { text: " — " + m.text }));
   if (m.candidates) {
     const ul = el("ul", { class: "cands" });
     for (const c of m.candidates) ul.append(el("li", {}, moveEl(c.move, { small: true }),
@@ -433,6 +472,7 @@ function showHint(m) {
 function applyLang() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   for (const e of document.querySelectorAll("[data-l]")) e.textContent = t(e.dataset.l);
+  applyWords();
   $("lang").textContent = lang === "zh" ? "English" : "中文";
   document.title = (lang === "zh" ? "掼蛋" : "Guandan") + " — web table";
   if (state.play) renderPlay();
