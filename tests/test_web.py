@@ -305,7 +305,10 @@ def test_replay_steps_and_hands(tmp_path):
                 r = await p.ask({"type": "replay_open", "name": "sub/game_001.json"}, "replay")
                 st = r["state"]
                 n = len(rec["actions"])
-                assert st["steps"] == n and st["step"] == n and len(st["rounds"]) == 3
+                # opened at the first step; the two rounds the record plays are listed
+                # (not the third one it ends at the deal of)
+                assert st["steps"] == n and st["step"] == 0 and len(st["rounds"]) == 2
+                assert st["round"] == 1 and st["result"]["rounds"] == 2
                 assert st["tricks"][0] == 0 and st["rounds"][0] == 0
                 for step in (0, 5, 4, st["rounds"][1], n):
                     r = await p.ask({"type": "replay_goto", "step": step}, "replay")
