@@ -354,7 +354,7 @@ def _play_round_as_greedy(d, p):
 
 def _visible(d, el_id):
     return d.execute_script("const e = document.getElementById(arguments[0]);"
-                            " return !!e && !e.hidden && e.offsetParent !== null", el_id)
+                            " return !!e && e.offsetParent !== null && e.getClientRects().length > 0", el_id)
 
 
 @pytest.mark.parametrize("stage", ["tribute", "back"])

@@ -203,7 +203,7 @@ function renderBoard(box, st, me, empty) {
     el("span", { class: "levels", text: t("levels") + ": " + teamName(0, st.you) + " " + st.team_levels[0] + " · " +
                        teamName(1, st.you) + " " + st.team_levels[1] })));
   if (st.jiefeng) mid.append(el("div", { class: "badge", text: t("jiefeng") }));
-  if (st.tribute) mid.append(tributeEl(st));
+  if (st.tribute) { const te = tributeEl(st); if (te.childNodes.length) mid.append(te); }
   if (st.finish_order.length) {
     mid.append(el("div", { class: "order", text: st.finish_order.map((s, i) =>
       t("finish")[i] + ": " + t("seats")[s]).join(" · ") }));
