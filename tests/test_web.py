@@ -723,3 +723,28 @@ def test_serve_web_waits_then_stays_up_with_the_records():
             except (asyncio.CancelledError, Exception):
                 pass
     run(main())
+
+
+def test_a_whole_game_through_the_session():
+    """Every round's end holds once and is let go by next_round; the game's
+    end is kept (``over``, the winner) with nothing left to hold."""
+    p = PlaySession(["greedy"], 1, 8)
+    g = p.game
+    ends = 0
+    while not g.is_over:
+        if p.held:
+            ends += 1
+            assert p.round_end["round"] == ends and p.bot_spec() is None and not p.my_turn
+            p.next_round()
+        elif p.my_turn:
+            m = g.copy().choose("greedy")
+            if m.is_pass:
+                p.pass_turn()
+            else:
+                p.play(list(m.cards), [str(x) for x in p.matches(list(m.cards))].index(str(m)))
+        else:
+            at, m = p.bot_choice()
+            assert p.bot_play(at, m)
+    v = p.view()
+    assert v["round_end"]["over"] and v["round_end"]["winner"] == g.winner and not v["held"]
+    assert v["round_end"]["round"] == g.round_index == ends + 1 == v["round"]

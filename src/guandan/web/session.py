@@ -150,9 +150,10 @@ class PlaySession:
         i = next((k for k, r in enumerate(tr.receivers)
                   if r == self.seat and tr.returned[k] is None), -1)
         plain = any(c[1] in "23456789T" and c[1] != lv for c in hand)
+        paid = tr.paid[i] if i >= 0 else None
         return {"stage": "back", "rule": "back" if plain else "back_lowest",
                 "allowed": cards_view(allowed, lv), "to": tr.payers[i] if i >= 0 else None,
-                "received": cards_view([tr.paid[i]], lv)[0] if i >= 0 and tr.paid[i] else None}
+                "received": cards_view([paid], lv)[0] if paid else None}
 
     def _apply(self, move: Any) -> Move:
         """Play ``move`` for the seat to act; when it ends the round, keep
