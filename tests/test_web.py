@@ -305,7 +305,10 @@ def test_replay_steps_and_hands(tmp_path):
                 r = await p.ask({"type": "replay_open", "name": "sub/game_001.json"}, "replay")
                 st = r["state"]
                 n = len(rec["actions"])
-                assert st["steps"] == n and st["step"] == n and len(st["rounds"]) == 3
+                # opened at the first step; the two rounds the record plays are listed
+                # (not the third one it ends at the deal of)
+                assert st["steps"] == n and st["step"] == 0 and len(st["rounds"]) == 2
+                assert st["round"] == 1 and st["result"]["rounds"] == 2
                 assert st["tricks"][0] == 0 and st["rounds"][0] == 0
                 for step in (0, 5, 4, st["rounds"][1], n):
                     r = await p.ask({"type": "replay_goto", "step": step}, "replay")
@@ -538,3 +541,210 @@ def test_serve_tables_web_lists_every_table():
             except (asyncio.CancelledError, Exception):
                 pass
     run(main())
+
+
+# -- a whole game's flow: the round's end, tribute and return, replay, serve --web --------
+
+def _session_at(g, seat=0):
+    p = PlaySession(["greedy"], seat, 0)
+    p.game = g
+    return p
+
+
+def _bots_until_person(p):
+    while p.bot_spec() is not None:
+        at, m = p.bot_choice()
+        assert p.bot_play(at, m)
+
+
+def test_round_end_holds_until_next_round():
+    """The round's end is kept (last trick, finishing order, cards left,
+    levels before and after) and holds the game: the person may not act and
+    the bots do not, until next_round; undo (practice) drops it."""
+    from guandan.errors import IllegalMoveError
+    g = Game.from_position([["HR"], ["S4", "S7"], ["S5"], ["S6", "S8"]], level="2", to_act=0)
+    p = _session_at(g)
+    p.practice = True
+    p.play(["HR"])
+    _bots_until_person(p)             # three passes, then the partner's S5 ends the round
+    assert g.round_index == 1 and p.held and not p.my_turn and p.bot_spec() is None
+    end = p.round_end
+    assert end["round"] == 1 and end["order"][:2] == [0, 2] and end["levels_before"] == ["2", "2"]
+    assert end["levels_after"] == list(g.team_levels) and end["levels_up"] == g.last_round.levels_up
+    assert [x["seat"] for x in end["trick"]][-1] == 2 and end["trick"][-1]["cards"][0]["c"] == "S5"
+    assert {s: [c["c"] for c in v] for s, v in end["rest"].items()} == {"1": ["S4", "S7"], "3": ["S6", "S8"]}
+    v = p.view()
+    assert v["held"] and v["round_end"] == end and not v["your_turn"] and v["exchange"] is None
+    with pytest.raises(IllegalMoveError, match="Next round"):
+        p.pass_turn()
+    n = p.undo()
+    assert n >= 1 and p.round_end is None and g.round_index == 0
+    p.play(["HR"])
+    _bots_until_person(p)
+    assert p.held
+    p.next_round()
+    assert not p.held and p.round_end is None and p.view()["round_end"] is None
+    with pytest.raises(Exception, match="no round result"):
+        p.next_round()
+
+
+def test_exchange_prompt_says_the_rule_and_the_allowed_cards():
+    from guandan.game import return_choices, tribute_choices
+    # seat 0 is last: it pays the banker (seat 1) its highest card, never a wild
+    g = Game.from_deal(5, team_levels=("2", "4"), owner=1, last_order=[1, 2, 3, 0])
+    assert g.phase == "tribute" and g.to_act == 0
+    p = _session_at(g)
+    ex = p.view()["exchange"]
+    hand = g.hands[0].cards(g.level)
+    assert ex["stage"] == "tribute" and ex["rule"] == "tribute" and ex["to"] == 1
+    assert [c["c"] for c in ex["allowed"]] == list(dict.fromkeys(tribute_choices(hand, g.level)))
+    # seat 0 is the banker: seat 2 (last) pays it, then it returns a card to seat 2
+    g = Game.from_deal(6, team_levels=("5", "2"), owner=0, last_order=[0, 1, 3, 2])
+    p = _session_at(g)
+    assert p.view()["exchange"] is None                    # seat 2 pays first
+    _bots_until_person(p)
+    assert g.phase == "back" and g.to_act == 0
+    ex = p.view()["exchange"]
+    hand = g.hands[0].cards(g.level)
+    assert ex["stage"] == "back" and ex["rule"] == "back" and ex["to"] == 2
+    assert ex["received"]["c"] == g.tribute.paid[0]
+    assert sorted(c["c"] for c in ex["allowed"]) == sorted(set(return_choices(hand, g.level)))
+    p.play([ex["allowed"][0]["c"]])
+    assert p.view()["exchange"] is None and g.tribute.returned[0] == ex["allowed"][0]["c"]
+
+
+def test_next_round_message_and_the_state_round_at_the_end():
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app)) as ws:
+                p = Page(ws)
+                e = await p.ask({"type": "next_round"}, "error")
+                assert "no game" in e["message"]
+                await my_turn(p, {"type": "new_game", "bots": "greedy", "seed": 3})
+                r = await p.ask({"type": "next_round"}, "refused")
+                assert "no round result" in r["message"]
+                c = app.clients[0]
+                c.play.game.play_out(("greedy",) * 4, until="round")   # (the bots are waiting for us)
+                c.play.round_end = {"round": 1, "over": False}
+                m = await p.ask({"type": "next_round"}, "play")
+                assert m["state"]["round_end"] is None and not m["state"]["held"]
+        finally:
+            await app.stop()
+    run(main())
+    g = Game(seed=8, policy_seed=8)
+    g.play_out(("greedy",) * 4)
+    from guandan.web.views import table_view
+    v = table_view(g, "abcd")
+    assert g.round_index == 6 and v["round"] == 6 and v["round_start"] and v["over"]
+    r = Replay(g.record())
+    assert r.pos == 0 and r.view()["step"] == 0 and len(r.rounds) == 6
+    assert r.result["rounds"] == 6
+    r.goto(len(r))
+    assert r.view()["round"] == 6
+
+
+def test_round_start_flag():
+    from guandan.web.views import table_view
+    g = Game(seed=4, policy_seed=4)
+    assert not table_view(g, "abcd")["round_start"]            # no round before
+    g.play_out(("greedy",) * 4, until="round")
+    assert table_view(g, "abcd")["round_start"]
+    while g.phase != "play" or not len(g.played_cards()):
+        g.play(g.choose("greedy"))
+    assert not table_view(g, "abcd")["round_start"]
+
+
+def test_favicon_is_served_and_nothing_else():
+    async def main():
+        app = await started()
+        try:
+            loop = asyncio.get_running_loop()
+
+            def get(path):
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{app.bound_port}{path}", timeout=10) as r:
+                        return r.status, r.headers.get("Content-Type"), r.read()
+                except urllib.error.HTTPError as e:
+                    return e.code, None, b""
+            st, ctype, body = await loop.run_in_executor(None, get, "/favicon.svg")
+            assert st == 200 and ctype == "image/svg+xml" and body.startswith(b"<svg")
+            for bad in ("/favicon.ico", "/static/favicon.svg", "/favicon.svg/..", "/page.py"):
+                assert (await loop.run_in_executor(None, get, bad))[0] == 404
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_serve_web_waits_then_stays_up_with_the_records():
+    """``serve --web`` (run_with_tables with linger): before the program
+    connects the table says what it waits for; once the session is over the
+    web table stays up, the table still watchable (its status ``over``) and
+    its game offered for replay without its seed."""
+    from guandan.server import TableServer
+    from guandan.web.server import run_with_tables
+
+    async def main():
+        srv = TableServer("127.0.0.1", 0, bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                          games=1, until="round", timeout=5, seed=9)
+        app = WebApp("127.0.0.1", 0)
+        said = []
+        task = asyncio.ensure_future(run_with_tables(srv, app, linger=True, announce=said.append))
+        while app.bound_port is None or srv.bound_port is None:
+            await asyncio.sleep(0.05)
+        try:
+            async with connect(url(app)) as ws:
+                p = Page(ws)
+                w = await p.ask({"type": "hello"}, "welcome")
+                tid = w["tables"][0]["id"]
+                t = await p.ask({"type": "watch", "table": tid}, "table")
+                assert t["state"] is None
+                assert t["contest"] == {"status": "waiting", "seats": [0], "host": "127.0.0.1",
+                                        "port": srv.bound_port, "games": 1, "played": 0}
+                async with connect(f"ws://127.0.0.1:{srv.bound_port}/game/me") as bot:
+                    async for raw in bot:
+                        if json.loads(raw).get("type") == "act":
+                            await bot.send(json.dumps({"actIndex": 0}))
+                for _ in range(200):
+                    if said:
+                        break
+                    await asyncio.sleep(0.05)
+                assert said and "stays up" in said[0] and not task.done()
+                t = await p.wait("table", until=lambda m: m.get("contest", {}).get("status") == "over")
+                assert t["state"] is not None and t["state"]["seed"] is None
+                lists = await p.ask({"type": "list"}, "lists")
+                assert f"{tid}-game1" in lists["records"]
+                r = await p.ask({"type": "replay_open", "name": f"{tid}-game1"}, "replay")
+                assert r["state"]["step"] == 0 and r["state"]["steps"] > 0 and r["state"]["seed"] is None
+        finally:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+    run(main())
+
+
+def test_a_whole_game_through_the_session():
+    """Every round's end holds once and is let go by next_round; the game's
+    end is kept (``over``, the winner) with nothing left to hold."""
+    p = PlaySession(["greedy"], 1, 8)
+    g = p.game
+    ends = 0
+    while not g.is_over:
+        if p.held:
+            ends += 1
+            assert p.round_end["round"] == ends and p.bot_spec() is None and not p.my_turn
+            p.next_round()
+        elif p.my_turn:
+            m = g.copy().choose("greedy")
+            if m.is_pass:
+                p.pass_turn()
+            else:
+                p.play(list(m.cards), [str(x) for x in p.matches(list(m.cards))].index(str(m)))
+        else:
+            at, m = p.bot_choice()
+            assert p.bot_play(at, m)
+    v = p.view()
+    assert v["round_end"]["over"] and v["round_end"]["winner"] == g.winner and not v["held"]
+    assert v["round_end"]["round"] == g.round_index == ends + 1 == v["round"]

@@ -174,7 +174,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             srv = TableServer(args.host, args.port, **kwargs)
         app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
                      program_hands=args.web_hands)
-        asyncio.run(run_with_tables(srv, app))
+        asyncio.run(run_with_tables(srv, app, linger=True,
+                                    announce=lambda text: print(text, flush=True)))
     return 0
 
 
@@ -472,7 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
                     help="also serve the web table on this port to watch the tables live; "
                          "spectators see what every player sees, and each round's cards once it "
-                         "ends (with --web-hands: every hand)")
+                         "ends (with --web-hands: every hand); it stays up after the games, "
+                         "with their records to replay, until Ctrl-C")
     sv.add_argument("--web-hands", action="store_true",
                     help="let --web spectators see every hand while a round is played (a client "
                          "could then read its opponents' cards: for tables of your own programs)")

@@ -81,6 +81,7 @@ KINDS: Dict[str, Tuple[Tuple[str, Callable[[Any, str], Any], bool], ...]] = {
     "play": (("cards", _cards, True), ("choice", _int(0, 63), False), _GAME),
     "pass": (_GAME,),
     "undo": (_GAME,),
+    "next_round": (_GAME,),
     "hint": (("bot", _str(60), False), _GAME),
     "replay_open": (("name", _str(200), False), ("record", _record, False)),
     "replay_goto": (("step", _int(0, 10_000_000), True),),

@@ -11,6 +11,7 @@ INDEX_HTML = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Guandan 掼蛋 — web table</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="style.css">
 </head>
 <body>
@@ -34,6 +35,7 @@ INDEX_HTML = """<!doctype html>
     <span id="watch-note" class="note"></span>
   </div>
   <div id="watch-board" class="board"></div>
+  <div id="watch-round-end" class="roundend" aria-live="polite" hidden></div>
   <p class="note"><span data-l="actions">actions</span>: <span id="watch-actions">0</span></p>
 </section>
 
@@ -56,6 +58,7 @@ INDEX_HTML = """<!doctype html>
   </div>
   <div id="replay-board" class="board"></div>
   <p id="replay-last-action" class="note"></p>
+  <div id="replay-round-end" class="roundend" hidden></div>
 </section>
 
 <section id="view-play" class="view" hidden>
@@ -68,7 +71,9 @@ INDEX_HTML = """<!doctype html>
     <button id="play-start" type="submit" data-l="newGame">New game</button>
   </form>
   <div id="play-board" class="board"></div>
+  <div id="round-end" class="roundend" aria-live="polite" hidden></div>
   <div id="play-panel" hidden>
+    <p id="prompt" class="prompt" aria-live="polite"></p>
     <div id="hand" class="hand" aria-label="your hand"></div>
     <div class="bar actions">
       <button id="play-btn" data-l="playSel">Play selection</button>
@@ -79,10 +84,11 @@ INDEX_HTML = """<!doctype html>
       <button id="undo-btn" data-l="undo">Undo</button>
     </div>
     <div id="matches" class="matches" aria-live="polite"></div>
-    <p id="refusal" class="refusal" role="alert" hidden></p>
-    <p id="hint" class="hint" aria-live="polite" hidden></p>
+    <div class="msgs">
+      <p id="refusal" class="refusal" role="alert" hidden></p>
+      <p id="hint" class="hint" aria-live="polite" hidden></p>
+    </div>
   </div>
-  <div id="result" class="result" aria-live="polite" hidden></div>
 </section>
 </main>
 <footer><span data-l="footer">The engine decides every rule; this page only shows it.</span></footer>

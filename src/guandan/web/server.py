@@ -42,12 +42,14 @@ log = logging.getLogger("guandan.web")
 _STATIC = {"/": (None, "text/html; charset=utf-8"),
            "/index.html": (None, "text/html; charset=utf-8"),
            "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-           "/style.css": ("style.css", "text/css; charset=utf-8")}
+           "/style.css": ("style.css", "text/css; charset=utf-8"),
+           "/favicon.svg": ("favicon.svg", "image/svg+xml")}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}(/[A-Za-z0-9_.-]{1,100}){0,3}$")
 _MAX_LISTED = 500                  # record names offered
 _MAX_SCANNED = 20_000              # folder entries looked at for them (one listing)
 _LIST_TTL = 2.0                    # seconds one listing of the records folder is reused
 _MAX_RECORD_FILE = 16 << 20        # bytes of a record file the page may replay
+_MAX_KEPT = 20                     # finished contest games kept in memory for replay
 #: per page: uploads it keeps, messages and bytes queued for it before it is
 #: dropped, seconds one message may take to go out, frames a second it may send
 MAX_UPLOADS = 4
@@ -59,8 +61,10 @@ RATE, RATE_BURST = 20.0, 60
 MAX_CLIENTS = 64
 
 
+@functools.lru_cache(maxsize=None)
 def _static(name: Optional[str]) -> bytes:
-    """A file of the page (None: the HTML document itself, ``page.INDEX_HTML``)."""
+    """A file of the page (None: the HTML document itself, ``page.INDEX_HTML``);
+    only the names of ``_STATIC`` are ever asked for (read once)."""
     if name is None:
         return INDEX_HTML.encode("utf-8")
     return resources.files("guandan.web").joinpath("static").joinpath(name).read_bytes()
@@ -167,6 +171,9 @@ class WebApp:
         self.bot_tables = [BotTable(w, seed=(seed + 1000 * i) % (1 << 63), rules=rules)
                            for i, w in enumerate(watch)]
         self._bot_table_ids: Dict[str, BotTable] = {}
+        self._contest: Dict[str, Any] = {}        # table id -> its contest Table (run_with_tables)
+        self._kept: Dict[str, Dict[str, Any]] = {}   # finished contest games' records, by name
+        self._kept_games: Dict[str, Any] = {}     # table id -> the last Game kept
         self.clients: List[_Client] = []
         self.bound_port: Optional[int] = None
         self._server: Any = None
@@ -354,7 +361,7 @@ class WebApp:
             c.watching = None
         elif kind == "new_game":
             self._new_game(c, msg)
-        elif kind in ("select", "play", "pass", "undo", "hint"):
+        elif kind in ("select", "play", "pass", "undo", "hint", "next_round"):
             await self._act(c, kind, msg)
         elif kind == "replay_open":
             await self._replay_open(c, msg)
@@ -400,9 +407,48 @@ class WebApp:
                 common = common or _encode(self._lists())
                 c.send(common)
 
+    # -- contest tables (serve --web) -------------------------------------------------------
+    def add_contest_table(self, table_id: str, table: Any) -> None:
+        """Tell the page about the contest :class:`~guandan.server.Table`
+        published as ``table_id`` (in this loop): before its session starts
+        the page says which seats wait for a program and at which URL, and
+        each finished game is offered for replay (:meth:`keep_games`)."""
+        self._contest[table_id] = table
+
+    def keep_games(self, finished_only: bool = True) -> None:
+        """Keep the contest tables' current games for replay (once each; the
+        last :data:`_MAX_KEPT`): finished ones, or with ``finished_only``
+        False every last game (a session that ended early). Their views
+        never carry the seed."""
+        added = False
+        for tid, table in list(self._contest.items()):
+            g = table.game
+            if g is None or self._kept_games.get(tid) is g or (finished_only and not g.is_over):
+                continue
+            self._kept_games[tid] = g
+            n = sum(1 for k in self._kept if k.startswith(tid + "-")) + 1
+            self._kept[f"{tid}-game{n}"] = g.record()
+            while len(self._kept) > _MAX_KEPT:
+                self._kept.pop(next(iter(self._kept)))
+            added = True
+        if added:
+            self._broadcast_lists()
+
+    def _contest_status(self, table: Any) -> Dict[str, Any]:
+        """What a contest table waits for: ``status`` (``waiting`` for its
+        programs, ``playing``, ``over``), the client seats, the game port,
+        its host as configured (a page shows its own host for a wildcard),
+        and the games played of how many."""
+        status = "over" if table.done else ("playing" if table.started else "waiting")
+        return {"status": status, "seats": [i for i in range(4) if i not in table.bots],
+                "host": table.host, "port": table.bound_port or table.port,
+                "games": table.games, "played": table.games_played}
+
     # -- watch ----------------------------------------------------------------------
     def _changed(self, table_id: str) -> None:
         """A table changed (in this loop): views go out at most every 0.1 s."""
+        if table_id in self._contest:
+            self.keep_games()
         self._dirty.add(table_id)
         if self._flush is None and self._loop is not None:
             self._flush = self._loop.call_later(0.1, self._send_dirty)
@@ -440,8 +486,11 @@ class WebApp:
         show = range(4) if (hands and open_hands) else ()
         state = None if g is None else table_view(g, t.names(), visible=show,
                                                   show_seed=bool(show) and t.kind == "bots")
-        return {"type": "table", "table": tid, "title": t.title, "kind": t.kind,
-                "open_hands": open_hands, "hands": bool(show) and open_hands, "state": state}
+        msg = {"type": "table", "table": tid, "title": t.title, "kind": t.kind,
+               "open_hands": open_hands, "hands": bool(show) and open_hands, "state": state}
+        if tid in self._contest:
+            msg["contest"] = self._contest_status(self._contest[tid])
+        return msg
 
     async def _run_bot_table(self, tid: str, bt: BotTable) -> None:
         loop = asyncio.get_running_loop()
@@ -452,8 +501,12 @@ class WebApp:
                     bt.next_game()
                     self._broadcast_lists()           # its record is offered for replay
                 else:
+                    r = bt.game.round_index
                     at, m = await loop.run_in_executor(self._pool, bt.choice)
                     bt.apply(at, m)
+                    if bt.game.round_index != r:     # the round's result stays in view a while
+                        self.spectators.changed(tid)
+                        await asyncio.sleep(4 * self.watch_delay)
             except GuandanError as e:            # (a bot's fault): the next game
                 log.error("bot table %s: %s; dealing the next game", tid, e)
                 bt.next_game()
@@ -519,6 +572,9 @@ class WebApp:
             elif kind == "pass":
                 p.pass_turn()
                 extra = {"played": None}
+            elif kind == "next_round":
+                p.next_round()
+                extra = {}
             else:
                 extra = {"undone": p.undo()}
         except GuandanError as e:
@@ -535,20 +591,17 @@ class WebApp:
     async def _run_bots(self, c: _Client, p: Optional[PlaySession]) -> None:
         loop = asyncio.get_running_loop()
         while p is not None and c.play is p and p.bot_spec() is not None:
-            r = p.game.round_index
             await asyncio.sleep(self.bot_delay)
             at, m = await loop.run_in_executor(self._pool, p.bot_choice)
             if c.play is not p or not p.bot_play(at, m):
                 return
-            self._send_play(c)
-            if p.game.round_index != r:
-                await asyncio.sleep(3 * self.bot_delay)      # the round's result stays in view
+            self._send_play(c)          # a round's end holds the game (PlaySession.round_end)
 
     # -- replay ---------------------------------------------------------------------
     def _record_names(self) -> List[str]:
         """The records every page is offered: the bot tables' last games and
         the records folder's files (its listing, cached: :meth:`_refresh_listing`)."""
-        names: List[str] = []
+        names: List[str] = list(reversed(self._kept))          # the latest first
         for tid, bt in self._bot_table_ids.items():
             names += [f"{tid}-game{bt.games - len(bt.records) + k + 1}" for k in range(len(bt.records))]
         return names + self._listing
@@ -575,6 +628,8 @@ class WebApp:
         the records folder's); a file is read in the worker thread."""
         if name in c.uploads:
             return c.uploads[name]
+        if name in self._kept:
+            return self._kept[name]
         m = re.match(r"^(t\d+)-game(\d+)$", name)
         if m and m.group(1) in self._bot_table_ids:
             bt = self._bot_table_ids[m.group(1)]
@@ -674,17 +729,32 @@ def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[C
     asyncio.run(app.run())
 
 
-async def run_with_tables(server: Any, app: WebApp) -> Any:
+async def run_with_tables(server: Any, app: WebApp, *, linger: bool = False,
+                          announce: Optional[Callable[[str], None]] = None) -> Any:
     """Run a contest table server (:class:`~guandan.server.TableServer` or
     :class:`~guandan.server.MultiTableServer`) with ``app`` watching its
     tables (``guandan serve --web PORT``); returns what the server's ``run``
-    returns. The web table stops with the server."""
+    returns. The web table stops with the server, or with ``linger`` stays
+    up once the games are over (until cancelled: Ctrl-C), the last tables
+    viewable and their games offered for replay; ``announce(text)`` is told
+    so."""
     tables = getattr(server, "tables", None) or [server]
     for i, t in enumerate(tables):
-        t.publish_to(app.spectators, f"contest table {i + 1}")
+        app.add_contest_table(t.publish_to(app.spectators, f"contest table {i + 1}"), t)
     await app.start()
     log.warning("web table on http://%s:%d/ (watch the contest tables)", app.host, app.bound_port)
     try:
-        return await server.run()
+        result = await server.run()
+        if not linger:
+            return result
+        app.keep_games(finished_only=False)
+        for tid in list(app._contest):
+            app.spectators.changed(tid)          # the pages see the tables are over
+        if announce is not None:
+            announce(f"the games are over; the web table stays up on "
+                     f"http://{app.host}:{app.bound_port}/ with the last tables and their "
+                     f"records (Ctrl-C stops)")
+        await asyncio.Future()
+        return result
     finally:
         await app.stop()

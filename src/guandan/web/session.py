@@ -21,7 +21,7 @@ from ..policies import explain as expert_explain
 from ..policies import GreedyPolicy, check_policy, parse_policy
 from ..records import validate_record
 from ..rules import Rules
-from .views import move_view, table_view
+from .views import cards_view, move_view, table_view
 
 __all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "refusal_words", "DEFAULT_BOTS",
            "MAX_REPLAY_ACTIONS"]
@@ -91,7 +91,12 @@ class PlaySession:
     ``seed`` None deals from 63 random bits (a seed of fewer bits could be
     found by trying them all against the person's own hand). The seed deals
     every hand, so :meth:`view` shows it only when the person chose it
-    (``seed`` given) or once the game is over."""
+    (``seed`` given) or once the game is over.
+
+    When a round ends the session holds (:attr:`round_end`: the last
+    trick, the finishing order, the cards left and the levels before and
+    after): neither the person nor the bots act until :meth:`next_round`,
+    so the page shows the result until the person moves on."""
 
     def __init__(self, bots: Sequence[str], seat: int = 0, seed: Optional[int] = None, *,
                  practice: bool = False, rules: Optional[Rules] = None,
@@ -109,12 +114,18 @@ class PlaySession:
         self.seed = seed
         self.game = Game(rules=rules, seed=seed, policy_seed=seed)
         self.names = [name if s == seat else self.bot_specs[s] for s in range(4)]
+        self.round_end: Optional[Dict[str, Any]] = None
 
     # -- state ----------------------------------------------------------------------
     @property
+    def held(self) -> bool:
+        """A round has ended and the person has not moved on yet (:meth:`next_round`)."""
+        return self.round_end is not None and not self.game.is_over
+
+    @property
     def my_turn(self) -> bool:
         g = self.game
-        return not g.is_over and g.to_act == self.seat
+        return not g.is_over and not self.held and g.to_act == self.seat
 
     def view(self) -> Dict[str, Any]:
         g = self.game
@@ -122,13 +133,72 @@ class PlaySession:
         v.update(you=self.seat, your_turn=self.my_turn, practice=self.practice,
                  can_pass=self.my_turn and any(m.is_pass for m in g.legal_moves()),
                  can_undo=self.practice and any(s == self.seat for s, _ in g.moves_played),
-                 bots=[self.bot_specs.get(s) for s in range(4)])
+                 bots=[self.bot_specs.get(s) for s in range(4)],
+                 held=self.held, round_end=self.round_end, exchange=self._exchange())
         return v
+
+    def _exchange(self) -> Optional[Dict[str, Any]]:
+        """When the person must pay tribute or return a card: the stage, the
+        rule that applies (``tribute``; ``back``: rank 2..10, not a level
+        card; ``back_lowest``: none held, so the lowest card that is not a
+        wild), the cards the engine allows, to whom, and (returning) the
+        tribute received. None otherwise."""
+        g = self.game
+        if not self.my_turn or g.phase not in (Phase.TRIBUTE, Phase.BACK):
+            return None
+        lv = g.level
+        legal = {c for m in g.legal_moves() if not m.is_pass for c in m.cards}
+        hand = g.hands[self.seat].cards(lv)
+        allowed = list(dict.fromkeys(c for c in hand if c in legal))      # in hand order, once
+        tr = g.tribute
+        if g.phase is Phase.TRIBUTE:
+            i = tr.payers.index(self.seat) if self.seat in tr.payers else -1
+            to = tr.receivers[i] if i >= 0 else None
+            last = g.last_round
+            if to is None and len(tr.payers) == 1 and last is not None:
+                to = last.order[0]                  # single-down: the banker receives
+            return {"stage": "tribute", "rule": "tribute", "allowed": cards_view(allowed, lv),
+                    "to": to, "received": None}
+        i = next((k for k, r in enumerate(tr.receivers)
+                  if r == self.seat and tr.returned[k] is None), -1)
+        plain = any(c[1] in "23456789T" and c[1] != lv for c in hand)
+        paid = tr.paid[i] if i >= 0 else None
+        return {"stage": "back", "rule": "back" if plain else "back_lowest",
+                "allowed": cards_view(allowed, lv), "to": tr.payers[i] if i >= 0 else None,
+                "received": cards_view([paid], lv)[0] if paid else None}
+
+    def _apply(self, move: Any) -> Move:
+        """Play ``move`` for the seat to act; when it ends the round, keep
+        the round's end (:attr:`round_end`) and hold."""
+        g = self.game
+        r, lv, levels, seat, trick = g.round_index, g.level, g.team_levels, g.to_act, g.trick
+        g.play(move)
+        m = g.moves_played[-1][1]
+        if g.round_index != r:
+            last = g.last_round
+            end = g.round_end_hands or []
+            self.round_end = {
+                "round": r + 1, "level": lv, "levels_before": list(levels),
+                "levels_after": list(g.team_levels),
+                "trick": [{"seat": s, **move_view(x, lv)} for s, x in list(trick) + [(seat, m)]],
+                "order": list(last.order) if last else [], "banker_team": last.banker_team if last else None,
+                "levels_up": last.levels_up if last else 0, "won_at_a": bool(last and last.won_at_a),
+                "rest": {str(s): cards_view(end[s].cards(lv), lv) for s in range(len(end)) if len(end[s])},
+                "over": g.is_over, "winner": g.winner}
+        return m
+
+    def next_round(self) -> None:
+        """Move on from a round's end: the next round is played."""
+        if not self.held:
+            raise GuandanError("no round result to move on from")
+        self.round_end = None
 
     # -- the person -----------------------------------------------------------------
     def _own_turn(self) -> Game:
         if self.game.is_over:
             raise IllegalMoveError("the game is over")
+        if self.held:
+            raise IllegalMoveError("the round is over: press Next round to go on")
         if not self.my_turn:
             raise IllegalMoveError(f"it is not your turn: {self.names[self.game.to_act]} acts")
         return self.game
@@ -162,13 +232,12 @@ class PlaySession:
             text: Any = " ".join(cards)
             if g.phase in (Phase.TRIBUTE, Phase.BACK):
                 text = [g.phase.value, g.phase.value, list(cards)]
-            g.play(text)                         # refused: the engine's reason
-            return g.moves_played[-1][1]          # (a legal play always matches above)
-        g.play(m)
-        return m
+            return self._apply(text)              # refused: the engine's reason
+        return self._apply(m)
 
     def pass_turn(self) -> None:
-        self._own_turn().play("PASS")
+        self._own_turn()
+        self._apply("PASS")
 
     def undo(self) -> int:
         if not self.practice:
@@ -176,12 +245,13 @@ class PlaySession:
         n = undo_own(self.game, self.seat)
         if not n:
             raise GuandanError("nothing of yours to undo")
+        self.round_end = None
         return n
 
     # -- the bots -------------------------------------------------------------------
     def bot_spec(self) -> Optional[str]:
         g = self.game
-        if g.is_over or g.to_act == self.seat:
+        if g.is_over or self.held or g.to_act == self.seat:
             return None
         return self.bot_specs[g.to_act]
 
@@ -196,14 +266,14 @@ class PlaySession:
         g = self.game
         if len(g.moves_played) != at or self.bot_spec() is None:
             return False
-        g.play(m)
+        self._apply(m)
         return True
 
 
 class Replay:
     """A game record stepped move by move: position ``0..len(actions)``,
-    every hand shown. ``rounds``/``tricks``: the positions where each
-    round and each trick starts. ``show_seed``: the views carry the record's
+    every hand shown, opened at position 0. ``rounds``/``tricks``: the
+    positions where each round the record plays and each trick starts. ``show_seed``: the views carry the record's
     seed (a record the viewer brought themselves); else ``seed`` is None, as
     a seed can tell the deals of games still being played (a table server
     deals game ``k + 1`` from game ``k``'s seed plus one)."""
@@ -219,22 +289,25 @@ class Replay:
         self.show_seed = show_seed
         self.record = rec
         self.actions = [a for _, a in full.moves_played]
-        self.result = {"over": full.is_over, "winner": full.winner,
-                       "rounds": full.round_index + (0 if full.is_over else 1)}
-        self.game = Game.replay(dict(rec, actions=[], deals=None))
-        self.rounds: List[int] = []
+        start = dict(rec, actions=[], deals=None)
+        g = Game.replay(start)
+        # a round is listed where its first action is (a record ending at a
+        # round's end has no action of the next round: that one is not listed)
+        self.rounds: List[int] = [0]
         self.tricks: List[int] = []
-        r = None
+        r = g.round_index
         for i in range(len(self.actions) + 1):
-            g = self.game
             if g.round_index != r:
                 r = g.round_index
-                self.rounds.append(i)
+                if i < len(self.actions):
+                    self.rounds.append(i)
             if g.phase is Phase.PLAY and g.top is None and not g.trick:
                 self.tricks.append(i)
             if i < len(self.actions):
                 g.play(self.actions[i])
-        self.pos = len(self.actions)
+        self.result = {"over": full.is_over, "winner": full.winner, "rounds": len(self.rounds)}
+        self.game = Game.replay(start)                      # at position 0
+        self.pos = 0
 
     def __len__(self) -> int:
         return len(self.actions)

@@ -37,7 +37,8 @@ def move_view(m: Move, level: Optional[str] = None) -> Dict[str, Any]:
 def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,
                show_seed: bool = False) -> Dict[str, Any]:
     """The table as everyone may see it (counts, trick, levels, finishing
-    order, tribute, results), plus the hands of the seats in ``visible``
+    order, tribute, results; ``round_start``: the last round's result is
+    news, no card of the next round played yet), plus the hands of the seats in ``visible``
     and, with ``show_seed``, the deal seed (else ``seed`` is None: from the
     seed anyone can deal every hand of the game). Hands left at a round's
     end are public (the contest protocol's ``restCards``).
@@ -85,9 +86,12 @@ def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,
     if top is None and fin and g.phase is Phase.PLAY:
         plays = [s for s, m in played if not m.is_pass and m.type not in _EXCHANGE]
         jiefeng = bool(plays) and plays[-1] in fin and g.to_act == (plays[-1] + 2) % 4
+    # the last round's result is news until the next round's first card is played
+    fresh = last is not None and (over or g.phase is not Phase.PLAY or not len(g.played_cards()))
     return {
         "phase": str(g.phase), "to_act": None if over else g.to_act, "level": lv,
-        "team_levels": list(g.team_levels), "round": g.round_index + 1,
+        "team_levels": list(g.team_levels), "round": g.round_index + (0 if over else 1),
+        "round_start": fresh,
         "seed": g.seed if show_seed else None,
         "seats": seats, "trick": trick, "top_seat": top.seat if top is not None else None,
         "finish_order": list(fin), "tribute": tribute, "last_round": result,

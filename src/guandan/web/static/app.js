@@ -34,6 +34,27 @@ const L = {
       straight_flush: "Straight flush", bomb: "Bomb", joker_bomb: "Joker bomb", pass: "Pass",
       tribute: "Tribute", back: "Return",
     },
+    // the game's flow: prompts, tribute, the round's end, empty views, contest tables
+    finishNames: ["banker", "second", "third", "last"],
+    emptyPlay: "Choose the bots and your seat, then press “New game” to play.",
+    emptyWatch: "No table is playing here. Start bot tables with “guandan web --watch expert”, or play a game under Play.",
+    emptyReplay: "No record open: choose a record and press “Open”, or “Open a file” (a game record, e.g. from “guandan play --record FILE”).",
+    noTableState: "This table has not started yet.",
+    contestWaiting: "Waiting for {n} program(s) to connect at {url} (seats {seats}); the game starts when all are connected.",
+    contestOver: "The games are over ({played} of {games} played): this is the last table; its record is under Replay.",
+    turnLead: "Your turn: lead any play.", turnFollow: "Your turn: beat {who}'s play, or pass.",
+    turnTribute: "Your turn: pay tribute", turnBack: "Your turn: return a card", toWhom: " to {who}",
+    ruleTribute: "your highest card (in level order), never a wild",
+    ruleBack: "any card of rank 10 or lower that is not a level card",
+    ruleBackLowest: "you hold no card of rank 2–10 that is not a level card, so your lowest card that is not a wild",
+    allowed: "allowed", paidYou: "{who} paid you",
+    waitFor: "Waiting for {who}…", waitTribute: "Waiting for {who} to pay tribute…",
+    waitBack: "Waiting for {who} to return a card…", youAreOut: "You are out ({place}); the others play on…",
+    tributeLine: "{p} pays tribute to {r}:", backLine: "{r} returns to {p}:",
+    antiLine: "Anti-tribute: {who} hold both big jokers — no tribute this round.",
+    roundN: "Round {n} over", lastTrick: "Last trick", finishOrder: "Finishing order",
+    cardsLeft: "Cards left", levelChange: "Levels", nextRound: "Next round", heldNote: "Round over: see the result below, then press “Next round”.",
+    noneLeft: "none", playAgain: "New game (new deal)",
   },
   zh: {
     title: "掼蛋", watch: "观战", replay: "复盘", play: "对局", table: "牌桌",
@@ -64,11 +85,34 @@ const L = {
       straight_flush: "同花顺", bomb: "炸弹", joker_bomb: "天王炸", pass: "不出",
       tribute: "进贡", back: "还贡",
     },
+    // 对局流程：提示、进贡、一局结束、空页面、比赛牌桌
+    finishNames: ["头游", "二游", "三游", "末游"],
+    emptyPlay: "选择机器人和座位，然后点“新对局”开始。",
+    emptyWatch: "这里还没有牌桌。用“guandan web --watch expert”开机器人牌桌，或在“对局”里自己打一局。",
+    emptyReplay: "未打开牌谱：选择一个牌谱并点“打开”，或“打开文件”（牌谱文件，例如“guandan play --record FILE”所存）。",
+    noTableState: "此牌桌尚未开始。",
+    contestWaiting: "等待 {n} 个程序连接 {url}（座位 {seats}）；全部连上后开始。",
+    contestOver: "比赛已结束（已打 {played} / {games} 场）：这是最后的牌桌；牌谱在“复盘”里。",
+    turnLead: "轮到你：首出任意牌型。", turnFollow: "轮到你：压过{who}的牌，或不出。",
+    turnTribute: "轮到你：进贡", turnBack: "轮到你：还贡", toWhom: "给{who}",
+    ruleTribute: "你最大的一张牌（按级牌顺序），不能是逢人配",
+    ruleBack: "任意一张 10 或以下、且不是级牌的牌",
+    ruleBackLowest: "你没有 2–10 之间的非级牌，所以还最小的一张非逢人配",
+    allowed: "可选", paidYou: "{who}进贡给你",
+    waitFor: "等待{who}…", waitTribute: "等待{who}进贡…",
+    waitBack: "等待{who}还贡…", youAreOut: "你已出完（{place}）；其他人继续…",
+    tributeLine: "{p} 向 {r} 进贡：", backLine: "{r} 还贡给 {p}：",
+    antiLine: "抗贡：{who} 持有两张大王，本局不进贡。",
+    roundN: "第 {n} 局结束", lastTrick: "最后一轮", finishOrder: "名次",
+    cardsLeft: "剩余手牌", levelChange: "级数", nextRound: "下一局", heldNote: "本局结束：看下面的结果，然后点“下一局”。",
+    noneLeft: "无", playAgain: "新对局（重新发牌）",
   },
 };
 let lang = localStorage.getItem("guandan.lang") ||
   ((navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
 const t = (k) => (L[lang][k] !== undefined ? L[lang][k] : L.en[k]);
+// a label with {name} fields filled in
+const tf = (k, vars) => t(k).replace(/\{(\w+)\}/g, (_, n) => (vars[n] !== undefined ? vars[n] : ""));
 
 const $ = (id) => document.getElementById(id);
 function el(tag, attrs, ...kids) {
@@ -162,10 +206,11 @@ function seatName(st, s) {
   if (st.you === s) return base + " · " + t("you");
   return n ? base + " · " + n : base;
 }
-function renderBoard(box, st, me) {
+function renderBoard(box, st, me, empty) {
   box.textContent = "";
   box.dataset.actions = st ? st.actions : "";
-  if (!st) { box.append(el("p", { class: "note", text: t("noTables") })); return; }
+  box.classList.toggle("empty", !st);
+  if (!st) { box.append(el("p", { class: "empty-note", text: empty || t("noTables") })); return; }
   const bottom = me === undefined || me === null ? 0 : me;
   const places = ["bottom", "right", "top", "left"];
   const lastBySeat = {};
@@ -195,7 +240,7 @@ function renderBoard(box, st, me) {
     el("span", { class: "levels", text: t("levels") + ": " + teamName(0, st.you) + " " + st.team_levels[0] + " · " +
                        teamName(1, st.you) + " " + st.team_levels[1] })));
   if (st.jiefeng) mid.append(el("div", { class: "badge", text: t("jiefeng") }));
-  if (st.tribute) mid.append(tributeEl(st));
+  if (st.tribute) { const te = tributeEl(st); if (te.childNodes.length) mid.append(te); }
   if (st.finish_order.length) {
     mid.append(el("div", { class: "order", text: st.finish_order.map((s, i) =>
       t("finish")[i] + ": " + t("seats")[s]).join(" · ") }));
@@ -207,20 +252,72 @@ function teamName(k, me) {
   return t("seats")[k] + "/" + t("seats")[k + 2];
 }
 function tributeEl(st) {
+  // who paid what to whom (tribute and returns are public), or the anti-tribute
   const tr = st.tribute, e = el("div", { class: "tribute" });
-  if (tr.anti) { e.append(el("span", { text: t("anti") + ": " + tr.payers.map((s) => t("seats")[s]).join(", ") })); return e; }
+  const who = (s) => (st.you === s ? t("seats")[s] + " (" + t("you") + ")" : t("seats")[s]);
+  if (tr.anti) { e.append(el("span", { class: "anti", text: tf("antiLine", { who: tr.payers.map(who).join(", ") }) })); return e; }
   tr.payers.forEach((p, i) => {
     const r = tr.receivers[i];
     if (tr.paid[i]) {
-      e.append(el("div", {}, el("span", { text: t("tribute") + ": " + t("seats")[p] + " → " + (r === null ? "?" : t("seats")[r]) + " " }),
+      e.append(el("div", { class: "paid" }, el("span", { text: tf("tributeLine", { p: who(p), r: r === null ? "?" : who(r) }) + " " }),
                   cardsEl([{ c: tr.paid[i], wild: false }], { small: true })));
     }
     if (tr.returned[i] && r !== null) {
-      e.append(el("div", {}, el("span", { text: t("back_") + ": " + t("seats")[r] + " → " + t("seats")[p] + " " }),
+      e.append(el("div", { class: "returned" }, el("span", { text: tf("backLine", { p: who(p), r: who(r) }) + " " }),
                   cardsEl([{ c: tr.returned[i], wild: false }], { small: true })));
     }
   });
   return e;
+}
+// The end of a round: its last trick (Play), the finishing order, the cards
+// left in hands and the level change. `r`: a play view's round_end, or a
+// watched/replayed state's last_round (then the levels after are the state's).
+function roundEndEl(r, st, me) {
+  const e = el("div", { class: "re" });
+  const who = (s) => (me === s ? t("seats")[s] + " (" + t("you") + ")" : t("seats")[s]);
+  const n = r.round || (st.over ? st.round : st.round - 1);
+  e.append(el("h2", { class: "re-title", text: tf("roundN", { n: n }) }));
+  if (r.trick && r.trick.length) {
+    const tr = el("div", { class: "re-trick" }, el("span", { class: "re-label", text: t("lastTrick") + ": " }));
+    r.trick.forEach((p) => tr.append(el("span", { class: "re-play", "data-seat": p.seat },
+      el("span", { text: who(p.seat) + " " }), moveEl(p, { small: true }))));
+    e.append(tr);
+  }
+  const ol = el("ol", { class: "re-order" });
+  r.order.forEach((s, i) => {
+    let place = t("finishNames")[i];
+    if (lang !== "zh") place += " (" + L.zh.finishNames[i] + ")";     // the terms a player meets at a table
+    ol.append(el("li", { "data-seat": s }, el("span", { class: "re-place", text: place + ": " }),
+                 el("span", { text: who(s) })));
+  });
+  e.append(el("div", { class: "re-label", text: t("finishOrder") }), ol);
+  const rest = el("div", { class: "re-rest" }, el("span", { class: "re-label", text: t("cardsLeft") + ": " }));
+  const left = Object.keys(r.rest || {});
+  if (!left.length) rest.append(el("span", { text: t("noneLeft") }));
+  for (const s of left) rest.append(el("span", { class: "re-hand", "data-seat": s }, el("span", { text: who(+s) + " " }),
+                                       cardsEl(r.rest[s], { small: true })));
+  e.append(rest);
+  const after = r.levels_after || st.team_levels;
+  const lv = el("div", { class: "re-levels" }, el("span", { class: "re-label", text: t("levelChange") + ": " }));
+  for (const k of [0, 1]) {
+    let text = teamName(k, me) + " ";
+    if (r.levels_before) text += r.levels_before[k] + (r.levels_before[k] !== after[k] ? " → " + after[k] : "");
+    else text += after[k];
+    if (k === r.banker_team) text += " (" + (r.won_at_a ? t("winsAtA") : (r.levels_up ? t("up") + " " + r.levels_up : t("stays"))) + ")";
+    lv.append(el("span", { class: "re-team", "data-team": k, text: text }));
+  }
+  e.append(lv);
+  const over = r.over !== undefined ? r.over : st.over;
+  if (over) {
+    const w = r.winner !== undefined ? r.winner : st.winner;
+    e.append(el("p", { class: "re-over", text: t("gameOver") + (w === null || w === undefined ? "" : ": " + teamName(w, me) + " " + t("wins")) + "." }));
+  }
+  return e;
+}
+function showRoundEnd(box, r, st, me) {
+  box.textContent = "";
+  box.hidden = !r;
+  if (r) box.append(roundEndEl(r, st, me));
 }
 function resultText(st, me) {
   const r = st.last_round;
@@ -267,8 +364,8 @@ function onMessage(m) {
       renderPlay(); break;
     case "matches": onMatches(m); break;
     case "refused": {
-      const r = $("refusal"); r.textContent = m.message; r.hidden = false; break; }
-    case "hint": showHint(m); break;
+      const r = $("refusal"); r.textContent = m.message; r.hidden = false; inView(r); break; }
+    case "hint": showHint(m); inView($("hint")); break;
     case "replay": state.replay = m.state; renderReplay(); break;
     case "error": showError(m.message); break;
   }
@@ -280,6 +377,7 @@ function onLists(m) {
   for (const tb of tables) sel.append(el("option", { value: tb.id, text: tb.id + " · " + tb.title }));
   if (cur && tables.some((x) => x.id === cur)) sel.value = cur;
   else if (state.view === "watch" && tables.length) { sel.value = tables[0].id; startWatch(tables[0].id); }
+  else if (!tables.length) { state.watchState = null; renderWatch(); }
   const rs = $("replay-name"), rc = rs.value;
   rs.textContent = "";
   for (const r of records) rs.append(el("option", { value: r, text: r }));
@@ -341,20 +439,40 @@ function startWatch(id) {
   send({ type: "watch", table: id, hands: $("watch-hands").checked });
   setHash("watch=" + encodeURIComponent(id));
 }
+function contestText(c) {
+  // a contest table (serve --web): what it waits for and where, or that its games are over
+  if (!c) return "";
+  if (c.status === "over") return tf("contestOver", { played: c.played, games: c.games });
+  if (c.status !== "waiting") return "";
+  const wild = !c.host || c.host === "0.0.0.0" || c.host === "::";
+  const host = wild ? location.hostname : c.host;
+  const url = "ws://" + (host.includes(":") ? "[" + host + "]" : host) + ":" + c.port + "/game/NAME";
+  return tf("contestWaiting", { n: c.seats.length, url: url, seats: c.seats.join(", ") });
+}
 function renderWatch() {
   const m = state.watchState;
   const cb = $("watch-hands");
+  if (!m) {
+    cb.disabled = true; $("watch-note").textContent = "";
+    renderBoard($("watch-board"), null, 0, t("emptyWatch"));
+    showRoundEnd($("watch-round-end"), null);
+    $("watch-actions").textContent = 0;
+    return;
+  }
   cb.disabled = !m.open_hands;
   $("watch-note").textContent = m.open_hands ? "" : t(m.kind === "contest" ? "hiddenProgramHands" : "hiddenHands");
-  renderBoard($("watch-board"), m.state, 0);
+  const ct = contestText(m.contest);
+  renderBoard($("watch-board"), m.state, 0, ct || t("noTableState"));
+  if (ct && m.state) $("watch-board").querySelector(".center").append(el("p", { class: "board-note", text: ct }));
   $("watch-actions").textContent = m.state ? m.state.actions : 0;
-  const res = m.state && m.state.last_round ? resultText(m.state) : "";
-  if (res) $("watch-board").append(el("p", { class: "note result-line", text: res }));
+  const st = m.state;
+  showRoundEnd($("watch-round-end"), st && st.round_start ? st.last_round : null, st, null);
 }
 
 // ---- replay --------------------------------------------------------------------------
 function renderReplay() {
   const st = state.replay;
+  if (!st) { renderBoard($("replay-board"), null, 0, t("emptyReplay")); return; }
   if (state.replayWant !== undefined && state.replayWant !== null) {
     const want = state.replayWant; state.replayWant = null;
     if (want !== st.step) { send({ type: "replay_goto", step: want }); return; }
@@ -373,8 +491,7 @@ function renderReplay() {
   if (st.last_action) {
     la.append(el("span", { text: t("last") + ": " + t("seats")[st.last_action.seat] + " " }), moveEl(st.last_action, { small: true }));
   }
-  const res = resultText(st);
-  if (res) la.append(el("div", { class: "result-line", text: res }));
+  showRoundEnd($("replay-round-end"), st.round_start ? st.last_round : null, st, null);
   if (state.view === "replay") setHash("replay=" + encodeURIComponent(st.name) + "&step=" + st.step);
 }
 function replayGo(step) { if (state.replay) send({ type: "replay_goto", step: Math.max(0, Math.min(step, state.replay.steps)) }); }
@@ -395,18 +512,63 @@ function newGame() {
   state.pending = "new";
   send(msg);
 }
+function promptEl(st) {
+  // what the player is asked to do now, or whom the table waits for
+  const e = el("span", {});
+  const who = (s) => seatName(st, s);
+  const ex = st.exchange;
+  if (st.your_turn && ex) {
+    const head = t(ex.stage === "tribute" ? "turnTribute" : "turnBack") +
+      (ex.to !== null && ex.to !== undefined ? tf("toWhom", { who: who(ex.to) }) : "");
+    const rule = t(ex.rule === "tribute" ? "ruleTribute" : ex.rule === "back" ? "ruleBack" : "ruleBackLowest");
+    e.append(el("strong", { text: head + ": " }), el("span", { class: "rule", text: rule + ". " }));
+    if (ex.received) e.append(el("span", { text: tf("paidYou", { who: ex.to === null ? "?" : who(ex.to) }) + " " }),
+                              cardsEl([ex.received], { small: true }), el("span", { text: ". " }));
+    e.append(el("span", { text: t("allowed") + ": " }), cardsEl(ex.allowed, { small: true }));
+    return e;
+  }
+  if (st.your_turn) {
+    e.append(el("strong", { text: st.top_seat === null ? t("turnLead") : tf("turnFollow", { who: who(st.top_seat) }) }));
+    return e;
+  }
+  if (st.over) return null;
+  const out = st.seats[st.you].out;
+  if (out) { e.textContent = tf("youAreOut", { place: t("finishNames")[Math.min(out, 4) - 1] }); return e; }
+  const key = st.phase === "tribute" ? "waitTribute" : st.phase === "back" ? "waitBack" : "waitFor";
+  e.textContent = tf(key, { who: who(st.to_act) });
+  return e;
+}
 function renderPlay() {
   const st = state.play;
-  if (!st) return;
+  if (!st) { renderBoard($("play-board"), null, 0, t("emptyPlay")); return; }
   $("play-panel").hidden = false;
   if (st.seed !== null) $("play-seed").value = st.seed;   // the server shows a seed you chose, or once the game is over
+  // a round's end holds the game: its result in place of the table until "Next round"
+  const ended = !!st.round_end && (st.held || st.over);
+  $("play-board").hidden = ended;
+  $("play-panel").hidden = ended;
+  const re = $("round-end");
+  showRoundEnd(re, ended ? st.round_end : null, st, st.you);
+  if (ended) {
+    const b = st.held ? el("button", { id: "next-round", class: "primary", text: t("nextRound") })
+                      : el("button", { id: "play-again", class: "primary", text: t("playAgain") });
+    b.onclick = st.held ? () => send({ type: "next_round", game: state.game })
+                        : () => { $("play-seed").value = ""; newGame(); };
+    re.append(b);
+  }
   renderBoard($("play-board"), st, st.you);
+  const pr = $("prompt"); pr.textContent = "";
+  const p = promptEl(st);
+  pr.hidden = !p; if (p) pr.append(p);
+  pr.classList.toggle("yours", !!st.your_turn);
   const hand = $("hand"); hand.textContent = "";
   const mine = st.seats[st.you].hand || [];
+  const allowed = st.your_turn && st.exchange ? st.exchange.allowed.map((c) => c.c) : null;
   mine.forEach((c, i) => {
     const e = cardEl(c);
     e.setAttribute("role", "button"); e.tabIndex = 0; e.dataset.i = i;
     if (state.selected.includes(i)) e.classList.add("sel");
+    if (allowed) e.classList.add(allowed.includes(c.c) ? "allowed" : "dim");
     e.onclick = () => toggle(i);
     e.onkeydown = (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(i); } };
     hand.append(e);
@@ -416,10 +578,6 @@ function renderPlay() {
   $("hint-btn").disabled = !st.your_turn;
   $("undo-btn").hidden = !st.practice; $("undo-btn").disabled = !st.can_undo;
   renderMatches();
-  const res = $("result");
-  const text = resultText(st, st.you);
-  res.hidden = !text; res.textContent = text;
-  if (!st.your_turn && !st.over) $("matches").textContent = t("notYourTurn");
   setHash("play&bots=" + encodeURIComponent(st.bots.filter((b) => b)[0] || "") +
           (st.seed !== null ? "&seed=" + st.seed : "") +
           "&seat=" + st.you + (st.practice ? "&practice=1" : ""));
@@ -455,6 +613,10 @@ function renderMatches() {
     box.append(b);
   });
 }
+function inView(e) {
+  // a refusal or a hint is scrolled into view (a phone shows little of the page)
+  if (e.scrollIntoView) e.scrollIntoView({ block: "nearest" });
+}
 function showHint(m) {
   const h = $("hint"); h.textContent = ""; h.hidden = false;
   h.append(el("span", { text: botName(m.bot) + " " + t("hintSays") + ": " }), moveEl(m.move, { small: true }));
@@ -475,9 +637,9 @@ function applyLang() {
   applyWords();
   $("lang").textContent = lang === "zh" ? "English" : "中文";
   document.title = (lang === "zh" ? "掼蛋" : "Guandan") + " — web table";
-  if (state.play) renderPlay();
-  if (state.replay) renderReplay();
-  if (state.watchState) renderWatch();
+  renderPlay();
+  renderReplay();
+  renderWatch();
 }
 window.addEventListener("DOMContentLoaded", () => {
   for (const b of document.querySelectorAll(".tab")) b.onclick = () => showView(b.dataset.view);
