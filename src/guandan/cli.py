@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from typing import Any, Callable, List, NoReturn, Optional
 
@@ -21,8 +23,63 @@ __all__ = ["main", "build_parser"]
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line (``guandan CMD: error: ...``), exit code 2."""
 
+    #: rewrites the argument words before parsing (``guandan arena``: the
+    #: ``KEY=VALUE`` words after ``--engine``, one option value)
+    regroup: Optional[Callable[[List[str]], List[str]]] = None
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} -h')\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self.regroup is not None:
+            args = self.regroup(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+
+_KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _regroup_engines(words: List[str]) -> List[str]:
+    """``--engine name=X cmd="python x.py {url}" dir=D`` (separate shell
+    words) -> one ``--engine`` value: an ``--engine`` takes every following
+    ``KEY=VALUE`` word up to the next option or a word that is not
+    ``KEY=VALUE`` (a participant such as ``greedy`` or ``search:ms=200``).
+    The value is the words shell-quoted, split again by :func:`_engine`."""
+    out: List[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "--":
+            out += words[i - 1:]
+            break
+        if w != "--engine" and not w.startswith("--engine="):
+            out.append(w)
+            continue
+        group = [w.partition("=")[2]] if "=" in w else []
+        if not group and i < len(words) and not words[i].startswith("-"):
+            group.append(words[i])                 # the first word, whatever it is
+            i += 1
+        while i < len(words) and _KEY_VALUE.match(words[i]):
+            group.append(words[i])
+            i += 1
+        out.append("--engine")
+        if group:
+            out.append(shlex.join(group))
+    return out
+
+
+def _engine(text: str) -> Any:
+    """An argparse type for --engine: the words :func:`_regroup_engines` joined."""
+    from .arena import Engine
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = [text]
+    try:
+        return Engine.parse(words)
+    except GuandanError as e:
+        raise argparse.ArgumentTypeError(_one_line(e)) from None
 
 
 def _count(option: str, lo: int = 1, hi: Optional[int] = None):
@@ -222,14 +279,14 @@ def _cmd_bot(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from .arena import ArenaInterrupted, Engine, Limits, arena
+    from .arena import ArenaInterrupted, Limits, arena
     from .rules import Rules
 
     if args.verbose:
         import logging
         logging.basicConfig(level=logging.INFO,
                             format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    parts: List[object] = [Engine.parse(e) for e in args.engine or []]
+    parts: List[object] = list(args.engine or [])
     parts += list(args.participants)
     if args.games is not None:
         n, unit = args.games, "game"
@@ -439,10 +496,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "twice with the teams' seats swapped. Participants: built-in policies "
                         "(greedy, random, search:ms=200 ...), in-process SDK bots (module:Class), "
                         "external contest-protocol programs (--engine, listed first).")
+    ar.regroup = _regroup_engines
     ar.add_argument("participants", nargs="*", help="built-in policy specs or module:Class bots")
-    ar.add_argument("--engine", action="append", metavar='"name=NAME cmd=CMD [dir=DIR]"',
-                    help="an external program; {url} in CMD is replaced by its table's URL "
-                         "(repeatable; engines come before the positional participants)")
+    ar.add_argument("--engine", action="append", type=_engine, metavar="name=NAME cmd=CMD [dir=DIR]",
+                    help='an external program, e.g. --engine name=mybot cmd="python mybot.py {url}": '
+                         "the KEY=VALUE words up to the next option or participant; {url} in CMD "
+                         "is replaced by its table's URL (repeatable; engines come before the "
+                         "positional participants)")
     ar.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing (default 1000)")
     ar.add_argument("--games", type=int, help="play this many duplicate whole games instead of deals")
     ar.add_argument("--tournament", choices=("head-to-head", "gauntlet", "round-robin"),
