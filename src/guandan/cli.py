@@ -136,7 +136,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .policies import native_code
     from .rules import Rules
-    from .simulate import check_output_path, simulate
+    from .simulation import check_output_path, simulate
 
     pols = [p.strip() for p in args.policy.split(",")]
     if len(pols) == 2:

@@ -1,9 +1,9 @@
 """Bulk simulation: millions of deals in the native loop, on all cores, or on
 a cluster through any ``concurrent.futures``-style executor (Dask included).
 
-This module is also callable: ``guandan.simulate(...)`` (and ``from guandan
-import simulate``) is :func:`simulate`, while ``import guandan.simulate``
-gives this module (``help(guandan.simulate)`` shows this page).
+The package exports the function: ``from guandan import simulate`` is
+:func:`simulate` of this module (``guandan.simulation``), which also holds
+the seeds of the chunks and the progress bar the benchmarks use.
 
 >>> from guandan import simulate
 >>> r = simulate(200, policies=("greedy", "random", "greedy", "random"), seed=1, workers=1)
@@ -25,7 +25,6 @@ import math
 import os
 import sys
 import time
-import types
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -34,6 +33,7 @@ import numpy as np
 from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
+from ._files import check_output_path as check_file
 from .errors import GuandanError
 from .game import Game
 from .moves import Move
@@ -341,13 +341,7 @@ def check_output_path(path: Any) -> str:
         ext = ".npz"
     if ext not in OUTPUT_FORMATS:
         raise GuandanError(f"cannot save rows as {ext!r} ({path}): use .npz, .csv or .parquet")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise GuandanError(f"cannot write {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise GuandanError(f"cannot write {path}: the folder {folder} is not writable")
-    if os.path.isdir(path):
-        raise GuandanError(f"cannot write {path}: it is a folder")
+    check_file(path, "output")
     if ext == ".parquet":
         try:
             import pyarrow  # noqa: F401
@@ -553,13 +547,3 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
             g.play(Move._from_native(int(w0), int(w1), g._core.rlevel))
         recs.append(g.record())
     return rows, recs
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as :func:`simulate` (``guandan.simulate(...)``)."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SimulationResult:
-        return simulate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
