@@ -136,7 +136,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .policies import native_code
     from .rules import Rules
-    from .simulation import check_output_path, simulate
+    from .simulation import SimulationInterrupted, check_output_path, simulate
 
     pols = [p.strip() for p in args.policy.split(",")]
     if len(pols) == 2:
@@ -154,32 +154,61 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     else:
         n, unit = args.deals, "deal"
     progress = False if args.quiet else (True if args.progress else None)   # None: when a terminal
-    res = simulate(n, unit=unit, policies=pols, rules=rules, seed=args.seed,
-                   workers=args.workers, progress=progress, keep_rows=out is not None)
-    print(res.format_summary())
-    if out:
-        path = res.save(out)
+    stopped = None
+    try:
+        res = simulate(n, unit=unit, policies=pols, rules=rules, seed=args.seed,
+                       workers=args.workers, progress=progress, keep_rows=out is not None)
+    except SimulationInterrupted as e:
+        stopped, res = e, e.result
+    if res.n:
+        print(res.format_summary())
+    path = res.save(out) if out and res.n else None
+    if path and stopped is None:
         print(f"rows saved to {path}")
-    if args.json:
+    if args.json and res.n:
         s = res.summary()
         s["team_win_ci95"] = [list(x) for x in s["team_win_ci95"]]
         print(json.dumps(s))
+    if stopped is not None:
+        kept = f", rows in {path}" if path else ("" if res.n else ", nothing kept")
+        _interrupted(f"{res.n:,} of {stopped.asked:,} {unit}s simulated{kept}")
+        return 130
     return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .play import play_terminal
+    from ._files import check_output_path
+    from .play import PlayInterrupted, play_terminal
     from .rules import Rules
 
-    g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
-                      rounds=args.rounds, hint=args.hint, practice=args.practice,
-                      color=args.color)
+    if args.record:
+        check_output_path(args.record, "--record")         # before the game, not after it
+    stopped = None
+    try:
+        g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
+                          rounds=args.rounds, hint=args.hint, practice=args.practice,
+                          color=args.color)
+    except PlayInterrupted as e:
+        stopped, g = e, e.game
     if args.record:
         from ._files import atomic_write
         with atomic_write(args.record, "w") as f:
             json.dump(g.record(), f)
-        print(f"record saved to {args.record}")
+        if stopped is None:
+            print(f"record saved to {args.record}")
+    if stopped is not None:
+        played = (f"{g.round_index} round{'' if g.round_index == 1 else 's'} finished, "
+                  f"{len(g.moves_played)} actions played")
+        kept = (f"record saved to {args.record} (guandan replay {args.record})" if args.record
+                else "no record kept (--record FILE keeps one)")
+        _interrupted(f"{played}; {kept}")
+        return 130
     return 0
+
+
+def _interrupted(what: str) -> None:
+    """The one line a command prints on Ctrl-C: what was kept."""
+    print(f"interrupted: {what}", file=sys.stderr, flush=True)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -191,47 +220,58 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say(line: str) -> None:
+    """An info line on stdout (start-up, results), shown at once."""
+    print(line, flush=True)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
     import logging
 
+    from ._files import check_output_path
     from .rules import Rules
-    from .server import parse_bots, serve, serve_tables
+    from .server import MultiTableServer, TableServer, parse_bots
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
-    run: Callable[..., Any] = serve
-    extra = {}
-    if args.tables != 1:
-        run = serve_tables                              # several tables on one port
-        extra = {"tables": args.tables}
-    kwargs = dict(games=args.games, rules=Rules.named(args.rules), **extra,
+    if args.record:
+        check_output_path(args.record, "--record", folder=True)   # before anyone connects
+    kwargs = dict(games=args.games, rules=Rules.named(args.rules),
                   bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
                   on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
                   send_timeout=args.send_timeout, origins=origins, keep_records=0,
-                  max_misses=args.max_misses)
-    with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
-        if args.web is None:
-            run(args.host, args.port, **kwargs)
-            return 0
-        import asyncio
-        import os
+                  max_misses=args.max_misses, announce=_say)
+    if args.tables != 1:                                # several tables on one port
+        srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
+        tables = srv.tables
+    else:
+        srv = TableServer(args.host, args.port, **kwargs)
+        tables = [srv]
+    try:
+        with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
+            if args.web is None:
+                asyncio.run(srv.run())
+                return 0
+            import os
 
-        from .web.server import WebApp, run_with_tables
-        if args.record:
-            os.makedirs(args.record, exist_ok=True)
-        if args.tables != 1:
-            from .server import MultiTableServer
-            kwargs.pop("tables")
-            srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
-        else:
-            from .server import TableServer
-            srv = TableServer(args.host, args.port, **kwargs)
-        app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
-                     program_hands=args.web_hands)
-        asyncio.run(run_with_tables(srv, app))
+            from .web.server import WebApp, run_with_tables
+            if args.record:
+                os.makedirs(args.record, exist_ok=True)
+            app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
+                         program_hands=args.web_hands)
+            asyncio.run(run_with_tables(srv, app, announce=_say))
+    except KeyboardInterrupt:
+        played = sum(t.games_played for t in tables)
+        total = sum(t.games for t in tables)
+        kept = (f", records in {args.record}/" if args.record and played
+                else ("" if played else "; nothing to keep"))
+        on = f" on {len(tables)} tables" if len(tables) > 1 else ""
+        _interrupted(f"{played} of {total} games played{on}{kept}")
+        return 130
     return 0
 
 
@@ -262,19 +302,31 @@ def _cmd_web(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else list(DEFAULT_BOTS)
     watch = [[b.strip() for b in w.split(",")] for w in args.watch or ()]
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
-    with _listening(args.host, str(args.port)):
-        serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
-                  watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
-                  rules=Rules.named(args.rules), origins=origins,
-                  announce=lambda url: print(f"web table: {url}  (Ctrl-C stops)", flush=True))
+    try:
+        with _listening(args.host, str(args.port)):
+            serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
+                      watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
+                      rules=Rules.named(args.rules), origins=origins,
+                      announce=lambda url: _say(f"web table: {url}  (Ctrl-C stops)"))
+    except KeyboardInterrupt:
+        _interrupted("the web table stopped; it writes no files, so nothing was kept")
+        return 130
     return 0
 
 
 def _cmd_bot(args: argparse.Namespace) -> int:
-    from .bots import check_url, load_bot, run_bot
+    from .bots import BotInterrupted, check_url, load_bot, run_bot
 
     url = check_url(args.url)                   # before loading anything
-    run_bot(load_bot(args.bot), url, rules=args.rules)
+    bot = load_bot(args.bot)
+    _say(f"bot {args.bot} connecting to {url}  (Ctrl-C stops)")
+    try:
+        n = run_bot(bot, url, rules=args.rules, announce=_say)
+    except BotInterrupted as e:
+        _interrupted(f"{e.games} game{'' if e.games == 1 else 's'} played to the end; the bot "
+                     f"keeps no files (the server keeps the records: serve --record DIR)")
+        return 130
+    _say(f"the server closed the connection after {n} game{'' if n == 1 else 's'}")
     return 0
 
 
@@ -297,6 +349,15 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     show = args.progress or (not args.quiet and sys.stderr.isatty())
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
+    # every output checked before the first deal (hours of play never end in "cannot write")
+    from ._files import check_output_path
+    if args.out:
+        check_output_path(args.out, "--out")
+    if args.records:
+        check_output_path(args.records, "--records", folder=True)
+    if args.plot:
+        from .arena.report import check_plot
+        check_plot(args.plot)
     stop_web, hub = None, None
     if args.web is not None:
         from .feed import Spectators
@@ -305,8 +366,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         with _listening("127.0.0.1", str(args.web)):
             stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None,
                               program_hands=args.web_hands).start_thread()
-        print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
-              file=sys.stderr, flush=True)
+        _say(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)")
     stopped = None
     try:
         with _StopOnSignals():
@@ -324,7 +384,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             stop_web()
     if stopped is not None:
         if stopped.result is None:             # before the run had anything to keep
-            print(f"guandan arena: interrupted by {stopped.signal_name}", file=sys.stderr)
+            _interrupted(f"by {stopped.signal_name} before the run started; nothing kept")
             return 128 + stopped.signum
         res = stopped.result
     print(res.format())
@@ -332,9 +392,19 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"result saved to {args.out}")
     if args.records:
         print(f"records saved under {args.records}/ (guandan replay FILE)")
+    plotted = None
     if args.plot and (stopped is None or any(r.pairs for r in res.pairings)):
-        print(f"plot saved to {res.plot(args.plot)}")
-    return 0 if stopped is None else 128 + stopped.signum
+        plotted = res.plot(args.plot)
+        print(f"plot saved to {plotted}")
+    if stopped is None:
+        return 0
+    stop = res.interrupted or {}
+    kept = [f"result in {args.out}"] if args.out else []
+    kept += [f"records under {args.records}/"] if args.records else []
+    kept += [f"plot in {plotted}"] if plotted else []
+    _interrupted(f"{stop.get('pairs', 0)} of {stop.get('of', '?')} duplicate {unit} pairs played"
+                 f"{', ' + ', '.join(kept) if kept else ' (the table above; --out FILE keeps it)'}")
+    return 128 + stopped.signum
 
 
 class _StopOnSignals:

@@ -43,7 +43,8 @@ from .seeds import POLICY_SALT, chunk_seeds, game_seed
 
 PY_SEAT = _sim.PY_SEAT
 
-__all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
+__all__ = ["simulate", "SimulationResult", "SimulationInterrupted", "CHUNK_DEALS", "CHUNK_GAMES",
+           "chunk_seeds", "game_seed",
            "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
 
 OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
@@ -452,6 +453,8 @@ def simulate(n: int, *, unit: str = "deal",
     t0 = time.perf_counter()
     window = max(2, 4 * workers)
     bar = progress_bar(n, unit, progress)
+    done = 0
+    stopped = False
     try:
         pending: List[Any] = []
         nxt = 0
@@ -471,7 +474,10 @@ def simulate(n: int, *, unit: str = "deal",
             agg.add(unit, rows)
             if keep_rows:
                 parts.append(rows)
+            done += len(rows["decisions"])
             bar.update(len(rows["decisions"]))
+    except KeyboardInterrupt:
+        stopped = True
     finally:
         bar.close()
         if own_pool is not None:
@@ -485,7 +491,23 @@ def simulate(n: int, *, unit: str = "deal",
         else:
             rows_all = {k: np.zeros((0, 4) if k == "order" else ((0, 2) if k == "levels" else 0))
                         for k in keys}
-    return SimulationResult(unit, n, rows_all, agg, elapsed, seed, names, rules, workers)
+    res = SimulationResult(unit, done if stopped else n, rows_all, agg, elapsed, seed, names, rules,
+                           workers)
+    if stopped:
+        raise SimulationInterrupted(res, n)
+    return res
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`simulate`: ``result`` holds the chunks finished
+    before it (``result.n`` of the ``asked`` deals or games, the same rows a
+    run of that many would give); a KeyboardInterrupt, so code that handles
+    Ctrl-C handles it."""
+
+    def __init__(self, result: SimulationResult, asked: int) -> None:
+        super().__init__(f"interrupted after {result.n:,} of {asked:,} {result.unit}s")
+        self.result = result
+        self.asked = asked
 
 
 def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "deal",

@@ -251,9 +251,15 @@ class WebApp:
             th.join(10)
         return stop
 
-    async def run(self) -> None:
+    async def run(self, announce: Optional[Callable[[str], None]] = None) -> None:
+        """Serve until cancelled; ``announce(url)`` is called once the socket
+        listens (default: the URL is logged at INFO level)."""
         await self.start()
-        log.warning("web table on http://%s:%d/", self.host, self.bound_port)
+        url = f"http://{self.host}:{self.bound_port}/"
+        if announce is not None:
+            announce(url)
+        else:
+            log.info("web table on %s", url)
         try:
             await asyncio.Future()
         finally:
@@ -667,14 +673,13 @@ def _scan_records(d: str) -> List[str]:
 def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[Callable[[str], None]] = None,
               **kwargs: Any) -> None:
     """Run a :class:`WebApp` until interrupted (blocking). ``announce(url)``
-    is called once the options are checked, before serving."""
+    is called once the socket listens."""
     app = WebApp(host, port, **kwargs)
-    if announce is not None:
-        announce(f"http://{host}:{port}/")
-    asyncio.run(app.run())
+    asyncio.run(app.run(announce))
 
 
-async def run_with_tables(server: Any, app: WebApp) -> Any:
+async def run_with_tables(server: Any, app: WebApp,
+                          announce: Optional[Callable[[str], None]] = None) -> Any:
     """Run a contest table server (:class:`~guandan.server.TableServer` or
     :class:`~guandan.server.MultiTableServer`) with ``app`` watching its
     tables (``guandan serve --web PORT``); returns what the server's ``run``
@@ -683,7 +688,11 @@ async def run_with_tables(server: Any, app: WebApp) -> Any:
     for i, t in enumerate(tables):
         t.publish_to(app.spectators, f"contest table {i + 1}")
     await app.start()
-    log.warning("web table on http://%s:%d/ (watch the contest tables)", app.host, app.bound_port)
+    line = f"web table on http://{app.host}:{app.bound_port}/ (watch the contest tables)"
+    if announce is not None:
+        announce(line)
+    else:
+        log.info("%s", line)
     try:
         return await server.run()
     finally:
