@@ -439,6 +439,19 @@ class _StopOnSignals:
             signal.signal(sig, old)
 
 
+#: the documentation, as paths in the repository (tests/test_cli_commands.py
+#: checks that it names every docs/*.md)
+DOCS = ("README.md", "docs/README.md", "docs/rules.md", "docs/protocol.md", "docs/bots.md",
+        "docs/search.md", "docs/arena.md", "docs/web.md", "docs/rl.md", "docs/benchmarks.md",
+        "docs/profile.md", "docs/ARCHITECTURE.md")
+
+
+def _policies(native_only: bool = False) -> str:
+    """The registered policies as a user writes them, for help texts."""
+    from .registry import policy_usages
+    return ", ".join(policy_usages(native_only))
+
+
 def _version() -> str:
     from . import __version__
     return __version__
@@ -446,12 +459,16 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     DEFAULT_TIMEOUT = 30.0       # = guandan.server.DEFAULT_TIMEOUT (tested); not imported, for a light start
+    pols = _policies()
     p = _Parser(prog="guandan", description="Guandan (掼蛋) engine: legal moves, games, bulk "
-                "simulation, a terminal game and an AI-contest table server.",
-                epilog="'guandan COMMAND -h' explains a command. Docs: README.md and docs/ "
-                "(rules.md, protocol.md, benchmarks.md).")
-    p.add_argument("--version", action="version", version=f"guandan {_version()}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+                "simulation, a terminal game, a web table, bot ratings and an AI-contest table "
+                f"server. Policies (bots) by name: {pols}.",
+                epilog="'guandan COMMAND -h' explains a command. Docs, in the repository: "
+                + ", ".join(DOCS) + ".")
+    p.add_argument("--version", action="version", version=f"guandan {_version()}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                           help="one of the commands below")
 
     m = sub.add_parser("moves", help="list the legal moves of a hand")
     m.add_argument("cards", nargs="+", help="cards in platform notation, e.g. S2 HT SB HR")
@@ -462,7 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--rules", default="default", help="rules preset (default, contest)")
     m.set_defaults(func=_cmd_moves)
 
-    s = sub.add_parser("simulate", help="simulate many deals or games in the native loop")
+    s = sub.add_parser("simulate", help="simulate many deals or games in the native loop",
+                       epilog=f"Policies with a native form (what simulate runs): {_policies(True)}.")
     s.add_argument("--deals", type=_count("--deals", 1, 1 << 40), default=100_000,
                    help="number of deals (default 100000)")
     s.add_argument("--games", type=_count("--games", 1, 1 << 40),
@@ -470,23 +488,31 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=_count("--workers"), default=None,
                    help="threads (default: all cores)")
     s.add_argument("--policy", default="greedy,random",
-                   help="policies: one (all seats), two (team 0, team 1) or four, from random, greedy")
+                   help="policies: one (all seats), two (team 0, team 1) or four, comma-separated, "
+                        f"from {_policies(True)} (default greedy,random)")
     s.add_argument("--rules", default="default", help="rules preset (default, contest)")
-    s.add_argument("--seed", type=_count("--seed", 0), default=0)
-    s.add_argument("--out", help="save the rows: .npz, .csv, or .parquet (with pyarrow)")
+    s.add_argument("--seed", type=_count("--seed", 0), default=0,
+                   help="root seed: the same seed gives the same rows on any number of workers (default 0)")
+    s.add_argument("--out", metavar="FILE", help="save the rows: .npz, .csv, or .parquet (with pyarrow); "
+                   "the path is checked before simulating")
     s.add_argument("--progress", action="store_true", help="progress bar even when not a terminal")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=_cmd_simulate)
 
-    pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
-    pl.add_argument("--seat", type=int, default=0, choices=range(4))
+    pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots",
+                        epilog=f"Policies: {pols}.")
+    pl.add_argument("--seat", type=int, default=0, choices=range(4),
+                    help="your seat 0..3 (default 0, South; your partner sits opposite)")
     pl.add_argument("--bots", default="greedy",
-                    help="the bots' policy: greedy, random, expert, search:ms=300, ... (default greedy)")
-    pl.add_argument("--seed", type=_count("--seed", 0), default=None)
-    pl.add_argument("--rules", default="default")
+                    help=f"the bots' policy, one of {pols} (default greedy)")
+    pl.add_argument("--seed", type=_count("--seed", 0), default=None,
+                    help="seed of the deals (default: a random one, shown at the start)")
+    pl.add_argument("--rules", default="default", help="rules preset (default, contest)")
     pl.add_argument("--rounds", type=_count("--rounds"), default=None, help="stop after this many rounds")
-    pl.add_argument("--record", help="save the game record (JSON) here at the end")
+    pl.add_argument("--record", metavar="FILE",
+                    help="save the game record (JSON) here at the end, or on Ctrl-C (checked "
+                         "before the game; 'guandan replay FILE' shows it)")
     pl.add_argument("--hint", action="store_true",
                     help="show what the built-in greedy bot would play, and why")
     pl.add_argument("--practice", action="store_true", help="practice mode: 'undo' takes back your last play")
@@ -498,16 +524,19 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", help="a JSON record from Game.record() or 'guandan play --record'")
     rp.set_defaults(func=_cmd_replay)
 
-    sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol")
-    sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=_count("--port", 0, 65535), default=23456)
+    sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol",
+                        epilog=f"Policies for --bots: {pols}.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=_count("--port", 0, 65535), default=23456,
+                    help="port (default 23456; 0: any free port, printed at the start)")
     sv.add_argument("--games", type=_count("--games"), default=1, help="games to play (settingTimes)")
     sv.add_argument("--tables", type=_count("--tables"), default=1,
                     help="tables on this port, each its own game(s); connections fill them in "
                          "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
     sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy or "
-                    "1=search:cpu_ms=200,k=5,3=expert (a policy's options follow it)")
+                    "1=search:cpu_ms=200,k=5,3=expert (a policy's options follow it); any policy "
+                    "listed below")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds a client may think, then its default action (index 0); "
                     "default 30, 0 = wait forever")
@@ -523,7 +552,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--origin", action="append", metavar="ORIGIN",
                     help="browser Origin allowed besides loopback pages (repeatable or comma "
                     "list; '*' = any); clients without Origin (bots) are always accepted")
-    sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")
+    sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) into this folder "
+                    "(created if needed; checked before anyone connects)")
     sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")
     sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
@@ -539,7 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     wb = sub.add_parser("web", help="the web table: watch, replay and play against the bots in a browser",
                         description="Serve the web table (one page and its WebSocket on one port): "
-                        "watch live tables, replay game records, play against the built-in bots.")
+                        "watch live tables, replay game records, play against the built-in bots.",
+                        epilog=f"Policies for --bots and --watch: {pols}.")
     wb.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     wb.add_argument("--port", type=_count("--port", 0, 65535), default=8765, help="default 8765")
     wb.add_argument("--records", metavar="DIR",
@@ -562,12 +593,14 @@ def build_parser() -> argparse.ArgumentParser:
     wb.set_defaults(func=_cmd_web)
 
     ar = sub.add_parser("arena", help="rate bots by duplicate deals (cutechess / fastchess style)",
+                        epilog=f"Built-in policies: {pols}.",
                         description="Rate participants by duplicate deals: every deal is played "
                         "twice with the teams' seats swapped. Participants: built-in policies "
                         "(greedy, random, search:ms=200 ...), in-process SDK bots (module:Class), "
                         "external contest-protocol programs (--engine, listed first).")
     ar.regroup = _regroup_engines
-    ar.add_argument("participants", nargs="*", help="built-in policy specs or module:Class bots")
+    ar.add_argument("participants", nargs="*", help="built-in policy specs (listed below) or "
+                    "module:Class bots (./module.py found from the current folder)")
     ar.add_argument("--engine", action="append", type=_engine, metavar="name=NAME cmd=CMD [dir=DIR]",
                     help='an external program, e.g. --engine name=mybot cmd="python mybot.py {url}": '
                          "the KEY=VALUE words up to the next option or participant; {url} in CMD "
@@ -595,8 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--max-rounds", type=int, default=100,
                     help="round cap of whole games (--games; default 100)")
     ar.add_argument("--records", metavar="DIR", help="save every game record (JSON) under DIR")
-    ar.add_argument("--out", metavar="FILE", help="write the JSON result here")
-    ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
+    ar.add_argument("--out", metavar="FILE", help="write the JSON result here (also on Ctrl-C)")
+    ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (needs matplotlib; "
+                    "every output path and matplotlib are checked before the first deal)")
     ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
     ar.add_argument("--quiet", action="store_true", help="no progress line")
     ar.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
@@ -611,7 +645,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")
-    bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan")
+    bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan",
+                    help="the server's URL, ws://HOST:PORT/game/NAME (default "
+                         "ws://127.0.0.1:23456/game/guandan, 'guandan serve' on this machine)")
     bt.add_argument("--rules", default="contest",
                     help="the server's rules preset: contest (default) or default")
     bt.set_defaults(func=_cmd_bot)
@@ -629,7 +665,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except GuandanError as e:
         print(f"guandan: error: {_one_line(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:                          # before the command had anything to keep
+        _interrupted("nothing kept")
         return 130
     except BrokenPipeError:
         return 0
