@@ -41,7 +41,7 @@ import time
 import numpy as np
 
 from guandan import Hand, Rules, _bench, _core, legal_moves, legal_moves_batch
-from guandan.simulate import progress_bar
+from guandan.simulation import progress_bar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATES = [
@@ -88,7 +88,7 @@ def games_per_s(code, deals, runs):
     """Decisions per second of whole games on one core, all four seats
     playing policy ``code`` (1 random, 3 expert); median of ``runs``."""
     from guandan import _sim
-    from guandan.simulate import chunk_seeds
+    from guandan.simulation import chunk_seeds
     rates = []
     for r in range(runs):
         gs, ps = chunk_seeds(r, 0)

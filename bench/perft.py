@@ -11,7 +11,7 @@ import json
 import time
 
 from guandan import Game, perft
-from guandan.simulate import progress_bar
+from guandan.simulation import progress_bar
 
 
 def main(argv=None):

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from guandan import Rules, _sim, simulate
-from guandan.simulate import chunk_seeds, progress_bar
+from guandan.simulation import chunk_seeds, progress_bar
 
 
 def one_core(codes, deals, runs, label):

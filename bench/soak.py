@@ -84,7 +84,7 @@ class Server:
                "--record", record_dir]
         env = dict(os.environ)
         env["PYTHONPATH"] = _package_root() + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.errf,
                                      stderr=self.errf, env=env)
         self.port = None
 
@@ -97,7 +97,7 @@ class Server:
         while time.monotonic() - t0 < timeout:
             if self.proc.poll() is not None:
                 raise SystemExit(f"server exited ({self.proc.returncode}):\n{self.stderr()[-2000:]}")
-            m = re.search(r"listening on ws://127\.0\.0\.1:(\d+)/", self.stderr())
+            m = re.search(r"serving on ws://127\.0\.0\.1:(\d+)/", self.stderr())   # stdout too
             if m:
                 self.port = int(m.group(1))
                 return

@@ -11,7 +11,7 @@ import pytest
 
 from guandan import Game, Hand, Rules, classify, legal_moves, legal_moves_batch
 from guandan import _bench, _core, _sim
-from guandan.simulate import chunk_seeds
+from guandan.simulation import chunk_seeds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATHS = [os.path.join(HERE, "..", "..", "shared", "data", "anchor_hands_1000.jsonl"),

@@ -34,7 +34,7 @@ def fmt_obs(o: np.ndarray) -> str:
 
 
 def header(seed: int) -> List[str]:
-    from guandan.simulate import game_seed
+    from guandan.simulation import game_seed
     return [f"# golden playthrough: seed {seed} (game seed {game_seed(seed, 0)}), default rules, "
             f"{ROUNDS} rounds, action index (step*7919+13) % legal"]
 
@@ -42,7 +42,7 @@ def header(seed: int) -> List[str]:
 def trace_game(seed: int) -> List[str]:
     """Through :class:`guandan.Game`."""
     from guandan import Game
-    from guandan.simulate import game_seed
+    from guandan.simulation import game_seed
     g = Game(seed=game_seed(seed, 0))
     out = header(seed)
     step = 0

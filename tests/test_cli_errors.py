@@ -6,7 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import types
 
 import pytest
 
@@ -142,16 +141,27 @@ def test_bot_module_found_in_the_current_folder(tmp_path):
     assert "No module named" not in err
 
 
-def test_import_guandan_simulate_gives_the_module():
+def test_guandan_simulate_is_the_function():
+    import inspect
     import pydoc
 
-    import guandan.simulate as mod
-    assert isinstance(guandan.simulate, types.ModuleType) and guandan.simulate is mod
-    assert "Bulk simulation" in pydoc.render_doc(guandan.simulate)
-    from guandan.simulate import chunk_seeds, game_seed  # noqa: F401  (still importable)
-    r = simulate(50, seed=1, workers=1)                  # and callable as the function
+    assert inspect.isfunction(guandan.simulate)
+    params = inspect.signature(guandan.simulate).parameters
+    assert list(params)[:2] == ["n", "unit"] and {"seed", "policies", "workers"} <= set(params)
+    assert "simulate(n" in pydoc.render_doc(guandan, renderer=pydoc.plaintext)   # help(guandan)
+    import guandan.simulation as mod
+    assert mod.simulate is guandan.simulate and "Bulk simulation" in pydoc.render_doc(mod, renderer=pydoc.plaintext)
+    from guandan.simulation import chunk_seeds, game_seed  # noqa: F401
+    r = simulate(50, seed=1, workers=1)
     assert isinstance(r, SimulationResult) and len(r) == 50
-    assert guandan.simulate(10, workers=1).n == 10
+
+
+def test_no_exported_name_is_also_a_module():
+    # a package attribute that is both a submodule and a function or class
+    # is the submodule for a type checker ("Module not callable")
+    import pkgutil
+    modules = {m.name for m in pkgutil.iter_modules(guandan.__path__)}
+    assert not set(guandan.__all__) & modules
 
 
 def test_simulate_refuses_absurd_counts_instead_of_running_forever():

@@ -26,7 +26,11 @@ def test_docs_exist_and_readme_links_them():
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
         meta = tomllib.load(f)["project"]
     assert meta["license"]["text"] == "MIT" and meta["urls"]
-    assert all("://" not in u or u.startswith("file:") for u in meta["urls"].values())
+    repo = "https://github.com/guandan-engine/guandan"
+    assert {"Homepage", "Repository", "Documentation", "Issues"} <= set(meta["urls"])
+    assert all(u == repo or u.startswith(repo + "/") for u in meta["urls"].values()), meta["urls"]
+    assert meta["urls"]["Documentation"].endswith("/docs") and meta["keywords"]
+    assert "Typing :: Typed" in meta["classifiers"]
     assert "tqdm" in " ".join(meta["dependencies"])
 
 

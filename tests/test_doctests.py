@@ -7,7 +7,7 @@ import pytest
 
 MODULES = ["guandan", "guandan._core", "guandan._checks", "guandan._files", "guandan.errors", "guandan.moves",
            "guandan.rules", "guandan.registry", "guandan.seeds", "guandan.state", "guandan.positions",
-           "guandan.records", "guandan.game", "guandan.policies", "guandan.simulate", "guandan.vec", "guandan.bots",
+           "guandan.records", "guandan.game", "guandan.policies", "guandan.simulation", "guandan.vec", "guandan.bots",
            "guandan.server", "guandan.search", "guandan.cli", "guandan.arena", "guandan.arena.stats",
            "guandan.arena.schedule", "guandan.arena.participants", "guandan.feed", "guandan.web.messages",
            "guandan.web.views", "guandan.rl", "guandan.rl.checkpoint", "guandan.rl.danzero", "guandan.rl.net",

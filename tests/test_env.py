@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import guandan.env as genv  # noqa: E402
 from guandan import Game, GuandanError, Rules, VecGame, move_features  # noqa: E402
-from guandan.simulate import game_seed  # noqa: E402
+from guandan.simulation import game_seed  # noqa: E402
 from guandan.env import env, raw_env  # noqa: E402
 
 AGENTS = [f"player_{i}" for i in range(4)]

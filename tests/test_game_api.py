@@ -6,7 +6,7 @@ import pytest
 
 from guandan import (Game, GuandanError, Hand, IllegalMoveError, Phase, PolicyError, RoundResult,
                      TributeState, TrickPlay, VecGame)
-from guandan.simulate import game_seed
+from guandan.simulation import game_seed
 
 
 def test_phase_is_an_enum_equal_to_its_name():

@@ -9,7 +9,7 @@ Layers, bottom up (docs/ARCHITECTURE.md draws them):
 3. ``game``;
 4. ``policies``;
 5. ``search``;
-6. ``simulate``, ``vec``;
+6. ``simulation``, ``vec``;
 7. outer: bots, env, the terminal table, the feed, the server, the web
    table, the arena, learned policies (``rl``);
 8. the CLI and the package's ``__init__``.
@@ -37,7 +37,7 @@ LAYERS = {
     "game": 3,
     "policies": 4,
     "search": 5,
-    "simulate": 6, "vec": 6,
+    "simulation": 6, "vec": 6,
     "bots": 7, "env": 7, "rl": 7, "play": 7, "feed": 7, "server": 7, "web": 7, "arena": 7,
     "cli": 8, "__main__": 8, "__init__": 8,
 }
@@ -51,7 +51,7 @@ FRONT_DOORS = {
     "_expert": {"policies"},
     "_search": {"search"},
     "_solve": {"search"},
-    "_sim": {"seeds", "simulate"},
+    "_sim": {"seeds", "simulation"},
     "_vec": {"vec"},
     "_bench": set(),
 }
@@ -238,7 +238,7 @@ def test_server_modules_import_one_way():
              "    from .search import explain\n", "search"),
     ("game", "import typing\nif typing.TYPE_CHECKING:\n    pass\nelif True:\n    import guandan.cli\n", "cli"),
     ("game", "import importlib\nm = importlib.import_module('guandan.search')\n", "search"),
-    ("game", "import importlib\nm = importlib.import_module('.simulate', 'guandan')\n", "simulate"),
+    ("game", "import importlib\nm = importlib.import_module('.simulation', 'guandan')\n", "simulation"),
 ])
 def test_the_checker_sees_every_form_of_import(modname, source, expected):
     assert expected in {t for t, _ in _imports(PKG / "x.py", modname, source)}

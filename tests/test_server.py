@@ -1141,14 +1141,14 @@ class Server:
         pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
         env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(args, cwd=REPO, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=self.errf, env=env)
+                                     stdout=self.errf, stderr=self.errf, env=env)
 
     def stderr(self):
         self.errf.seek(0)
         return self.errf.read().decode("utf-8", "replace")
 
     def wait_ready(self, timeout=SERVER_START_TIMEOUT):
-        want = f"listening on ws://127.0.0.1:{self.port}"
+        want = f"serving on ws://127.0.0.1:{self.port}"      # the start-up line (stdout)
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout:
             if self.proc.poll() is not None:
@@ -1157,7 +1157,7 @@ class Server:
             if want in self.stderr():
                 return
             time.sleep(0.05)
-        raise AssertionError(f"no '{want}' on stderr within {timeout}s:\n{self.stderr()[-3000:]}")
+        raise AssertionError(f"no '{want}' within {timeout}s:\n{self.stderr()[-3000:]}")
 
     def wait_exit(self, timeout=10.0):
         try:

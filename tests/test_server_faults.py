@@ -372,13 +372,30 @@ def test_hung_seat_is_disconnected_after_max_misses(caplog):
 # 3. default timeout
 
 
+def _record_serve_options(monkeypatch):
+    """'guandan serve' runs a recorder instead of a TableServer: the options
+    it was given, in the returned dict."""
+    from guandan import server
+    seen = {}
+
+    class Recorder:
+        def __init__(self, host, port, **kw):
+            seen.update(kw)
+            self.games, self.games_played = kw["games"], 0
+
+        async def run(self):
+            return []
+
+    monkeypatch.setattr(server, "TableServer", Recorder)
+    return seen
+
+
 def test_default_timeout(monkeypatch):
     """A per-move timeout applies by default (30 s); --timeout 0 waits forever."""
-    from guandan import cli, server
+    from guandan import cli
 
     assert TableServer().timeout == 30.0
-    seen = {}
-    monkeypatch.setattr(server, "serve", lambda *a, **kw: seen.update(kw) or [])
+    seen = _record_serve_options(monkeypatch)
     assert cli.main(["serve", "--bots", "1=greedy"]) == 0
     assert seen["timeout"] == 30.0
     assert cli.main(["serve", "--bots", "1=greedy", "--timeout", "0"]) == 0
@@ -707,10 +724,9 @@ def test_origin_rule():
 
 
 def test_cli_origin_option(monkeypatch):
-    from guandan import cli, server
+    from guandan import cli
 
-    seen = {}
-    monkeypatch.setattr(server, "serve", lambda *a, **kw: seen.update(kw) or [])
+    seen = _record_serve_options(monkeypatch)
     assert cli.main(["serve", "--bots", "1=greedy", "--origin", "https://a.example,https://b.example",
                      "--origin", "http://c.example:8080"]) == 0
     assert seen["origins"] == ["https://a.example", "https://b.example", "http://c.example:8080"]

@@ -27,7 +27,7 @@ def test_simulation_result_repr_html_pandas_and_wilson():
 
 
 def test_wilson_never_beyond_0_100():
-    from guandan.simulate import _wilson
+    from guandan.simulation import _wilson
     for k, n in ((0, 5), (5, 5), (1, 1), (999, 1000)):
         lo, hi = _wilson(k, n)
         assert 0.0 <= lo <= k / n <= hi <= 1.0
@@ -40,11 +40,11 @@ def test_zero_deals_gives_a_clear_message():
 
 
 def test_progress_bar_is_tqdm_and_off_when_not_a_terminal(capsys):
-    from guandan.simulate import progress_bar
+    from guandan.simulation import progress_bar
     bar = progress_bar(10, "deal", None)
     assert bar.disable                                   # pytest's stderr is not a terminal
     bar.close()
     simulate(2000, workers=1, progress=True)
     err = capsys.readouterr().err
     assert "2.00k/2.00k" in err or "2000/2000" in err
-    assert not hasattr(guandan.simulate, "_progress")
+    assert not hasattr(guandan.simulation, "_progress")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from guandan import Game, GuandanError, VecGame, move_features
-from guandan.simulate import game_seed
+from guandan.simulation import game_seed
 
 
 def test_vecgame_matches_single_games():

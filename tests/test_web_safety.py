@@ -386,7 +386,7 @@ def test_an_abusive_page_stalls_neither_the_contest_table_nor_other_pages(tmp_pa
     args = ["serve", "--port", str(port), "--web", str(web), "--record", str(rec_dir),
             "--bots", "1=greedy,2=greedy,3=greedy", "--games", "50", "--seed", "1",
             "--timeout", "30"]
-    with _Proc(*args, ready="listening on ws://") as srv:
+    with _Proc(*args, ready="serving on ws://") as srv:
         _wait_listening(web)
         async def main():
             gaps, page_times = [], []

@@ -41,8 +41,7 @@ from .game import (Game, Phase, RoundResult, TributeState, TrickPlay, perft, ret
                    tribute_choices)
 from .policies import GreedyPolicy, RandomPolicy, get_policy
 from . import search  # noqa: F401  (registers the "search" policy)
-from .simulate import SimulationResult
-from . import simulate             # the module, callable as simulate(...): help(guandan.simulate) works
+from .simulation import SimulationResult, simulate
 from .vec import VecGame, move_features
 from . import rl  # noqa: F401  (registers the "net" policy)
 

@@ -5,6 +5,8 @@ Windows), so an interrupted save (Ctrl-C, a crash, a full disk) never leaves
 a truncated file behind; the file gets the permissions the user's umask
 gives a new file (0644 under the usual 022). :func:`read_bounded` reads a
 file from outside whole, refusing one larger than its limit before reading it.
+:func:`check_output_path` is the one check of a path a command will write
+(a file or a folder of files), made before the work starts.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -22,7 +24,9 @@ import stat
 import tempfile
 from typing import IO, Any, Iterator
 
-__all__ = ["atomic_write", "read_bounded"]
+from .errors import GuandanError
+
+__all__ = ["atomic_write", "read_bounded", "check_output_path"]
 
 
 def _umask() -> int:
@@ -84,3 +88,48 @@ def read_bounded(path: Any, limit: int, what: str, error: type = OSError) -> byt
     if len(data) > limit:
         raise error(f"{what} {path!r} is more than {limit:,} bytes")
     return data
+
+
+def check_output_path(path: Any, what: str = "output", *, folder: bool = False) -> str:
+    """The check of a path a command will write, made before the work starts
+    so that hours of work never end in "cannot write": for a file (the
+    default), a file name whose folder exists and is writable, and that is
+    not a folder (nor an existing file that cannot be replaced); with
+    ``folder``, a writable folder or one that can be created (its nearest
+    existing parent is a writable folder). ``what`` names the option in the
+    message (``"--out"``). Returns the path as a string; raises
+    GuandanError with a one-line message."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise GuandanError(f"{what}: a path is a string, got {type(path).__name__}")
+    path = os.fspath(path)
+    if not isinstance(path, str) or not path.strip():
+        raise GuandanError(f"{what}: an empty path")
+    if "\0" in path:
+        raise GuandanError(f"{what}: a path without NUL characters, got {path!r:.80}")
+    full = os.path.abspath(path)
+    if folder:
+        if os.path.exists(full):
+            if not os.path.isdir(full):
+                raise GuandanError(f"{what}: cannot write into {path}: it is not a folder")
+            if not os.access(full, os.W_OK | os.X_OK):
+                raise GuandanError(f"{what}: cannot write into {path}: the folder is not writable")
+            return path
+        parent = os.path.dirname(full)
+        while not os.path.exists(parent) and os.path.dirname(parent) != parent:
+            parent = os.path.dirname(parent)
+        if not os.path.isdir(parent):
+            raise GuandanError(f"{what}: cannot create the folder {path}: {parent} is not a folder")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise GuandanError(f"{what}: cannot create the folder {path}: {parent} is not writable")
+        return path
+    if path.endswith(("/", os.sep)) or os.path.isdir(full):
+        raise GuandanError(f"{what}: cannot write {path}: it is a folder, not a file name")
+    parent = os.path.dirname(full)
+    if not os.path.isdir(parent):
+        why = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise GuandanError(f"{what}: cannot write {path}: the folder {parent} {why}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise GuandanError(f"{what}: cannot write {path}: the folder {parent} is not writable")
+    if os.path.exists(full) and not os.path.isfile(full):
+        raise GuandanError(f"{what}: cannot write {path}: it is not a regular file")
+    return path

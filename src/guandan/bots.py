@@ -33,7 +33,7 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 from urllib.parse import urlsplit
 
 from .errors import GuandanError, ProtocolError
@@ -41,7 +41,9 @@ from .moves import Move
 from .policies import GreedyPolicy
 from .rules import Rules, resolve_rules
 
-__all__ = ["Bot", "run_bot", "load_bot", "check_url", "ProtocolClient", "MISSING_SERVER_EXTRA"]
+__all__ = ["Bot", "run_bot", "load_bot", "check_url", "ProtocolClient", "BotInterrupted", "MISSING_SERVER_EXTRA"]
+
+RANK_CHARS = "23456789TJQKA"      # the protocol's rank numbers 2..14
 
 MISSING_SERVER_EXTRA = ("pip install 'guandan[server]' (from a clone of the repository: "
                         "pip install '.[server]')")
@@ -108,14 +110,34 @@ class ProtocolClient:
     contest preset, the rules of a contest-protocol server), which it reads
     moves with and puts into every observation."""
 
-    def __init__(self, bot: Bot, rules: Union[Rules, str, None] = None) -> None:
+    def __init__(self, bot: Bot, rules: Union[Rules, str, None] = None,
+                 announce: Optional[Callable[[str], None]] = None) -> None:
         self.bot = bot
         self.rules = _client_rules(rules)
         self._rules_dict = self.rules.to_dict()
+        self.announce = announce
         self.seat = -1
         self.round_index = -1
         self.history: List[List[Any]] = []
         self.finish_order: List[int] = []
+        self.games_played = 0
+        self._rounds = 0                    # rounds of the current game
+        self._levels: List[Any] = [None, None]
+        self._last_order: List[int] = []
+
+    def _game_line(self, msg: Dict[str, Any]) -> str:
+        """One line on a finished game: who won (the team of its last
+        round's banker), the levels of that round, the rounds played."""
+        def rank(x: Any) -> str:
+            return RANK_CHARS[x - 2] if isinstance(x, int) and 2 <= x <= 14 else str(x)
+        order = self._last_order
+        who = ("your team wins" if (order[0] & 1) == (self.seat & 1) else "the other team wins") \
+            if order and self.seat >= 0 else "over"
+        n = msg.get("curTimes", self.games_played)
+        of = msg.get("settingTimes")
+        return (f"game {n}{f' of {of}' if of else ''} over after {self._rounds} round"
+                f"{'' if self._rounds == 1 else 's'}: {who} (levels at its last round: yours "
+                f"{rank(self._levels[0])}, theirs {rank(self._levels[1])})")
 
     def observation(self, msg: Dict[str, Any]) -> Dict[str, Any]:
         seat = self.seat
@@ -150,9 +172,19 @@ class ProtocolClient:
                 self.round_index += 1
                 self.history = []
                 self.finish_order = []
+                self._rounds += 1
+                self._levels = [msg.get("selfRank"), msg.get("oppoRank")]
             elif stage == "play":
                 self.history.append([msg.get("curPos"), msg.get("curAction")])
+            elif stage == "episodeOver":
+                order = msg.get("order")
+                self._last_order = [int(x) for x in order if isinstance(x, int)] \
+                    if isinstance(order, list) else []
             elif stage == "gameOver":
+                self.games_played += 1
+                if self.announce is not None:
+                    self.announce(self._game_line(msg))
+                self._rounds = 0
                 self.bot.on_game_over(msg)
             self.bot.notify(msg)
             return None
@@ -180,14 +212,15 @@ def check_url(url: Any) -> str:
     return url
 
 
-async def _run(bot: Bot, url: str, rules: Union[Rules, str, None] = None) -> None:
+async def _run(bot: Bot, url: str, rules: Union[Rules, str, None] = None,
+               client: Optional[ProtocolClient] = None) -> None:
     try:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidURI
     except ImportError:
         raise GuandanError(f"bots over the network need websockets >= 13: {MISSING_SERVER_EXTRA}") from None
 
-    client = ProtocolClient(bot, rules)
+    client = client or ProtocolClient(bot, rules)
     try:
         ws_cm = connect(url, ping_interval=None, max_size=2 ** 22, open_timeout=10)
         async with ws_cm as ws:
@@ -206,14 +239,31 @@ async def _run(bot: Bot, url: str, rules: Union[Rules, str, None] = None) -> Non
 
 
 def run_bot(bot: Bot, url: str = "ws://127.0.0.1:23456/game/guandan", *,
-            rules: Union[Rules, str, None] = None) -> None:
-    """Connect ``bot`` to a contest-protocol server and play until it closes.
-    ``rules``: the server's rules (a :class:`guandan.Rules` or a preset
-    name; default: the contest preset), given to the bot in every
-    observation. A URL that is not ``ws://``/``wss://`` or a server that
-    cannot be reached raises a :class:`GuandanError`."""
+            rules: Union[Rules, str, None] = None,
+            announce: Optional[Callable[[str], None]] = None) -> int:
+    """Connect ``bot`` to a contest-protocol server and play until it closes;
+    returns the number of games played. ``rules``: the server's rules (a
+    :class:`guandan.Rules` or a preset name; default: the contest preset),
+    given to the bot in every observation; ``announce(line)``: told one
+    line per finished game (winner, levels, rounds). A URL that is not
+    ``ws://``/``wss://`` or a server that cannot be reached raises a
+    :class:`GuandanError`; on Ctrl-C, :class:`BotInterrupted` says how many
+    games were played."""
     r = _client_rules(rules)
-    asyncio.run(_run(bot, check_url(url), r))
+    client = ProtocolClient(bot, r, announce)
+    try:
+        asyncio.run(_run(bot, check_url(url), r, client))
+    except KeyboardInterrupt:
+        raise BotInterrupted(client.games_played) from None
+    return client.games_played
+
+
+class BotInterrupted(KeyboardInterrupt):
+    """Ctrl-C in :func:`run_bot`: ``games`` games were played to their end."""
+
+    def __init__(self, games: int) -> None:
+        super().__init__(f"interrupted after {games} games")
+        self.games = games
 
 
 def load_class(spec: str) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from typing import Any, Callable, List, NoReturn, Optional
 
@@ -21,8 +23,63 @@ __all__ = ["main", "build_parser"]
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line (``guandan CMD: error: ...``), exit code 2."""
 
+    #: rewrites the argument words before parsing (``guandan arena``: the
+    #: ``KEY=VALUE`` words after ``--engine``, one option value)
+    regroup: Optional[Callable[[List[str]], List[str]]] = None
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} -h')\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self.regroup is not None:
+            args = self.regroup(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+
+_KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _regroup_engines(words: List[str]) -> List[str]:
+    """``--engine name=X cmd="python x.py {url}" dir=D`` (separate shell
+    words) -> one ``--engine`` value: an ``--engine`` takes every following
+    ``KEY=VALUE`` word up to the next option or a word that is not
+    ``KEY=VALUE`` (a participant such as ``greedy`` or ``search:ms=200``).
+    The value is the words shell-quoted, split again by :func:`_engine`."""
+    out: List[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "--":
+            out += words[i - 1:]
+            break
+        if w != "--engine" and not w.startswith("--engine="):
+            out.append(w)
+            continue
+        group = [w.partition("=")[2]] if "=" in w else []
+        if not group and i < len(words) and not words[i].startswith("-"):
+            group.append(words[i])                 # the first word, whatever it is
+            i += 1
+        while i < len(words) and _KEY_VALUE.match(words[i]):
+            group.append(words[i])
+            i += 1
+        out.append("--engine")
+        if group:
+            out.append(shlex.join(group))
+    return out
+
+
+def _engine(text: str) -> Any:
+    """An argparse type for --engine: the words :func:`_regroup_engines` joined."""
+    from .arena import Engine
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = [text]
+    try:
+        return Engine.parse(words)
+    except GuandanError as e:
+        raise argparse.ArgumentTypeError(_one_line(e)) from None
 
 
 def _count(option: str, lo: int = 1, hi: Optional[int] = None):
@@ -79,7 +136,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .policies import native_code
     from .rules import Rules
-    from .simulate import check_output_path, simulate
+    from .simulation import SimulationInterrupted, check_output_path, simulate
 
     pols = [p.strip() for p in args.policy.split(",")]
     if len(pols) == 2:
@@ -97,32 +154,61 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     else:
         n, unit = args.deals, "deal"
     progress = False if args.quiet else (True if args.progress else None)   # None: when a terminal
-    res = simulate(n, unit=unit, policies=pols, rules=rules, seed=args.seed,
-                   workers=args.workers, progress=progress, keep_rows=out is not None)
-    print(res.format_summary())
-    if out:
-        path = res.save(out)
+    stopped = None
+    try:
+        res = simulate(n, unit=unit, policies=pols, rules=rules, seed=args.seed,
+                       workers=args.workers, progress=progress, keep_rows=out is not None)
+    except SimulationInterrupted as e:
+        stopped, res = e, e.result
+    if res.n:
+        print(res.format_summary())
+    path = res.save(out) if out and res.n else None
+    if path and stopped is None:
         print(f"rows saved to {path}")
-    if args.json:
+    if args.json and res.n:
         s = res.summary()
         s["team_win_ci95"] = [list(x) for x in s["team_win_ci95"]]
         print(json.dumps(s))
+    if stopped is not None:
+        kept = f", rows in {path}" if path else ("" if res.n else ", nothing kept")
+        _interrupted(f"{res.n:,} of {stopped.asked:,} {unit}s simulated{kept}")
+        return 130
     return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .play import play_terminal
+    from ._files import check_output_path
+    from .play import PlayInterrupted, play_terminal
     from .rules import Rules
 
-    g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
-                      rounds=args.rounds, hint=args.hint, practice=args.practice,
-                      color=args.color)
+    if args.record:
+        check_output_path(args.record, "--record")         # before the game, not after it
+    stopped = None
+    try:
+        g = play_terminal(args.seat, bots=args.bots, seed=args.seed, rules=Rules.named(args.rules),
+                          rounds=args.rounds, hint=args.hint, practice=args.practice,
+                          color=args.color)
+    except PlayInterrupted as e:
+        stopped, g = e, e.game
     if args.record:
         from ._files import atomic_write
         with atomic_write(args.record, "w") as f:
             json.dump(g.record(), f)
-        print(f"record saved to {args.record}")
+        if stopped is None:
+            print(f"record saved to {args.record}")
+    if stopped is not None:
+        played = (f"{g.round_index} round{'' if g.round_index == 1 else 's'} finished, "
+                  f"{len(g.moves_played)} actions played")
+        kept = (f"record saved to {args.record} (guandan replay {args.record})" if args.record
+                else "no record kept (--record FILE keeps one)")
+        _interrupted(f"{played}; {kept}")
+        return 130
     return 0
+
+
+def _interrupted(what: str) -> None:
+    """The one line a command prints on Ctrl-C: what was kept."""
+    print(f"interrupted: {what}", file=sys.stderr, flush=True)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -134,48 +220,58 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say(line: str) -> None:
+    """An info line on stdout (start-up, results), shown at once."""
+    print(line, flush=True)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
     import logging
 
+    from ._files import check_output_path
     from .rules import Rules
-    from .server import parse_bots, serve, serve_tables
+    from .server import MultiTableServer, TableServer, parse_bots
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
-    run: Callable[..., Any] = serve
-    extra = {}
-    if args.tables != 1:
-        run = serve_tables                              # several tables on one port
-        extra = {"tables": args.tables}
-    kwargs = dict(games=args.games, rules=Rules.named(args.rules), **extra,
+    if args.record:
+        check_output_path(args.record, "--record", folder=True)   # before anyone connects
+    kwargs = dict(games=args.games, rules=Rules.named(args.rules),
                   bots=parse_bots(args.bots), timeout=args.timeout, record_dir=args.record,
                   on_disconnect=args.on_disconnect, seed=args.seed, late_grace=args.late_grace,
                   send_timeout=args.send_timeout, origins=origins, keep_records=0,
-                  max_misses=args.max_misses)
-    with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
-        if args.web is None:
-            run(args.host, args.port, **kwargs)
-            return 0
-        import asyncio
-        import os
+                  max_misses=args.max_misses, announce=_say)
+    if args.tables != 1:                                # several tables on one port
+        srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
+        tables = srv.tables
+    else:
+        srv = TableServer(args.host, args.port, **kwargs)
+        tables = [srv]
+    try:
+        with _listening(args.host, f"{args.port}" + (f" or {args.web}" if args.web is not None else "")):
+            if args.web is None:
+                asyncio.run(srv.run())
+                return 0
+            import os
 
-        from .web.server import WebApp, run_with_tables
-        if args.record:
-            os.makedirs(args.record, exist_ok=True)
-        if args.tables != 1:
-            from .server import MultiTableServer
-            kwargs.pop("tables")
-            srv: Any = MultiTableServer(args.host, args.port, tables=args.tables, **kwargs)
-        else:
-            from .server import TableServer
-            srv = TableServer(args.host, args.port, **kwargs)
-        app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
-                     program_hands=args.web_hands)
-        asyncio.run(run_with_tables(srv, app, linger=True,
-                                    announce=lambda text: print(text, flush=True)))
+            from .web.server import WebApp, run_with_tables
+            if args.record:
+                os.makedirs(args.record, exist_ok=True)
+            app = WebApp(args.host, args.web, records=args.record, rules=Rules.named(args.rules),
+                         program_hands=args.web_hands)
+            asyncio.run(run_with_tables(srv, app, linger=True, announce=_say))
+    except KeyboardInterrupt:
+        played = sum(t.games_played for t in tables)
+        total = sum(t.games for t in tables)
+        kept = (f", records in {args.record}/" if args.record and played
+                else ("" if played else "; nothing to keep"))
+        on = f" on {len(tables)} tables" if len(tables) > 1 else ""
+        _interrupted(f"{played} of {total} games played{on}{kept}")
+        return 130
     return 0
 
 
@@ -206,19 +302,31 @@ def _cmd_web(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else list(DEFAULT_BOTS)
     watch = [[b.strip() for b in w.split(",")] for w in args.watch or ()]
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
-    with _listening(args.host, str(args.port)):
-        serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
-                  watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
-                  rules=Rules.named(args.rules), origins=origins,
-                  announce=lambda url: print(f"web table: {url}  (Ctrl-C stops)", flush=True))
+    try:
+        with _listening(args.host, str(args.port)):
+            serve_web(args.host, args.port, records=args.records, bots=bots, watch=watch,
+                      watch_delay=args.watch_delay, bot_delay=args.bot_delay, seed=args.seed,
+                      rules=Rules.named(args.rules), origins=origins,
+                      announce=lambda url: _say(f"web table: {url}  (Ctrl-C stops)"))
+    except KeyboardInterrupt:
+        _interrupted("the web table stopped; it writes no files, so nothing was kept")
+        return 130
     return 0
 
 
 def _cmd_bot(args: argparse.Namespace) -> int:
-    from .bots import check_url, load_bot, run_bot
+    from .bots import BotInterrupted, check_url, load_bot, run_bot
 
     url = check_url(args.url)                   # before loading anything
-    run_bot(load_bot(args.bot), url, rules=args.rules)
+    bot = load_bot(args.bot)
+    _say(f"bot {args.bot} connecting to {url}  (Ctrl-C stops)")
+    try:
+        n = run_bot(bot, url, rules=args.rules, announce=_say)
+    except BotInterrupted as e:
+        _interrupted(f"{e.games} game{'' if e.games == 1 else 's'} played to the end; the bot "
+                     f"keeps no files (the server keeps the records: serve --record DIR)")
+        return 130
+    _say(f"the server closed the connection after {n} game{'' if n == 1 else 's'}")
     return 0
 
 
@@ -291,14 +399,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from .arena import ArenaInterrupted, Engine, Limits, arena
+    from .arena import ArenaInterrupted, Limits, arena
     from .rules import Rules
 
     if args.verbose:
         import logging
         logging.basicConfig(level=logging.INFO,
                             format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    parts: List[object] = [Engine.parse(e) for e in args.engine or []]
+    parts: List[object] = list(args.engine or [])
     parts += list(args.participants)
     if args.games is not None:
         n, unit = args.games, "game"
@@ -309,6 +417,15 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     show = args.progress or (not args.quiet and sys.stderr.isatty())
     if args.web_hands and args.web is None:
         raise GuandanError("--web-hands goes with --web PORT")
+    # every output checked before the first deal (hours of play never end in "cannot write")
+    from ._files import check_output_path
+    if args.out:
+        check_output_path(args.out, "--out")
+    if args.records:
+        check_output_path(args.records, "--records", folder=True)
+    if args.plot:
+        from .arena.report import check_plot
+        check_plot(args.plot)
     stop_web, hub = None, None
     if args.web is not None:
         from .feed import Spectators
@@ -317,8 +434,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         with _listening("127.0.0.1", str(args.web)):
             stop_web = WebApp("127.0.0.1", args.web, spectators=hub, records=None,
                               program_hands=args.web_hands).start_thread()
-        print(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)",
-              file=sys.stderr, flush=True)
+        _say(f"web table: http://127.0.0.1:{args.web}/#watch (the external programs' tables)")
     stopped = None
     try:
         with _StopOnSignals():
@@ -336,7 +452,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             stop_web()
     if stopped is not None:
         if stopped.result is None:             # before the run had anything to keep
-            print(f"guandan arena: interrupted by {stopped.signal_name}", file=sys.stderr)
+            _interrupted(f"by {stopped.signal_name} before the run started; nothing kept")
             return 128 + stopped.signum
         res = stopped.result
     print(res.format())
@@ -344,9 +460,19 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"result saved to {args.out}")
     if args.records:
         print(f"records saved under {args.records}/ (guandan replay FILE)")
+    plotted = None
     if args.plot and (stopped is None or any(r.pairs for r in res.pairings)):
-        print(f"plot saved to {res.plot(args.plot)}")
-    return 0 if stopped is None else 128 + stopped.signum
+        plotted = res.plot(args.plot)
+        print(f"plot saved to {plotted}")
+    if stopped is None:
+        return 0
+    stop = res.interrupted or {}
+    kept = [f"result in {args.out}"] if args.out else []
+    kept += [f"records under {args.records}/"] if args.records else []
+    kept += [f"plot in {plotted}"] if plotted else []
+    _interrupted(f"{stop.get('pairs', 0)} of {stop.get('of', '?')} duplicate {unit} pairs played"
+                 f"{', ' + ', '.join(kept) if kept else ' (the table above; --out FILE keeps it)'}")
+    return 128 + stopped.signum
 
 
 class _StopOnSignals:
@@ -381,6 +507,19 @@ class _StopOnSignals:
             signal.signal(sig, old)
 
 
+#: the documentation, as paths in the repository (tests/test_cli_commands.py
+#: checks that it names every docs/*.md)
+DOCS = ("README.md", "docs/README.md", "docs/rules.md", "docs/protocol.md", "docs/bots.md",
+        "docs/search.md", "docs/arena.md", "docs/web.md", "docs/rl.md", "docs/benchmarks.md",
+        "docs/profile.md", "docs/ARCHITECTURE.md")
+
+
+def _policies(native_only: bool = False) -> str:
+    """The registered policies as a user writes them, for help texts."""
+    from .registry import policy_usages
+    return ", ".join(policy_usages(native_only))
+
+
 def _version() -> str:
     from . import __version__
     return __version__
@@ -388,12 +527,16 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     DEFAULT_TIMEOUT = 30.0       # = guandan.server.DEFAULT_TIMEOUT (tested); not imported, for a light start
+    pols = _policies()
     p = _Parser(prog="guandan", description="Guandan (掼蛋) engine: legal moves, games, bulk "
-                "simulation, a terminal game and an AI-contest table server.",
-                epilog="'guandan COMMAND -h' explains a command. Docs: README.md and docs/ "
-                "(rules.md, protocol.md, benchmarks.md).")
-    p.add_argument("--version", action="version", version=f"guandan {_version()}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+                "simulation, a terminal game, a web table, bot ratings and an AI-contest table "
+                f"server. Policies (bots) by name: {pols}.",
+                epilog="'guandan COMMAND -h' explains a command. Docs, in the repository: "
+                + ", ".join(DOCS) + ".")
+    p.add_argument("--version", action="version", version=f"guandan {_version()}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                           help="one of the commands below")
 
     m = sub.add_parser("moves", help="list the legal moves of a hand")
     m.add_argument("cards", nargs="+", help="cards in platform notation, e.g. S2 HT SB HR")
@@ -404,7 +547,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--rules", default="default", help="rules preset (default, contest)")
     m.set_defaults(func=_cmd_moves)
 
-    s = sub.add_parser("simulate", help="simulate many deals or games in the native loop")
+    s = sub.add_parser("simulate", help="simulate many deals or games in the native loop",
+                       epilog=f"Policies with a native form (what simulate runs): {_policies(True)}.")
     s.add_argument("--deals", type=_count("--deals", 1, 1 << 40), default=100_000,
                    help="number of deals (default 100000)")
     s.add_argument("--games", type=_count("--games", 1, 1 << 40),
@@ -412,23 +556,31 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=_count("--workers"), default=None,
                    help="threads (default: all cores)")
     s.add_argument("--policy", default="greedy,random",
-                   help="policies: one (all seats), two (team 0, team 1) or four, from random, greedy")
+                   help="policies: one (all seats), two (team 0, team 1) or four, comma-separated, "
+                        f"from {_policies(True)} (default greedy,random)")
     s.add_argument("--rules", default="default", help="rules preset (default, contest)")
-    s.add_argument("--seed", type=_count("--seed", 0), default=0)
-    s.add_argument("--out", help="save the rows: .npz, .csv, or .parquet (with pyarrow)")
+    s.add_argument("--seed", type=_count("--seed", 0), default=0,
+                   help="root seed: the same seed gives the same rows on any number of workers (default 0)")
+    s.add_argument("--out", metavar="FILE", help="save the rows: .npz, .csv, or .parquet (with pyarrow); "
+                   "the path is checked before simulating")
     s.add_argument("--progress", action="store_true", help="progress bar even when not a terminal")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=_cmd_simulate)
 
-    pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots")
-    pl.add_argument("--seat", type=int, default=0, choices=range(4))
+    pl = sub.add_parser("play", help="play one seat in the terminal against built-in bots",
+                        epilog=f"Policies: {pols}.")
+    pl.add_argument("--seat", type=int, default=0, choices=range(4),
+                    help="your seat 0..3 (default 0, South; your partner sits opposite)")
     pl.add_argument("--bots", default="greedy",
-                    help="the bots' policy: greedy, random, expert, search:ms=300, ... (default greedy)")
-    pl.add_argument("--seed", type=_count("--seed", 0), default=None)
-    pl.add_argument("--rules", default="default")
+                    help=f"the bots' policy, one of {pols} (default greedy)")
+    pl.add_argument("--seed", type=_count("--seed", 0), default=None,
+                    help="seed of the deals (default: a random one, shown at the start)")
+    pl.add_argument("--rules", default="default", help="rules preset (default, contest)")
     pl.add_argument("--rounds", type=_count("--rounds"), default=None, help="stop after this many rounds")
-    pl.add_argument("--record", help="save the game record (JSON) here at the end")
+    pl.add_argument("--record", metavar="FILE",
+                    help="save the game record (JSON) here at the end, or on Ctrl-C (checked "
+                         "before the game; 'guandan replay FILE' shows it)")
     pl.add_argument("--hint", nargs="?", const=True, default=False, metavar="POLICY",
                     help="show a hint and its reason at each of your turns: what the bots' policy "
                          "would play, or POLICY's (--hint expert); 'h' asks for one, 'y' plays it")
@@ -441,16 +593,19 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", help="a JSON record from Game.record() or 'guandan play --record'")
     rp.set_defaults(func=_cmd_replay)
 
-    sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol")
-    sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=_count("--port", 0, 65535), default=23456)
+    sv = sub.add_parser("serve", help="a table server speaking the AI-contest protocol",
+                        epilog=f"Policies for --bots: {pols}.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=_count("--port", 0, 65535), default=23456,
+                    help="port (default 23456; 0: any free port, printed at the start)")
     sv.add_argument("--games", type=_count("--games"), default=1, help="games to play (settingTimes)")
     sv.add_argument("--tables", type=_count("--tables"), default=1,
                     help="tables on this port, each its own game(s); connections fill them in "
                          "order, four client seats (minus --bots) per table (default 1)")
     sv.add_argument("--rules", default="contest", help="rules preset: contest (default) or default")
     sv.add_argument("--bots", help="built-in bots in seats, e.g. 1=expert,2=random,3=greedy or "
-                    "1=search:cpu_ms=200,k=5,3=expert (a policy's options follow it)")
+                    "1=search:cpu_ms=200,k=5,3=expert (a policy's options follow it); any policy "
+                    "listed below")
     sv.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds a client may think, then its default action (index 0); "
                     "default 30, 0 = wait forever")
@@ -466,7 +621,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--origin", action="append", metavar="ORIGIN",
                     help="browser Origin allowed besides loopback pages (repeatable or comma "
                     "list; '*' = any); clients without Origin (bots) are always accepted")
-    sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) here")
+    sv.add_argument("--record", metavar="DIR", help="write each game's record (JSON) into this folder "
+                    "(created if needed; checked before anyone connects)")
     sv.add_argument("--on-disconnect", choices=("bot", "abort"), default="bot",
                     help="a disconnected seat is played by the greedy bot (default) or the session ends")
     sv.add_argument("--seed", type=_count("--seed", 0), default=None, help="seed of the first game's deals")
@@ -483,7 +639,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     wb = sub.add_parser("web", help="the web table: watch, replay and play against the bots in a browser",
                         description="Serve the web table (one page and its WebSocket on one port): "
-                        "watch live tables, replay game records, play against the built-in bots.")
+                        "watch live tables, replay game records, play against the built-in bots.",
+                        epilog=f"Policies for --bots and --watch: {pols}.")
     wb.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     wb.add_argument("--port", type=_count("--port", 0, 65535), default=8765, help="default 8765")
     wb.add_argument("--records", metavar="DIR",
@@ -506,14 +663,19 @@ def build_parser() -> argparse.ArgumentParser:
     wb.set_defaults(func=_cmd_web)
 
     ar = sub.add_parser("arena", help="rate bots by duplicate deals (cutechess / fastchess style)",
+                        epilog=f"Built-in policies: {pols}.",
                         description="Rate participants by duplicate deals: every deal is played "
                         "twice with the teams' seats swapped. Participants: built-in policies "
                         "(greedy, random, search:ms=200 ...), in-process SDK bots (module:Class), "
                         "external contest-protocol programs (--engine, listed first).")
-    ar.add_argument("participants", nargs="*", help="built-in policy specs or module:Class bots")
-    ar.add_argument("--engine", action="append", metavar='"name=NAME cmd=CMD [dir=DIR]"',
-                    help="an external program; {url} in CMD is replaced by its table's URL "
-                         "(repeatable; engines come before the positional participants)")
+    ar.regroup = _regroup_engines
+    ar.add_argument("participants", nargs="*", help="built-in policy specs (listed below) or "
+                    "module:Class bots (./module.py found from the current folder)")
+    ar.add_argument("--engine", action="append", type=_engine, metavar="name=NAME cmd=CMD [dir=DIR]",
+                    help='an external program, e.g. --engine name=mybot cmd="python mybot.py {url}": '
+                         "the KEY=VALUE words up to the next option or participant; {url} in CMD "
+                         "is replaced by its table's URL (repeatable; engines come before the "
+                         "positional participants)")
     ar.add_argument("--deals", type=int, default=1000, help="duplicate deals per pairing (default 1000)")
     ar.add_argument("--games", type=int, help="play this many duplicate whole games instead of deals")
     ar.add_argument("--tournament", choices=("head-to-head", "gauntlet", "round-robin"),
@@ -536,8 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--max-rounds", type=int, default=100,
                     help="round cap of whole games (--games; default 100)")
     ar.add_argument("--records", metavar="DIR", help="save every game record (JSON) under DIR")
-    ar.add_argument("--out", metavar="FILE", help="write the JSON result here")
-    ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (matplotlib)")
+    ar.add_argument("--out", metavar="FILE", help="write the JSON result here (also on Ctrl-C)")
+    ar.add_argument("--plot", metavar="PNG", help="plot ratings and score over time (needs matplotlib; "
+                    "every output path and matplotlib are checked before the first deal)")
     ar.add_argument("--progress", action="store_true", help="progress line even when not a terminal")
     ar.add_argument("--quiet", action="store_true", help="no progress line")
     ar.add_argument("--web", type=_count("--web", 0, 65535), metavar="PORT", default=None,
@@ -586,7 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bt = sub.add_parser("bot", help="run an SDK bot against a contest-protocol server")
     bt.add_argument("bot", help="module:Class of a guandan.bots.Bot subclass")
-    bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan")
+    bt.add_argument("--url", default="ws://127.0.0.1:23456/game/guandan",
+                    help="the server's URL, ws://HOST:PORT/game/NAME (default "
+                         "ws://127.0.0.1:23456/game/guandan, 'guandan serve' on this machine)")
     bt.add_argument("--rules", default="contest",
                     help="the server's rules preset: contest (default) or default")
     bt.set_defaults(func=_cmd_bot)
@@ -604,7 +769,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except GuandanError as e:
         print(f"guandan: error: {_one_line(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:                          # before the command had anything to keep
+        _interrupted("nothing kept")
         return 130
     except BrokenPipeError:
         return 0

@@ -18,7 +18,7 @@ import random as _random
 import threading
 from enum import IntEnum
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import numpy as np
 
@@ -84,14 +84,18 @@ def _check_trick(trick: Any, core: Any) -> Tuple[TrickPlay, ...]:
     return tuple(plays)
 
 
-def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _locked(method: _Method) -> _Method:
     """Run a method under the game's lock: a Game shared between threads
-    stays consistent (each call is atomic)."""
+    stays consistent (each call is atomic). The method keeps its signature
+    (for ``inspect`` and for type checkers)."""
     @wraps(method)
     def run(self: "Game", *args: Any, **kwargs: Any) -> Any:
         with self._lock:
             return method(self, *args, **kwargs)
-    return run
+    return cast(_Method, run)
 
 
 class Game:

@@ -25,8 +25,8 @@ from .policies import GreedyPolicy, check_policy, get_policy, parse_policy
 from .rules import Rules
 from . import words
 
-__all__ = ["play_terminal", "print_record", "describe", "Style", "explain_greedy", "greedy_reason",
-           "hint_for", "undo_own", "SEAT_NAMES"]
+__all__ = ["play_terminal", "PlayInterrupted", "print_record", "describe", "Style", "explain_greedy",
+           "greedy_reason", "hint_for", "undo_own", "SEAT_NAMES"]
 
 SEAT_NAMES = ("South", "East", "North", "West")        # by seat number, in records
 _REL_NAMES = ("you", "East", "North", "West")          # relative to you, in the terminal game
@@ -597,6 +597,25 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
     t.wrap(f"Guandan: you play against {bots} bots; your partner is North, East plays after "
            f"you. Seed {g.seed}. Hints from {hint_spec}.", indent="", subsequent="")
     t.w(HELP)
+    try:
+        _loop(g, t, seat, bots, rounds, inp, practice)
+    except KeyboardInterrupt:
+        t.w("")
+        raise PlayInterrupted(g) from None
+    return g
+
+
+class PlayInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`play_terminal`: ``game`` is the game as far as
+    it was played (its :meth:`~guandan.Game.record` replays it)."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__("interrupted")
+        self.game = game
+
+
+def _loop(g: Game, t: "_Terminal", seat: int, bots: str, rounds: Optional[int],
+          inp: Callable[[str], str], practice: bool) -> None:
     shown = False
     while not g.is_over:
         if g.round_index != t.round_seen:
@@ -672,7 +691,6 @@ def play_terminal(seat: int = 0, *, bots: str = "greedy", seed: Optional[int] = 
         won = g.winner == (seat & 1)
         t.w(f"\nGame over after {g.round_index} rounds: {'your team wins' if won else 'the other team wins'}"
             f" (levels {g.team_levels[0]} / {g.team_levels[1]}).")
-    return g
 
 
 def _record_words(seat: int, m: Move, replay: Game) -> str:

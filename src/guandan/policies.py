@@ -58,14 +58,15 @@ from ._core import Hand
 from .errors import GuandanError
 from .moves import Move
 from .registry import (check_policy, is_fixed_native, make_policy, native_code, parse_policy, policy_names,
-                       register, unregister)
+                       policy_usages, register, unregister)
 from .rules import resolve_rules, rules_of
 
 if TYPE_CHECKING:
     from .game import Game
 
 __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "Explanation", "get_policy", "native_code",
-           "rollout_code", "policy_names", "parse_policy", "check_policy", "is_fixed_native", "register",
+           "rollout_code", "policy_names", "policy_usages", "parse_policy", "check_policy", "is_fixed_native",
+           "register",
            "unregister",
            "explain", "observation_fields", "observation_view", "EXPERT_RULES"]
 

@@ -33,7 +33,8 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from .errors import GuandanError
 
-__all__ = ["register", "unregister", "parse_policy", "policy_names", "native_code", "check_policy", "is_fixed_native",
+__all__ = ["register", "unregister", "parse_policy", "policy_names", "policy_usages", "native_code", "check_policy",
+           "is_fixed_native",
            "make_policy", "decider", "Entry"]
 
 NativeSpec = Union[None, int, Callable[[Dict[str, str]], int]]
@@ -45,12 +46,14 @@ class Entry:
     ``native`` is its native policy code (or a function of its options that
     returns one: a search registers one native configuration per distinct
     option set), ``None`` for a Python-only policy; ``options``: whether
-    the spec may carry options."""
+    the spec may carry options; ``usage``: how a spec is written, for help
+    texts (``"search:rollouts=N|ms=MS,..."``; default: the name)."""
 
     name: str
     factory: Callable[..., Any]
     native: NativeSpec = None
     options: bool = False
+    usage: str = ""
 
 
 _TABLE: Dict[str, Entry] = {}
@@ -60,7 +63,7 @@ _MAX_DECIDERS = 256
 
 
 def register(name: str, factory: Callable[..., Any], *, native: NativeSpec = None,
-             options: bool = False, replace: bool = False) -> None:
+             options: bool = False, replace: bool = False, usage: str = "") -> None:
     """Register ``factory`` under ``name``. ``factory(seed=None, **options)``
     returns a policy: an object with ``decide(game) -> Move`` (and, for SDK
     bots, ``__call__(observation, legal_moves) -> move``). ``native``: the
@@ -70,7 +73,8 @@ def register(name: str, factory: Callable[..., Any], *, native: NativeSpec = Non
     one object per spec shared by every game and thread (:func:`decider`),
     so its ``decide(game)`` takes any randomness from the game (its seed,
     :attr:`guandan.Game.decisions`), not from the object; its answer is
-    checked as any policy's."""
+    checked as any policy's. ``usage``: how its spec is written, shown by
+    the command line's help (:func:`policy_usages`)."""
     if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum():
         raise GuandanError(f"a policy name is letters, digits, '-' and '_', got {name!r}")
     if not callable(factory):
@@ -80,7 +84,7 @@ def register(name: str, factory: Callable[..., Any], *, native: NativeSpec = Non
     with _LOCK:
         if name in _TABLE and not replace:
             raise GuandanError(f"policy {name!r} is already registered")
-        _TABLE[name] = Entry(name, factory, native, bool(options))
+        _TABLE[name] = Entry(name, factory, native, bool(options), str(usage or ""))
         for spec in [s for s in _DECIDERS if s.partition(":")[0] == name]:
             del _DECIDERS[spec]
 
@@ -97,6 +101,16 @@ def unregister(name: str) -> None:
 def policy_names() -> Tuple[str, ...]:
     """The registered policy names, in the order they were registered."""
     return tuple(_TABLE)
+
+
+def policy_usages(native_only: bool = False) -> Tuple[str, ...]:
+    """How each registered policy's spec is written (``"greedy"``,
+    ``"search:rollouts=N|ms=MS,..."``, ``"net:path=FILE"``), in the order
+    they were registered: the list the command line's help shows.
+    ``native_only``: only the policies with a native form (what
+    ``simulate`` runs)."""
+    return tuple(e.usage or (f"{e.name}:KEY=VALUE,..." if e.options else e.name)
+                 for e in _TABLE.values() if not native_only or e.native is not None)
 
 
 def parse_policy(spec: str) -> Tuple[str, Dict[str, str]]:

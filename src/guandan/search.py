@@ -633,4 +633,5 @@ def _search_native(options: Dict[str, str]) -> int:
     return native_search_code(":".join(["search", ",".join(f"{k}={v}" for k, v in options.items())]))
 
 
-register("search", _search_policy, native=_search_native, options=True)
+register("search", _search_policy, native=_search_native, options=True,
+         usage="search:rollouts=N|ms=MS|cpu_ms=MS[,k=N,rollout=POLICY,...]")

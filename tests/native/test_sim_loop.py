@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from guandan import Game, Rules, _sim
-from guandan.simulate import chunk_seeds
+from guandan.simulation import chunk_seeds
 
 
 def test_native_games_equal_python_engine_games():

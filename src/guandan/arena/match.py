@@ -17,6 +17,7 @@ import signal
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .._files import check_output_path
 from ..errors import GuandanError
 from ..rules import Rules
 from . import stats as st
@@ -245,6 +246,10 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     elif isinstance(sprt, dict):
         sprt = st.SPRT(**sprt)
     limits = limits or Limits()
+    if output:
+        check_output_path(output, "output")           # before the first deal, not after the last
+    if records:
+        check_output_path(records, "records", folder=True)
     rules = rules if rules is not None else Rules.default()
     concurrency = concurrency or os.cpu_count() or 1
     settings = {"deals": deals, "unit": unit, "tournament": tournament, "seed": seed,

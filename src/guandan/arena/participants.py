@@ -138,6 +138,22 @@ def _load_class(spec: str) -> Any:
     return load_class(spec)             # the one module:Class rule (the current folder included)
 
 
+ENGINE_KEYS = ("name", "cmd", "dir")
+
+
+def _engine_words(word: str) -> List[str]:
+    """One argument of ``--engine``: the several ``KEY=VALUE`` words it
+    holds when it is the whole quoted spec (``'name=x cmd="python x.py"'``),
+    else the word itself (``cmd=python x.py {url}``: one value)."""
+    try:
+        parts = shlex.split(word)
+    except ValueError:
+        return [word]
+    if len(parts) > 1 and all(p.partition("=")[0] in ENGINE_KEYS and "=" in p for p in parts):
+        return parts
+    return [word]
+
+
 class Engine(Participant):
     """An external program speaking the contest protocol. ``cmd`` is a
     command line; ``{url}`` in it is replaced by the WebSocket URL of the
@@ -165,17 +181,29 @@ class Engine(Participant):
         return [w.replace("{url}", url).replace("{seat}", str(seat)) for w in words]
 
     @classmethod
-    def parse(cls, spec: str) -> "Engine":
-        """``name=NAME cmd="python mybot.py {url}" [dir=DIR]`` (cutechess style)."""
+    def parse(cls, spec: Union[str, Sequence[str]]) -> "Engine":
+        """An engine from ``name=NAME cmd=COMMAND [dir=DIR]`` (cutechess
+        style): one string (``'name=mybot cmd="python mybot.py {url}"'``,
+        split as a shell would) or the words a shell gives for
+        ``name=mybot cmd="python mybot.py {url}"`` (a list, one ``KEY=VALUE``
+        each, the value kept whole). A word that is itself several
+        ``KEY=VALUE`` words (the quoted form, as one argument) is split."""
+        words = shlex.split(spec) if isinstance(spec, str) else list(spec)
         kw: Dict[str, str] = {}
-        for part in shlex.split(spec):
-            k, eq, v = part.partition("=")
-            if not eq or k not in ("name", "cmd", "dir"):
-                raise GuandanError(f"--engine takes name=NAME cmd=COMMAND [dir=DIR], got {part!r}")
-            kw[k] = v
+        for word in words:
+            for part in _engine_words(word):
+                k, eq, v = part.partition("=")
+                if not eq or k not in ENGINE_KEYS:
+                    raise GuandanError(f"--engine takes name=NAME cmd=COMMAND [dir=DIR], got {part!r}")
+                kw[k] = v
         if "cmd" not in kw:
-            raise GuandanError(f"--engine needs cmd=COMMAND, got {spec!r}")
-        return cls(kw.get("name") or shlex.split(kw["cmd"])[-1], kw["cmd"], kw.get("dir"))
+            shown = spec if isinstance(spec, str) else " ".join(words)
+            raise GuandanError(f"--engine needs cmd=COMMAND, got {shown!r}")
+        try:
+            last = shlex.split(kw["cmd"])[-1:]
+        except ValueError as e:
+            raise GuandanError(f"--engine cmd={kw['cmd']!r}: {e}") from None
+        return cls(kw.get("name") or (last[0] if last else ""), kw["cmd"], kw.get("dir"))
 
     def to_dict(self) -> Dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "cmd": self.cmd}

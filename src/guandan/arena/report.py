@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from typing import Any, List
@@ -152,17 +153,47 @@ def format_result(res: Any) -> str:
     return "\n".join(lines)
 
 
+PLOT_NEEDS = ("--plot needs matplotlib: pip install matplotlib (in a clone of the repository: "
+              "pip install '.[plot]')")
+
+
+PLOT_FORMATS = ("png", "svg", "svgz", "pdf", "jpg", "jpeg", "webp", "eps", "ps", "tif", "tiff")
+
+
+def check_plot(path: str) -> str:
+    """The check made before a run whose plot goes to ``path``: a writable
+    file name and matplotlib installed (found, not imported). Returns the
+    path; GuandanError otherwise."""
+    import importlib.util
+
+    from .._files import check_output_path
+    from ..errors import GuandanError
+    check_output_path(path, "--plot")
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext and ext not in PLOT_FORMATS:
+        raise GuandanError(f"--plot: cannot draw {path}: a .png, .svg, .pdf, .jpg, .webp, .eps, .ps "
+                           f"or .tif file")
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise GuandanError(PLOT_NEEDS)
+    return path
+
+
 def plot_result(res: Any, path: str) -> str:
     """Ratings with interval bars (or, head-to-head, the Elo difference),
-    and the score over time of each pairing. Needs matplotlib
-    (``pip install 'guandan[plot]'``)."""
+    and the score over time of each pairing, written to ``path`` (PNG, or
+    the format its suffix names). Needs matplotlib (:func:`check_plot`
+    checks both before a run)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         from ..errors import GuandanError
-        raise GuandanError("--plot needs matplotlib: pip install 'guandan[plot]'") from None
+        raise GuandanError(PLOT_NEEDS) from None
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     if res.ratings:
         rt = res.ratings
@@ -194,6 +225,11 @@ def plot_result(res: Any, path: str) -> str:
     ax2.set_title("score over time")
     ax2.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    from .._files import atomic_write
+    fmt = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    try:
+        with atomic_write(path, "wb") as f:            # complete or absent
+            fig.savefig(f, dpi=100, format=fmt)
+    finally:
+        plt.close(fig)
     return path

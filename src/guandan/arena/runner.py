@@ -6,7 +6,7 @@ on (deal spec, participants, rules), never on which worker or batch played
 it, so the same seed gives the same results for any concurrency.
 
 * Built-in participants without options on both sides: the native loop
-  (:func:`guandan.simulate.play_starts`), GIL released, run on threads.
+  (:func:`guandan.simulation.play_starts`), GIL released, run on threads.
 * Otherwise (an in-process bot or a policy with options on either side):
   :class:`guandan.Game`, in worker processes. Each decision of a Python
   participant is timed; a participant that raises, returns something that is
@@ -181,7 +181,7 @@ def play_batch_native(a: str, b: str, specs: Sequence[DealSpec], unit: str, rule
     """Both halves of each deal in the native loop (``a``, ``b``: native
     policy names). Returns the pair results and (with ``records``) one
     ``[record_half0, record_half1]`` per deal."""
-    from ..simulate import play_starts
+    from ..simulation import play_starts
     r = _rules_for(rules, unit, limits)
     seeds = [s.seed for s in specs]
     kw: Dict[str, Any] = {}

@@ -32,4 +32,4 @@ def __getattr__(name: str) -> Any:
 
 
 if "net" not in policy_names():
-    register("net", net_policy, options=True)
+    register("net", net_policy, options=True, usage="net:path=FILE")

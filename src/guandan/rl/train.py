@@ -40,7 +40,7 @@ import signal
 import tempfile
 import time
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 

@@ -39,6 +39,7 @@ class Listener:
     def __init__(self, host: str = "127.0.0.1", port: int = 23456, *, tables: int = 1,
                  seed: Optional[int] = None, origins: Optional[Iterable[str]] = None,
                  max_frame: int = 64 * 1024, **table_kwargs: Any) -> None:
+        self.announce = table_kwargs.get("announce")
         if tables < 0:
             raise GuandanError("tables must be >= 0")
         self.host = host
@@ -50,9 +51,19 @@ class Listener:
         self.tables: List[Table] = [
             Table(host, port, seed=(base + t * games) % (1 << 63), origins=origins,
                   max_frame=max_frame, **table_kwargs) for t in range(tables)]
+        if tables > 1:
+            for t, table in enumerate(self.tables):
+                table.title = f"table {t + 1}"
         self._server: Any = None
         self.bound_port: Optional[int] = None
         self.refusals = Refusals()
+
+    def tell(self, line: str) -> None:
+        """A line for the operator: ``announce(line)``, else logged (INFO)."""
+        if self.announce is not None:
+            self.announce(line)
+        else:
+            log.info("%s", line)
 
     def add_table(self, table: Table) -> Table:
         table._prepare()
@@ -124,8 +135,10 @@ class Listener:
     async def run(self) -> List[List[Any]]:
         """Serve every table to its end; the records of each table."""
         await self.start()
-        log.warning("listening on ws://%s:%d/game/{label}: %d tables", self.host,
-                    self.bound_port, len(self.tables))
+        seats = sum(len(t._free) for t in self.tables)
+        games = sum(t.games for t in self.tables)
+        self.tell(f"serving on ws://{self.host}:{self.bound_port}/game/NAME: {len(self.tables)} "
+                  f"tables, {seats} seats for clients, {games} games (Ctrl-C stops)")
         try:
             return list(await asyncio.gather(*(t.serve_table() for t in self.tables)))
         finally:
@@ -148,8 +161,10 @@ class TableServer(Table):
         srv.refusals = self.refusals
         srv.add_table(self)
         await srv.start()
-        log.warning("listening on ws://%s:%d/game/{label} (%d seats for clients, %d games)",
-                    self.host, self.bound_port, len(self._free), self.games)
+        n = len(self._free)
+        self.tell(f"serving on ws://{self.host}:{self.bound_port}/game/NAME: waiting for {n} "
+                  f"client{'' if n == 1 else 's'}, {self.games} game{'' if self.games == 1 else 's'} "
+                  f"(Ctrl-C stops)")
         try:
             return await self.serve_table()
         finally:

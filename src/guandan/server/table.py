@@ -82,7 +82,9 @@ class Table:
     frame accepted (bytes); ``origins``: browser Origins accepted besides
     loopback pages (``"*"``: all); ``keep_records``: records kept in memory;
     ``on_timeout`` / ``on_invalid`` / ``on_disconnect`` / ``max_misses`` /
-    ``game_time``: the seats' :class:`~.seats.FaultPolicy`.
+    ``game_time``: the seats' :class:`~.seats.FaultPolicy`; ``announce(line)``:
+    told the start-up line and one line per finished game (winner, levels,
+    rounds, record file; default: logged at INFO level).
 
     The arena's options (all off by default): ``seat_labels`` (the label
     each client seat is reserved for; other labels are refused),
@@ -103,7 +105,9 @@ class Table:
                  keep_records: int = 10, max_misses: int = 5,
                  game_factory: Optional[Callable[[int], Game]] = None, until: str = "game",
                  seat_labels: Optional[Dict[int, str]] = None, on_timeout: str = "default",
-                 on_invalid: str = "ignore", game_time: Optional[float] = None) -> None:
+                 on_invalid: str = "ignore", game_time: Optional[float] = None,
+                 announce: Optional[Callable[[str], None]] = None) -> None:
+        self.announce = announce
         self.faults = FaultPolicy(on_timeout, on_invalid, on_disconnect, max_misses,
                                   game_time or None)
         if games < 1:
@@ -154,6 +158,7 @@ class Table:
         self.spectators: Any = None         # a guandan.feed.Spectators hub (publish_to)
         self.watch_id: Optional[str] = None
         self.forfeit: Optional[Dict[str, Any]] = None   # {"seat", "reason"} once a seat forfeits
+        self.title = ""                     # "table 2" on a listener of several tables
 
     # -- options read back --------------------------------------------------------------
     @property
@@ -479,12 +484,30 @@ class Table:
                     draws[s] += 1
                 elif (s & 1) == w:
                     victory[s] += 1
-            self._save_record(g, gi)
+            path = self._save_record(g, gi)
+            self.tell(self._result_line(g, gi, w, path))
             await self._broadcast(messages.game_over(gi + 1, self.games))
         if not self._aborted:
             await self._broadcast(messages.game_result(victory, draws))
 
-    def _save_record(self, g: Game, gi: int) -> None:
+    def tell(self, line: str) -> None:
+        """A line for the operator: ``announce(line)``, else logged (INFO)."""
+        if self.announce is not None:
+            self.announce(line)
+        else:
+            log.info("%s", line)
+
+    def _result_line(self, g: Game, gi: int, w: Optional[int], path: Optional[str]) -> str:
+        rounds = g.round_index
+        lv = g.team_levels
+        who = "no winner" if w is None else f"team {w} (seats {w} and {w + 2}) wins"
+        where = f"; record {path}" if path else ""
+        title = f"{self.title}: " if self.title else ""
+        return (f"{title}game {gi + 1} of {self.games} over after {rounds} round"
+                f"{'' if rounds == 1 else 's'}: {who}, levels {lv[0]} / {lv[1]}{where}")
+
+    def _save_record(self, g: Game, gi: int) -> Optional[str]:
+        """Keep the record of game ``gi``; the file it was written to, if any."""
         rec = g.record()
         self.games_played = gi + 1
         self.records.append(rec)
@@ -497,7 +520,8 @@ class Table:
             except OSError as e:
                 log.error("record of game %d not written to %s: %s", gi + 1, path, e)
             else:
-                log.info("record written to %s", path)
+                return path
+        return None
 
     async def serve_table(self) -> List[Dict[str, Any]]:
         """Play this table's session on the connections routed to it; the

@@ -258,9 +258,15 @@ class WebApp:
             th.join(10)
         return stop
 
-    async def run(self) -> None:
+    async def run(self, announce: Optional[Callable[[str], None]] = None) -> None:
+        """Serve until cancelled; ``announce(url)`` is called once the socket
+        listens (default: the URL is logged at INFO level)."""
         await self.start()
-        log.warning("web table on http://%s:%d/", self.host, self.bound_port)
+        url = f"http://{self.host}:{self.bound_port}/"
+        if announce is not None:
+            announce(url)
+        else:
+            log.info("web table on %s", url)
         try:
             await asyncio.Future()
         finally:
@@ -722,11 +728,9 @@ def _scan_records(d: str) -> List[str]:
 def serve_web(host: str = "127.0.0.1", port: int = 8765, *, announce: Optional[Callable[[str], None]] = None,
               **kwargs: Any) -> None:
     """Run a :class:`WebApp` until interrupted (blocking). ``announce(url)``
-    is called once the options are checked, before serving."""
+    is called once the socket listens."""
     app = WebApp(host, port, **kwargs)
-    if announce is not None:
-        announce(f"http://{host}:{port}/")
-    asyncio.run(app.run())
+    asyncio.run(app.run(announce))
 
 
 async def run_with_tables(server: Any, app: WebApp, *, linger: bool = False,
@@ -742,7 +746,11 @@ async def run_with_tables(server: Any, app: WebApp, *, linger: bool = False,
     for i, t in enumerate(tables):
         app.add_contest_table(t.publish_to(app.spectators, f"contest table {i + 1}"), t)
     await app.start()
-    log.warning("web table on http://%s:%d/ (watch the contest tables)", app.host, app.bound_port)
+    line = f"web table on http://{app.host}:{app.bound_port}/ (watch the contest tables)"
+    if announce is not None:
+        announce(line)
+    else:
+        log.info("%s", line)
     try:
         result = await server.run()
         if not linger:

@@ -1,9 +1,9 @@
 """Bulk simulation: millions of deals in the native loop, on all cores, or on
 a cluster through any ``concurrent.futures``-style executor (Dask included).
 
-This module is also callable: ``guandan.simulate(...)`` (and ``from guandan
-import simulate``) is :func:`simulate`, while ``import guandan.simulate``
-gives this module (``help(guandan.simulate)`` shows this page).
+The package exports the function: ``from guandan import simulate`` is
+:func:`simulate` of this module (``guandan.simulation``), which also holds
+the seeds of the chunks and the progress bar the benchmarks use.
 
 >>> from guandan import simulate
 >>> r = simulate(200, policies=("greedy", "random", "greedy", "random"), seed=1, workers=1)
@@ -25,7 +25,6 @@ import math
 import os
 import sys
 import time
-import types
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -34,6 +33,7 @@ import numpy as np
 from . import _sim
 from ._checks import check_int
 from ._files import atomic_write
+from ._files import check_output_path as check_file
 from .errors import GuandanError
 from .game import Game
 from .moves import Move
@@ -43,7 +43,8 @@ from .seeds import POLICY_SALT, chunk_seeds, game_seed
 
 PY_SEAT = _sim.PY_SEAT
 
-__all__ = ["simulate", "SimulationResult", "CHUNK_DEALS", "CHUNK_GAMES", "chunk_seeds", "game_seed",
+__all__ = ["simulate", "SimulationResult", "SimulationInterrupted", "CHUNK_DEALS", "CHUNK_GAMES",
+           "chunk_seeds", "game_seed",
            "check_output_path", "OUTPUT_FORMATS", "progress_bar", "play_starts"]
 
 OUTPUT_FORMATS = (".npz", ".parquet", ".csv")
@@ -341,13 +342,7 @@ def check_output_path(path: Any) -> str:
         ext = ".npz"
     if ext not in OUTPUT_FORMATS:
         raise GuandanError(f"cannot save rows as {ext!r} ({path}): use .npz, .csv or .parquet")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise GuandanError(f"cannot write {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise GuandanError(f"cannot write {path}: the folder {folder} is not writable")
-    if os.path.isdir(path):
-        raise GuandanError(f"cannot write {path}: it is a folder")
+    check_file(path, "output")
     if ext == ".parquet":
         try:
             import pyarrow  # noqa: F401
@@ -458,6 +453,8 @@ def simulate(n: int, *, unit: str = "deal",
     t0 = time.perf_counter()
     window = max(2, 4 * workers)
     bar = progress_bar(n, unit, progress)
+    done = 0
+    stopped = False
     try:
         pending: List[Any] = []
         nxt = 0
@@ -477,7 +474,10 @@ def simulate(n: int, *, unit: str = "deal",
             agg.add(unit, rows)
             if keep_rows:
                 parts.append(rows)
+            done += len(rows["decisions"])
             bar.update(len(rows["decisions"]))
+    except KeyboardInterrupt:
+        stopped = True
     finally:
         bar.close()
         if own_pool is not None:
@@ -491,7 +491,23 @@ def simulate(n: int, *, unit: str = "deal",
         else:
             rows_all = {k: np.zeros((0, 4) if k == "order" else ((0, 2) if k == "levels" else 0))
                         for k in keys}
-    return SimulationResult(unit, n, rows_all, agg, elapsed, seed, names, rules, workers)
+    res = SimulationResult(unit, done if stopped else n, rows_all, agg, elapsed, seed, names, rules,
+                           workers)
+    if stopped:
+        raise SimulationInterrupted(res, n)
+    return res
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`simulate`: ``result`` holds the chunks finished
+    before it (``result.n`` of the ``asked`` deals or games, the same rows a
+    run of that many would give); a KeyboardInterrupt, so code that handles
+    Ctrl-C handles it."""
+
+    def __init__(self, result: SimulationResult, asked: int) -> None:
+        super().__init__(f"interrupted after {result.n:,} of {asked:,} {result.unit}s")
+        self.result = result
+        self.asked = asked
 
 
 def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "deal",
@@ -553,13 +569,3 @@ def play_starts(seeds: Sequence[int], policies: Sequence[str], *, unit: str = "d
             g.play(Move._from_native(int(w0), int(w1), g._core.rlevel))
         recs.append(g.record())
     return rows, recs
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as :func:`simulate` (``guandan.simulate(...)``)."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SimulationResult:
-        return simulate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
