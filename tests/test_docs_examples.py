@@ -128,7 +128,7 @@ def _check_parses(where, lang, text):
         for a in args[1:]:
             if a.startswith("--"):
                 opt = a.split("=", 1)[0]
-                assert re.search(re.escape(opt) + r"\b", helptext), \
+                assert re.search(re.escape(opt) + r"(?![\w-])", helptext), \
                     f"{where}: guandan {args[0]} has no option {opt}"
 
 
@@ -193,3 +193,17 @@ def test_marks_sit_before_a_block():
                 assert j < len(lines) and FENCE.match(lines[j]), f"{doc}:{i + 1}: mark without a block"
             elif text.strip().startswith("<!-- example"):
                 assert False, f"{doc}:{i + 1}: unknown example mark {text.strip()!r}"
+
+
+def test_command_lines_are_read_as_a_shell_reads_them():
+    text = ('guandan arena --engine name=x cmd="python a.py {url}" \\\n'
+            '    greedy --deals 5   # a comment\npip install .\npython bench/perft.py\n')
+    assert _commands(text, "sh") == [["arena", "--engine", "name=x", "cmd=python a.py {url}",
+                                      "greedy", "--deals", "5"]]
+    assert _commands("$ python -m guandan moves S3\n0  Single 3 S3\n", "console") == [["moves", "S3"]]
+
+
+def test_a_skipped_command_with_an_unknown_option_fails():
+    with pytest.raises(AssertionError, match="no option --no-such-option"):
+        _check_parses("here", "sh", "guandan simulate --no-such-option 3\n")
+    _check_parses("here", "sh", "guandan simulate --deals 3 --workers 1\n")
