@@ -144,7 +144,8 @@ def _run(doc, index, state):
         return f"{mark}: {arg}"
     t0 = time.perf_counter()
     if lang == "python":
-        old = os.getcwd()
+        from guandan import registry
+        old, names = os.getcwd(), set(registry.policy_names())
         os.chdir(cwd)
         sys.path.insert(0, cwd)
         try:
@@ -152,6 +153,8 @@ def _run(doc, index, state):
         finally:
             sys.path.remove(cwd)
             os.chdir(old)
+            for name in set(registry.policy_names()) - names:
+                registry.unregister(name)      # a policy an example registers is the example's own
     else:
         for args in _commands(text, lang):
             r = subprocess.run([sys.executable, "-m", "guandan", *args], cwd=cwd,
