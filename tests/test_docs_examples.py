@@ -1,6 +1,6 @@
 """Every example of README.md, CONTRIBUTING.md and docs/*.md runs as written.
 
-Each fenced ```python block is executed, and each line of a ```sh / ```bash /
+Each fenced ```python block is executed, and each command of a ```sh / ```bash /
 ```console block that starts with ``guandan `` or ``python -m guandan`` is run
 as a subprocess (``python -m guandan ...``), in document order, in one
 temporary folder per document: a later block sees the names an earlier
@@ -81,11 +81,14 @@ def _commands(text, lang):
         cur = ""
     cmds = []
     for line in joined:
-        s = line.strip()
-        if s.startswith("guandan "):
-            cmds.append(shlex.split(s, comments=True)[1:])
-        elif s.startswith("python -m guandan "):
-            cmds.append(shlex.split(s, comments=True)[3:])
+        words = shlex.split(line, comments=True)
+        while words:                    # each command of `a && b`
+            cut = words.index("&&") if "&&" in words else len(words)
+            cmd, words = words[:cut], words[cut + 1:]
+            if cmd[:1] == ["guandan"]:
+                cmds.append(cmd[1:])
+            elif cmd[:3] == ["python", "-m", "guandan"]:
+                cmds.append(cmd[3:])
     return cmds
 
 
@@ -204,6 +207,7 @@ def test_command_lines_are_read_as_a_shell_reads_them():
     assert _commands(text, "sh") == [["arena", "--engine", "name=x", "cmd=python a.py {url}",
                                       "greedy", "--deals", "5"]]
     assert _commands("$ python -m guandan moves S3\n0  Single 3 S3\n", "console") == [["moves", "S3"]]
+    assert _commands("pip install . && guandan simulate --deals 9   # x\n", "sh") == [["simulate", "--deals", "9"]]
 
 
 def test_a_skipped_command_with_an_unknown_option_fails():
