@@ -45,8 +45,8 @@ __all__ = ["Bot", "run_bot", "load_bot", "check_url", "ProtocolClient", "BotInte
 
 RANK_CHARS = "23456789TJQKA"      # the protocol's rank numbers 2..14
 
-MISSING_SERVER_EXTRA = ("pip install 'guandan[server]' (from a clone of the repository: "
-                        "pip install '.[server]')")
+MISSING_SERVER_EXTRA = ("pip install '.[server]' in the guandan folder (a clone of the "
+                        "repository)")
 
 log = logging.getLogger("guandan.bots")
 _RANKS = "23456789TJQKA"

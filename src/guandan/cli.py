@@ -509,9 +509,9 @@ class _StopOnSignals:
 
 #: the documentation, as paths in the repository (tests/test_cli_commands.py
 #: checks that it names every docs/*.md)
-DOCS = ("README.md", "docs/README.md", "docs/rules.md", "docs/protocol.md", "docs/bots.md",
-        "docs/search.md", "docs/arena.md", "docs/web.md", "docs/rl.md", "docs/benchmarks.md",
-        "docs/profile.md", "docs/ARCHITECTURE.md")
+DOCS = ("README.md", "docs/README.md", "docs/guandan-in-five-minutes.md", "docs/glossary.md", "docs/rules.md",
+        "docs/protocol.md", "docs/bots.md", "docs/search.md", "docs/arena.md", "docs/web.md", "docs/rl.md",
+        "docs/rl-encoding.md", "docs/benchmarks.md", "docs/profile.md", "docs/ARCHITECTURE.md")
 
 
 def _policies(native_only: bool = False) -> str:

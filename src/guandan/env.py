@@ -141,8 +141,8 @@ try:
     from pettingzoo.utils import wrappers
 except ImportError as _e:          # an optional extra
     from .errors import GuandanError as _GE
-    raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install 'guandan[rl]' (from a "
-              f"clone of the repository: pip install '.[rl]'; {_e})") from None
+    raise _GE(f"guandan.env needs PettingZoo and Gymnasium: pip install '.[rl]' in the guandan "
+              f"folder (a clone of the repository; {_e})") from None
 
 from .errors import GuandanError
 from .game import Game

@@ -115,8 +115,8 @@ class Listener:
         try:
             from websockets.asyncio.server import serve as ws_serve
         except ImportError:
-            raise GuandanError("the server needs websockets >= 13: pip install 'guandan[server]' "
-                               "(from a clone of the repository: pip install '.[server]')") from None
+            raise GuandanError("the server needs websockets >= 13: pip install '.[server]' "
+                               "in the guandan folder (a clone of the repository)") from None
         for t in self.tables:
             t._prepare()
         self._server = await ws_serve(self._handler, self.host, self.port, ping_interval=None,
