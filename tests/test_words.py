@@ -199,3 +199,14 @@ def test_terms():
     assert all(set(v) == set(LANGS) for v in TERMS.values())
     with pytest.raises(GuandanError):
         term("nope")
+
+
+def test_the_web_tables_own_refusals_come_in_both_languages():
+    from guandan.words import MESSAGES, message, refusal_of
+    from guandan.web.session import _said
+    from guandan.errors import IllegalMoveError
+    for name, t in MESSAGES.items():
+        assert set(t) == {"en", "zh"} and all(t.values())
+    e = _said(IllegalMoveError, "NOT_YOUR_TURN", who="West")
+    assert str(e) == "it is not your turn: West acts"
+    assert refusal_of(e, "zh") == message("NOT_YOUR_TURN", "zh", who="West") and "West" in refusal_of(e, "zh")

@@ -273,12 +273,32 @@ def refusal(code: Any, lang: str = "en", *, move: Optional[Move] = None, top: Op
         readings=orr.join(describe(m, lang) for m in readings))
 
 
+#: the web table's own refusals (not the engine's): name -> language -> sentence
+MESSAGES: Dict[str, Dict[str, str]] = {
+    "NOT_YOUR_TURN": {"en": "it is not your turn: {who} acts", "zh": "还没轮到你：现在是{who}出牌"},
+    "ROUND_HELD": {"en": "the round is over: press Next round to go on", "zh": "本局已结束：点“下一局”继续"},
+    "UNDO_PRACTICE": {"en": "undo is for practice games", "zh": "只有练习对局可以悔牌"},
+    "NOTHING_TO_UNDO": {"en": "nothing of yours to undo", "zh": "你还没有可以悔的牌"},
+    "NO_READING": {"en": "no reading {choice} of these cards", "zh": "这些牌没有第{choice}种读法"},
+}
+
+
+def message(name: str, lang: str = "en", **fields: Any) -> str:
+    """One of :data:`MESSAGES` in ``lang``, its fields filled in."""
+    if name not in MESSAGES:
+        raise GuandanError(f"no message named {name!r:.40}")
+    return MESSAGES[name][_lang(lang)].format(**fields)
+
+
 def refusal_of(error: BaseException, lang: str = "en", card: Optional[CardFn] = None) -> str:
     """The sentence for an :class:`~guandan.errors.IllegalMoveError` that
     :meth:`Game.play` raised (its ``refusal``, ``move``, ``top``,
     ``missing``, ``cards``, ``choices`` and ``readings``); any other error
     as its message."""
     name = getattr(error, "refusal", None)
+    said = getattr(error, "say", None)
+    if name is None and isinstance(said, tuple) and len(said) == 2 and said[0] in MESSAGES:
+        return message(said[0], lang, **said[1])
     if name is None:
         return str(error)
     cards = getattr(error, "missing", ()) if name == "NOT_IN_HAND" else getattr(error, "cards", ())

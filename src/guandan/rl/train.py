@@ -332,7 +332,7 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
         a = {**learner.state_arrays(), **dmc.arrays("dmc_"), **im.arrays("im_")}
         a["meta"] = np.array(json.dumps(m))
         with atomic_write(state_path) as f:
-            np.savez(f, **a)
+            np.savez(f, **a)  # type: ignore[arg-type]   # numpy's stub types allow_pickle in **kwds
 
     def heldout_agreement() -> Tuple[float, int]:
         """Agreement with ``expert`` over all legal moves on held-out
@@ -383,6 +383,8 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
                 new = 0
                 for r in results:
                     if imitating:
+                        assert r.obs is not None and r.moves is not None and r.mask is not None
+                        assert r.label is not None
                         im.add({"obs": r.obs, "moves": r.moves, "mask": r.mask, "label": r.label, "x": r.x,
                                 "g": r.g})
                     dmc.add({"x": r.x, "g": r.g})

@@ -195,7 +195,8 @@ class WebApp:
         try:
             from websockets.asyncio.server import serve as ws_serve
         except ImportError:
-            raise GuandanError("the web table needs websockets >= 13: pip install '.[server]' in the guandan folder") from None
+            raise GuandanError("the web table needs websockets >= 13: pip install '.[server]' in the "
+                               "guandan folder") from None
         self._loop = asyncio.get_running_loop()
         self._token = self.spectators.listen(self._loop, self._changed)
         # incoming: a frame of at most MAX_FRAME, two waiting (then the socket

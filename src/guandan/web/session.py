@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import GuandanError, IllegalMoveError
 from ..game import Game, Phase
 from ..moves import Move
-from ..words import LANGS, reason, refusal_of
+from ..words import LANGS, message, reason, refusal_of
 from ..play import explain_greedy, greedy_reason, undo_own
 from ..policies import explain as expert_explain
 from ..policies import GreedyPolicy, check_policy, parse_policy
@@ -32,6 +32,14 @@ MAX_REPLAY_ACTIONS = 50_000
 
 #: the bots offered to the page (``guandan web --bots`` changes the list)
 DEFAULT_BOTS = ("greedy", "expert", "random", "search:ms=300", "search:rollouts=200")
+
+
+def _said(cls: Any, name: str, **fields: Any) -> Exception:
+    """An error whose message is the English of ``words.MESSAGES[name]``,
+    carrying the name and fields so the page gets every language."""
+    e = cls(message(name, "en", **fields))
+    e.say = (name, fields)
+    return e
 
 
 def check_bot(spec: str) -> str:
@@ -198,9 +206,9 @@ class PlaySession:
         if self.game.is_over:
             raise IllegalMoveError("the game is over")
         if self.held:
-            raise IllegalMoveError("the round is over: press Next round to go on")
+            raise _said(IllegalMoveError, "ROUND_HELD")
         if not self.my_turn:
-            raise IllegalMoveError(f"it is not your turn: {self.names[self.game.to_act]} acts")
+            raise _said(IllegalMoveError, "NOT_YOUR_TURN", who=self.names[self.game.to_act])
         return self.game
 
     def matches(self, cards: Sequence[str]) -> List[Move]:
@@ -221,7 +229,7 @@ class PlaySession:
         ms = self.matches(cards)
         if choice is not None:
             if not 0 <= choice < len(ms):
-                raise IllegalMoveError(f"no reading {choice} of these cards (0..{len(ms) - 1})")
+                raise _said(IllegalMoveError, "NO_READING", choice=choice)
             m = ms[choice]
         elif len(ms) == 1:
             m = ms[0]
@@ -241,10 +249,10 @@ class PlaySession:
 
     def undo(self) -> int:
         if not self.practice:
-            raise GuandanError("undo is for practice games")
+            raise _said(GuandanError, "UNDO_PRACTICE")
         n = undo_own(self.game, self.seat)
         if not n:
-            raise GuandanError("nothing of yours to undo")
+            raise _said(GuandanError, "NOTHING_TO_UNDO")
         self.round_end = None
         return n
 

@@ -636,7 +636,7 @@ function applyLang() {
   for (const e of document.querySelectorAll("[data-l]")) e.textContent = t(e.dataset.l);
   applyWords();
   $("lang").textContent = lang === "zh" ? "English" : "中文";
-  document.title = (lang === "zh" ? "掼蛋" : "Guandan") + " — web table";
+  document.title = t("title") + " — " + t("webTable");
   renderPlay();
   renderReplay();
   renderWatch();
