@@ -138,7 +138,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .rules import Rules
     from .simulation import SimulationInterrupted, check_output_path, simulate
 
-    pols = [p.strip() for p in args.policy.split(",")]
+    from .registry import split_specs
+    pols = split_specs(args.policy)
     if len(pols) == 2:
         pols = [pols[0], pols[1], pols[0], pols[1]]   # seats 0,2 play the first, seats 1,3 the second
     if len(pols) == 1:
@@ -299,8 +300,9 @@ def _cmd_web(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else list(DEFAULT_BOTS)
-    watch = [[b.strip() for b in w.split(",")] for w in args.watch or ()]
+    from .registry import split_specs
+    bots = split_specs(args.bots) if args.bots else list(DEFAULT_BOTS)
+    watch = [split_specs(w) for w in args.watch or ()]
     origins = [o.strip() for spec in args.origin or () for o in spec.split(",") if o.strip()]
     try:
         with _listening(args.host, str(args.port)):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .errors import GuandanError
 
@@ -159,6 +159,26 @@ def is_fixed_native(spec: str) -> bool:
     except GuandanError:
         return False
     return isinstance(e.native, int) and not opts
+
+
+def split_specs(text: str) -> List[str]:
+    """A comma-separated list of policy specs, a spec's own options following
+    it: ``"search:rollouts=200,k=4,greedy"`` -> ``["search:rollouts=200,k=4",
+    "greedy"]`` (a piece ``KEY=VALUE`` without ``:`` continues the spec
+    before it, when that spec has options). The specs are not checked
+    (:func:`check_policy` does that).
+
+    >>> split_specs("search:rollouts=200,k=4,greedy, expert")
+    ['search:rollouts=200,k=4', 'greedy', 'expert']
+    """
+    out: List[str] = []
+    for piece in str(text).split(","):
+        p = piece.strip()
+        if out and ":" in out[-1] and "=" in p and ":" not in p.split("=", 1)[0]:
+            out[-1] += "," + p
+        elif p:
+            out.append(p)
+    return out
 
 
 def check_policy(spec: str) -> str:
