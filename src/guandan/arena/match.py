@@ -301,7 +301,7 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             else:
                 # objects that cannot go to another process play here, in the
                 # main thread (where the per-move alarm still works)
-                pools[k] = _Inline()
+                pools[k] = InlineExecutor()
         return pools[k]
 
     def submit(idx: int, deal_ids: List[int]) -> Any:
@@ -450,7 +450,7 @@ def _picklable(objs: Sequence[Any]) -> bool:
         return False
 
 
-class _Inline:
+class InlineExecutor:
     """An executor that runs each task at once in the calling thread."""
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:

@@ -197,29 +197,14 @@ def _worker_init(parent: int) -> None:
     worker_init(parent)
 
 
-class _Inline:
-    """Runs each task at once in the calling thread."""
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
-        f: cf.Future = cf.Future()
-        try:
-            f.set_result(fn(*args))
-        except BaseException as e:    # noqa: B036 - handed to the caller through the future
-            f.set_exception(e)
-        return f
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        pass
-
-
 def _eval_task(layers: Any, opponent: str, deals: int, seed: int) -> Dict[str, Any]:
     """The deal share of the network ``layers`` against ``opponent`` on the
     arena's duplicate deals (run in a worker or inline)."""
-    from ..arena import arena
+    from ..arena import InlineExecutor, arena
     with tempfile.TemporaryDirectory(prefix="guandan-eval-") as d:
         path = os.path.join(d, "net.npz")
         save_checkpoint(path, layers, {"info": {"eval": True}})
-        res = arena([f"net:path={path}", opponent], deals=deals, seed=seed, executor=_Inline())
+        res = arena([f"net:path={path}", opponent], deals=deals, seed=seed, executor=InlineExecutor())
         s = res.pairings[0].stats()
     return {"opponent": opponent, "deals": deals, "score": s["score"], "score_ci": list(s["score_ci"]),
             "points": s["points"]["mean"]}
