@@ -16,7 +16,7 @@ from guandan.rl import checkpoint as ckm
 from guandan.rl.checkpoint import CheckpointError, load_checkpoint, save_checkpoint, validate_layers
 from guandan.rl.danzero import convert_danzero, read_array_pickle
 
-D = 295
+D = 309
 
 
 def _layers(sizes, seed=0, dtype=np.float32):
@@ -90,7 +90,7 @@ def test_save_converts_to_float32_and_validates(tmp_path):
               (np.zeros((5, 1), np.float32), np.zeros(1, np.float32))], "takes 5 inputs"),
     (lambda: [(np.full((D, 1), np.inf, np.float32), np.zeros(1, np.float32))], "not finite"),
     (lambda: [(np.zeros((D, 1), np.float32), np.array([np.nan], np.float32))], "not finite"),
-    (lambda: _layers([D + 1, 4, 1]), "296 inputs"),
+    (lambda: _layers([D + 1, 4, 1]), "310 inputs"),
     (lambda: _layers([D, 4, 2]), "1 output"),
 ])
 def test_validate_layers_branches(make, match):

@@ -44,7 +44,7 @@ def _play_and_compare(n, seed, steps, expert_share, check_every=1, unit="deal"):
         assert xd.base is out or xd is out or np.shares_memory(xd, out)
         offs_g, xg = v.encode("guandan")
         assert np.array_equal(offs, obs["legal_offsets"]) and np.array_equal(offs_g, offs)
-        assert xd.shape == (offs[-1], 555) and xg.shape == (offs[-1], 295)
+        assert xd.shape == (offs[-1], 555) and xg.shape == (offs[-1], 309)
         actions = np.zeros(n, dtype=np.int64)
         for i, g in enumerate(mirrors):
             lo, hi = offs[i], offs[i + 1]
@@ -142,10 +142,10 @@ def test_encode_out_buffer_and_errors():
     with pytest.raises(GuandanError):
         v.encode("guandan", out=np.empty((v.n_legal, 555), np.float32))
     with pytest.raises(GuandanError):
-        v.encode("guandan", out=np.empty((v.n_legal, 295), np.float64))
+        v.encode("guandan", out=np.empty((v.n_legal, 309), np.float64))
     with pytest.raises(GuandanError):
         v.encode("guandan", offsets=np.empty(3, np.int64))
-    buf = np.full((v.n_legal + 7, 295), 9.0, np.float32)
+    buf = np.full((v.n_legal + 7, 309), 9.0, np.float32)
     offs, x = v.encode("guandan", out=buf)
     assert np.shares_memory(x, buf) and x.shape[0] == v.n_legal == offs[-1]
     assert np.array_equal(x, v.encode("guandan")[1])

@@ -7,13 +7,13 @@ import pytest
 
 from guandan import Game, get_policy, move_features
 from guandan.errors import GuandanError
-from guandan.policies import check_policy, policy_names
+from guandan.policies import check_policy, policy_names, split_features
 from guandan.rl import NetPolicy, encode, save_checkpoint
 from guandan.rl.checkpoint import CheckpointError
 from guandan.rl.net import NetExplanation, encode_observation, observation_tensor_of
 
 
-def _layers(sizes=(295, 16, 8, 1), seed=0):
+def _layers(sizes=(309, 16, 8, 1), seed=0):
     rng = np.random.default_rng(seed)
     return [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32),
              (0.1 * rng.standard_normal(b)).astype(np.float32)) for a, b in zip(sizes, sizes[1:])]
@@ -30,7 +30,7 @@ def _by_hand(layers, game):
     """Q of each legal move, computed here with plain numpy."""
     obs = game.observation_tensor(game.to_act)
     words = np.array([m.words for m in game.legal_moves()], dtype=np.uint64)
-    x = np.hstack([np.repeat(obs[None, :], len(words), axis=0), move_features(words)])
+    x = np.hstack([np.repeat(obs[None, :], len(words), axis=0), move_features(words), split_features(game)])
     for i, (w, b) in enumerate(layers):
         x = x @ w + b
         if i < len(layers) - 1:
@@ -56,9 +56,10 @@ def test_encode_layout():
     g = Game(seed=5)
     x = encode(g)
     moves = g.legal_moves()
-    assert x.shape == (len(moves), 295) and x.dtype == np.float32
+    assert x.shape == (len(moves), 309) and x.dtype == np.float32
     assert np.array_equal(x[:, :227], np.repeat(g.observation_tensor(g.to_act)[None], len(moves), 0))
-    assert np.array_equal(x[:, 227:], move_features(moves.to_numpy()))
+    assert np.array_equal(x[:, 227:295], move_features(moves.to_numpy()))
+    assert np.array_equal(x[:, 295:], split_features(g))
 
 
 def test_decide_is_argmax_by_hand_and_explain_gives_q():
@@ -79,7 +80,7 @@ def test_decide_is_argmax_by_hand_and_explain_gives_q():
 
 
 def test_ties_take_the_first_move():
-    zero = [(np.zeros((295, 4), np.float32), np.zeros(4, np.float32)),
+    zero = [(np.zeros((309, 4), np.float32), np.zeros(4, np.float32)),
             (np.zeros((4, 1), np.float32), np.ones(1, np.float32))]
     net = NetPolicy(zero)
     for g in list(_positions(1))[:50]:
@@ -139,7 +140,7 @@ def test_spec_errors(tmp_path):
     with pytest.raises(CheckpointError, match="not 'guandan'"):
         NetPolicy(str(tmp_path / "dz.npz"), encoding="guandan")
     with pytest.raises(CheckpointError, match="555"):
-        NetPolicy(_layers((295, 4, 1)), encoding="danzero")
+        NetPolicy(_layers((309, 4, 1)), encoding="danzero")
     with pytest.raises(CheckpointError, match="inputs"):
         NetPolicy(_layers((100, 4, 1)))
     g = Game(seed=1)

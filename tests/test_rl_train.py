@@ -17,9 +17,9 @@ import pytest
 
 from guandan import GuandanError, Game
 from guandan.rl import NetPolicy, load_checkpoint
-from guandan.rl.actor import MAX_IMITATION_MOVES, ActorTask, play_chunk
+from guandan.rl.actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, play_chunk
 from guandan.rl.model import init_layers, parse_hidden
-from guandan.vec import MOVE_FEATURES_DIM, OBS_DIM
+from guandan.vec import ENCODING_DIMS, OBS_DIM
 
 jax = pytest.importorskip("jax", reason="training needs JAX (pip install '.[rl]')")
 
@@ -31,7 +31,7 @@ TINY = dict(hidden="32x2", games=8, actors=2, eval_deals=4, eval_minutes=0, batc
 
 
 def _net(seed=1):
-    return init_layers([OBS_DIM + MOVE_FEATURES_DIM, 16, 1], seed=seed)
+    return init_layers([ENCODING_DIMS["guandan"], 16, 1], seed=seed)
 
 
 def test_actor_samples_are_the_chosen_rows_with_the_deal_returns():
@@ -39,7 +39,7 @@ def test_actor_samples_are_the_chosen_rows_with_the_deal_returns():
     assert res.deals == 6 and res.decisions == len(res.x) == len(res.g) > 6 * 20
     # a return is the level points of the deciding seat's team: 1..3 won, -1..-3 lost (4: a game won)
     assert set(np.unique(res.g)) <= {-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0}
-    assert res.x.dtype == np.int8 and res.x.min() >= 0
+    assert res.x.dtype == np.int8 and res.x[:, :OBS_DIM + 68].min() >= 0     # the split features may be negative
     # the move part of each row is a legal move's features: its cards are cards of the own hand
     hand, cards = res.x[:, :54].astype(int), res.x[:, OBS_DIM:OBS_DIM + 54].astype(int)
     assert (cards <= hand).all()
@@ -55,17 +55,25 @@ def test_actor_tasks_are_pure_functions_of_weights_and_task():
 
 def test_imitation_samples_hold_the_experts_move_among_legal_moves():
     res = play_chunk(_net(), ActorTask(seed=2, games=4, behaviour="expert"))
-    n = res.decisions
-    assert res.obs.shape == (n, OBS_DIM) and res.moves.shape == (n, MAX_IMITATION_MOVES, MOVE_FEATURES_DIM)
+    n = len(res.label)
+    assert 0 < n < res.decisions       # the decisions with one legal move are left out
+    assert res.obs.shape == (n, OBS_DIM) and res.moves.shape == (n, MAX_IMITATION_MOVES, ROW_DIM - OBS_DIM)
     assert res.mask[np.arange(n), res.label].all()
-    # the label's move features are the chosen row's move part
-    assert (res.moves[np.arange(n), res.label] == res.x[:, OBS_DIM:]).all()
-    assert (res.obs == res.x[:, :OBS_DIM]).all()
+    assert (res.mask.sum(1) > 1).all()
+    # the label's move columns are the chosen row's move part
+    assert (res.moves[np.arange(n), res.label] == res.im_x[:, OBS_DIM:]).all()
+    assert (res.obs == res.im_x[:, :OBS_DIM]).all()
+    # the chosen rows are decisions of the task, with their returns
+    rows = {r.tobytes(): g for r, g in zip(res.x, res.g)}
+    assert all(rows[r.tobytes()] == g for r, g in zip(res.im_x, res.im_g))
+
 
 
 def test_score_net_counts_agreement_over_all_legal_moves():
     r = play_chunk(_net(), ActorTask(seed=2, games=4, behaviour="expert", score_net=True))
     assert 0 <= r.agree <= r.decisions
+    assert 0 <= r.agree_choice <= r.choices < r.decisions
+    assert r.agree - r.agree_choice == r.decisions - r.choices     # one legal move: always agreed
 
 
 def test_bad_tasks_and_sizes_are_refused():
@@ -84,7 +92,7 @@ def test_bad_tasks_and_sizes_are_refused():
 
 def test_learner_loss_falls_on_a_fixed_batch():
     res = play_chunk(_net(), ActorTask(seed=4, games=8))
-    ln = Learner(init_layers([OBS_DIM + MOVE_FEATURES_DIM, 32, 1], seed=0), lr=1e-3)
+    ln = Learner(init_layers([ROW_DIM, 32, 1], seed=0), lr=1e-3)
     x, g = res.x[:512], res.g[:512]
     first = ln.dmc_step(x, g)
     for _ in range(200):
@@ -94,7 +102,7 @@ def test_learner_loss_falls_on_a_fixed_batch():
 
 def test_imitation_agreement_rises_on_a_fixed_batch():
     r = play_chunk(_net(), ActorTask(seed=4, games=8, behaviour="expert"))
-    ln = Learner(init_layers([OBS_DIM + MOVE_FEATURES_DIM, 64, 1], seed=0), lr=1e-3)
+    ln = Learner(init_layers([ROW_DIM, 64, 1], seed=0), lr=1e-3)
     sl = slice(0, 400)
     before = ln.agreement(r.obs[sl], r.moves[sl], r.mask[sl], r.label[sl])
     for _ in range(300):

@@ -6,6 +6,9 @@ from guandan._gen cimport MoveBuf
 from guandan._engine cimport View
 
 cdef enum:
+    SPLIT_DIM = 14             # split features of a move (split_fill)
+
+cdef enum:
     MAXG = 40                  # groups in one decomposition (27 cards + wilds)
 
 # one group (play) of a hand decomposition
@@ -27,3 +30,5 @@ ctypedef struct Decomp:
 
 cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil
 cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* out,
+                     Py_ssize_t stride) noexcept nogil

@@ -23,7 +23,7 @@ The pieces, each a small nogil function:
   decomposition and the counts.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
 from guandan._core cimport MoveList, Hand
@@ -31,11 +31,13 @@ from guandan._gen cimport (
     MoveBuf, card_count, rank_strength, is_bomb_type,
     gd_ctz64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
-    T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, TAG_SHIFT,
+    T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
     View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
 )
+
+import numpy as np
 
 from .errors import GuandanError
 
@@ -1813,3 +1815,131 @@ def decompose_hand(Hand hand, int level, Hand played=None):
              for i in range(d.ng)]
     return {"score": d.score, "groups": d.ngroups, "control": d.nctrl, "bombs": d.nbomb,
             "plays": plays}
+
+
+# ---------------------------------------------------------------------------
+# The split features of moves (the learned policies' "guandan" rows)
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    SPLIT_SEEN = 512       # split_fill: hash set of the distinct (type, cards by rank) plays
+
+
+cdef inline float _i8(int x) noexcept nogil:
+    return <float>(-127 if x < -127 else (127 if x > 127 else x))
+
+
+cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* out,
+                     Py_ssize_t stride) noexcept nogil:
+    """The SPLIT_DIM features of each of the ``m`` moves ``words`` (two
+    words a move) of the seat of ``v``, written to ``out + k * stride``
+    (zeroed by the caller): the hand's best split before and after the
+    move, as the expert values it (small integers, see SPLIT_FEATURES in
+    guandan.policies). Moves that differ only by suits share one
+    evaluation (but for the cards of a split's straight flushes)."""
+    cdef Tab tb
+    cdef X x
+    cdef X xr
+    cdef LB lb0
+    cdef Acc a0, qa
+    cdef int v0, vr, t, own, size, ph, j, nseen = 0
+    cdef Py_ssize_t k
+    cdef uint64_t lo, hi, mo, mt, ro, rt, csig, sig, sfall = 0
+    cdef uint64_t seen[SPLIT_SEEN]
+    cdef int32_t where[SPLIT_SEEN]
+    cdef uint8_t used[SPLIT_SEEN]
+    cdef bint sfs, lb0ok, bomb, found
+    cdef float* row
+    if m <= 0:
+        return
+    build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
+    v0 = best_split_cached(&tb, v.one, v.two, &x)
+    a0 = x.bacc
+    own = card_count(v.one, v.two)
+    sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    lb0ok = not sfs
+    if sfs:
+        replay(&x, v.one, v.two)
+        for j in range(x.bnpath):
+            sfall |= x.sfface[j]
+    if lb0ok:
+        lb_build(&tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+    memset(used, 0, sizeof(used))
+    for k in range(m):
+        lo = words[2 * k]
+        hi = words[2 * k + 1]
+        row = &out[k * stride]
+        t = <int>((lo >> TAG_SHIFT) & 15)
+        vr = v0
+        qa = a0
+        size = 0
+        ph = 0
+        if t != T_PASS:
+            if t >= T_TRIBUTE:
+                mo = lo & FACE_MASK     # tribute and return: one card
+                mt = 0
+            else:
+                mo = lo & FACE_MASK
+                mt = hi & FACE_MASK
+            size = card_count(mo, mt)
+            csig = cards_sig(mo, mt, tb.L)
+            sig = csig ^ (<uint64_t>t << 58)
+            if sfs:
+                sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
+            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 55)
+            found = False
+            while used[j]:
+                if seen[j] == sig:
+                    found = True
+                    break
+                j = (j + 1) & (SPLIT_SEEN - 1)
+            if found:
+                memcpy(row, &out[where[j] * stride], SPLIT_DIM * sizeof(float))
+                continue
+            if nseen < SPLIT_SEEN // 2:
+                nseen += 1
+                used[j] = 1
+                seen[j] = sig
+                where[j] = <int32_t>k
+            if lb0ok and quick_value(&x, &lb0, v.one, v.two, csig, &xr):
+                vr = xr.best
+                qa = xr.bacc
+            elif quick_rest(&x, v.one, v.two, mo, mt, &xr):
+                vr = xr.best
+                qa = xr.bacc
+            else:
+                minus(v.one, v.two, mo, mt, &ro, &rt)
+                vr = best_split_cached(&tb, ro, rt, &xr)
+                qa = xr.bacc
+            bomb = is_bomb_type(t)
+            if t < T_TRIBUTE and not bomb:
+                ph = play_h(&tb, t, (hi >> TAG_SHIFT) & 31)
+                row[11] = 1.0 if ph == 0 else 0.0
+            row[9] = 1.0 if leaf_group(&x, csig) else 0.0
+        row[0] = _i8((vr - v0) // 4)
+        row[1] = _i8(v0 // 8)
+        row[2] = _i8(vr // 8)
+        row[3] = _i8(a0.H)
+        row[4] = _i8(qa.H)
+        row[5] = _i8(a0.nctrl)
+        row[6] = _i8(qa.nctrl)
+        row[7] = _i8(a0.nbomb)
+        row[8] = _i8(qa.nbomb)
+        row[10] = _i8(ph)
+        row[12] = <float>(own - size)
+        row[13] = 1.0 if size == own else 0.0
+
+
+SPLIT_FEATURES_DIM = SPLIT_DIM
+
+
+def split_rows(MoveList moves not None, NativeView view not None):
+    """The split features (``(len(moves), SPLIT_DIM)`` float32) of the moves
+    of the seat of ``view`` (:func:`split_fill`)."""
+    cdef Py_ssize_t n = moves.buf.n
+    out = np.zeros((n, SPLIT_DIM), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    if n:
+        with nogil:
+            split_fill(&view.v, moves.buf.data, n, &o[0, 0], SPLIT_DIM)
+    return out

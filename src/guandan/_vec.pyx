@@ -15,9 +15,11 @@ from guandan._gen cimport (
 )
 from guandan._engine cimport (
     State, RuleSet, NativeRules, PH_OVER, PH_PLAY, st_new_game, st_legal, st_apply, View, view_of,
-    obs_fill, st_round_reward, OBS_DIM, policy_choose, policy_rollout_ok, st_seed, policy_salt,
+    obs_fill, st_round_reward, OBS_DIM, policy_choose, policy_rollout_ok, st_seed, policy_salt, policy_add,
 )
 from guandan._gen cimport buf_reserve
+
+from guandan._expert cimport SPLIT_DIM, split_fill
 
 cnp.import_array()
 
@@ -25,7 +27,7 @@ cnp.import_array()
 
 cdef enum:
     MOVE_DIM = 68              # move features: 54 card counts, 13 type one-hot, 1 key
-    GD_DIM = OBS_DIM + MOVE_DIM    # 295: the "guandan" row
+    GD_DIM = OBS_DIM + MOVE_DIM + SPLIT_DIM    # 309: the "guandan" row (split features: _expert)
     DZ_STATE = 501             # DanZero's state vector
     DZ_ACTION = 54             # DanZero's action vector
     DZ_DIM = DZ_STATE + DZ_ACTION  # 555: the "danzero" row
@@ -377,7 +379,7 @@ cdef class VecCore:
 
     def encode(self, int encoding, out_, offsets_):
         """Rows of every legal action of every game into ``out_`` (float32,
-        C order, ``(rows >= legal actions, dim)``; dim 295 for encoding 0,
+        C order, ``(rows >= legal actions, dim)``; dim 309 for encoding 0,
         ``guandan``, 555 for 1, ``danzero``) and the offsets into
         ``offsets_`` (int64, ``n + 1``); returns the number of rows written."""
         if encoding != ENC_GD and encoding != ENC_DZ:
@@ -419,8 +421,9 @@ cdef class VecCore:
                     for k in range(m):
                         if k:
                             memcpy(&row[k * dim], row, OBS_DIM * sizeof(float))
-                            memset(&row[k * dim + OBS_DIM], 0, MOVE_DIM * sizeof(float))
+                            memset(&row[k * dim + OBS_DIM], 0, (MOVE_DIM + SPLIT_DIM) * sizeof(float))
                         move_fill(w[2 * (base + k)], w[2 * (base + k) + 1], &row[k * dim + OBS_DIM])
+                    split_fill(&v, &w[2 * base], m, &row[OBS_DIM + MOVE_DIM], dim)
                 else:
                     seat = p.to_act
                     team = seat & 1
@@ -564,3 +567,152 @@ cdef class VecCore:
         if bad == 2:
             raise ValueError(f"native policy {code} made no choice")
         return out
+
+
+# -- a Q network as a native policy (guandan.vec.NativeNet, the "net" policy's native form) --
+
+cdef enum:
+    NET_MAX_LAYERS = 16
+    NET_MAX_WIDTH = 4096
+
+ctypedef struct NetC:
+    int nl                         # layers
+    int size[NET_MAX_LAYERS + 1]   # size[0]: the row (GD_DIM), size[nl]: 1
+    float* w[NET_MAX_LAYERS]       # (size[l], size[l + 1]) row-major
+    float* b[NET_MAX_LAYERS]
+    int maxw                       # the widest layer
+
+
+cdef inline void _axpy(float* y, float a, const float* x, int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        y[j] += a * x[j]
+
+
+cdef float net_q(const NetC* n, const float* h0, const float* row, float* ha, float* hb) noexcept nogil:
+    """Q of one row, given ``h0``: the first layer's pre-activation of the
+    row's state columns (identical for every move of a decision)."""
+    cdef int l, i, w1 = n.size[1], out
+    cdef float* t
+    memcpy(ha, h0, w1 * sizeof(float))
+    for i in range(OBS_DIM, GD_DIM):
+        if row[i] != 0.0:
+            _axpy(ha, row[i], &n.w[0][i * w1], w1)
+    for l in range(1, n.nl):
+        out = n.size[l + 1]
+        memcpy(hb, n.b[l], out * sizeof(float))
+        for i in range(n.size[l]):
+            if ha[i] > 0.0:            # relu
+                _axpy(hb, ha[i], &n.w[l][i * out], out)
+        t = ha
+        ha = hb
+        hb = t
+    return ha[0]
+
+
+cdef Py_ssize_t net_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    """The move of highest Q (the first on ties) of the network ``ctx``
+    (a NetC) over the "guandan" rows of the view's legal moves."""
+    cdef const NetC* n = <const NetC*>ctx
+    cdef Py_ssize_t m = moves.n, k, best = 0
+    cdef int i, w1 = n.size[1]
+    cdef float q, bq = 0.0
+    cdef float* buf
+    cdef float* row
+    cdef float* split
+    cdef float* h0
+    cdef float* ha
+    cdef float* hb
+    if m <= 1:
+        return 0
+    buf = <float*>malloc(sizeof(float) * (GD_DIM + m * SPLIT_DIM + 3 * n.maxw))
+    if buf == NULL:
+        return 0
+    row = buf
+    split = &buf[GD_DIM]
+    h0 = &split[m * SPLIT_DIM]
+    ha = &h0[n.maxw]
+    hb = &ha[n.maxw]
+    memset(row, 0, GD_DIM * sizeof(float))
+    obs_fill(v, row)
+    memset(split, 0, m * SPLIT_DIM * sizeof(float))
+    split_fill(v, moves.data, m, split, SPLIT_DIM)
+    memcpy(h0, n.b[0], w1 * sizeof(float))
+    for i in range(OBS_DIM):
+        if row[i] != 0.0:
+            _axpy(h0, row[i], &n.w[0][i * w1], w1)
+    for k in range(m):
+        memset(&row[OBS_DIM], 0, MOVE_DIM * sizeof(float))
+        move_fill(moves.data[2 * k], moves.data[2 * k + 1], &row[OBS_DIM])
+        memcpy(&row[OBS_DIM + MOVE_DIM], &split[k * SPLIT_DIM], SPLIT_DIM * sizeof(float))
+        q = net_q(n, h0, row, ha, hb)
+        if k == 0 or q > bq:
+            bq = q
+            best = k
+    free(buf)
+    return best
+
+
+cdef class NativeNet:
+    """A Q network over "guandan" rows (``(w, b)`` float32 pairs, validated
+    by the caller: guandan.rl.checkpoint) as a native policy: :meth:`register`
+    gives the code ``simulate``, ``VecGame.choose`` and ``Game.native_choice``
+    run. Its weights are copied and live as long as the process (a code, once
+    handed out, stays valid)."""
+
+    cdef NetC c
+    cdef int _code
+
+    def __cinit__(self, layers):
+        cdef int l, nl = len(layers)
+        cdef cnp.ndarray w, b
+        memset(&self.c, 0, sizeof(NetC))
+        if not 1 <= nl <= NET_MAX_LAYERS:
+            raise ValueError(f"a network has 1..{NET_MAX_LAYERS} layers, got {nl}")
+        self.c.nl = nl
+        self.c.size[0] = GD_DIM
+        for l in range(nl):
+            w = np.ascontiguousarray(layers[l][0], dtype=np.float32)
+            b = np.ascontiguousarray(layers[l][1], dtype=np.float32)
+            if (w.ndim != 2 or b.ndim != 1 or w.shape[0] != self.c.size[l] or w.shape[1] != b.shape[0]
+                    or not 1 <= w.shape[1] <= NET_MAX_WIDTH):
+                raise ValueError(f"layer {l}: weights of shape ({self.c.size[l]}, k) and a bias of k "
+                                 f"(1..{NET_MAX_WIDTH}) expected")
+            self.c.size[l + 1] = <int>w.shape[1]
+            self.c.maxw = max(self.c.maxw, <int>w.shape[1])
+            self.c.w[l] = <float*>malloc(w.nbytes)
+            self.c.b[l] = <float*>malloc(b.nbytes)
+            if self.c.w[l] == NULL or self.c.b[l] == NULL:
+                raise MemoryError()
+            memcpy(self.c.w[l], cnp.PyArray_DATA(w), w.nbytes)
+            memcpy(self.c.b[l], cnp.PyArray_DATA(b), b.nbytes)
+        if self.c.size[nl] != 1:
+            raise ValueError("a Q network has one output")
+
+    def __dealloc__(self):
+        cdef int l
+        if self._code:
+            return                     # registered: the policy table points here for good
+        for l in range(NET_MAX_LAYERS):
+            free(self.c.w[l])
+            free(self.c.b[l])
+
+    def register(self):
+        """The native policy code of this network (a new code the first
+        time, while the policy table has room)."""
+        cdef int code
+        if self._code == 0:
+            code = policy_add(net_policy, &self.c, 0)
+            if code < 0:
+                raise ValueError("the native policy table is full")
+            _NETS.append(self)
+            self._code = code
+        return self._code
+
+    @property
+    def code(self):
+        """The native policy code (0 until :meth:`register`)."""
+        return self._code
+
+
+_NETS = []          # registered networks: kept alive with their codes

@@ -353,6 +353,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         executor = Client(args.dask)
     cfg = TrainConfig(hidden=args.hidden, seed=args.seed, actors=args.actors or (os.cpu_count() or 1),
                       games=args.games, epsilon=args.epsilon, imitation=args.imitation, lr=args.lr,
+                      imitation_lr=args.imitation_lr,
                       batch=args.batch, iterations=args.iterations, minutes=args.minutes, samples=args.samples,
                       eval_minutes=args.eval_minutes, eval_deals=args.eval_deals,
                       eval_opponents=tuple(o for o in args.eval_against.split(",") if o))
@@ -736,6 +737,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="deals per actor task (default 128)")
     tr.add_argument("--epsilon", type=float, default=0.05, help="exploration: share of random moves (default 0.05)")
     tr.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate (default 3e-4)")
+    tr.add_argument("--imitation-lr", type=float, default=0.0,
+                    help="the learning rate of the warm start (default: --lr)")
     tr.add_argument("--batch", type=_count("--batch", 8, 65536), default=1024, help="batch size (default 1024)")
     tr.add_argument("--seed", type=_count("--seed", 0), default=0, help="the run's seed (default 0)")
     tr.add_argument("--eval-minutes", type=float, default=10.0,

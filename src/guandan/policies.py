@@ -68,7 +68,8 @@ __all__ = ["RandomPolicy", "GreedyPolicy", "NativePolicy", "Explanation", "get_p
            "rollout_code", "policy_names", "policy_usages", "parse_policy", "check_policy", "is_fixed_native",
            "register",
            "unregister",
-           "explain", "observation_fields", "observation_view", "EXPERT_RULES"]
+           "explain", "observation_fields", "observation_view", "EXPERT_RULES",
+           "SPLIT_FEATURES", "SPLIT_FEATURES_DIM", "split_features", "split_features_of"]
 
 #: the names of the expert's rules (``Explanation.rule``; :mod:`guandan.words`
 #: says each as a sentence)
@@ -107,11 +108,14 @@ class NativePolicy:
     client, Python loops) the decision is exactly the native one too: the
     observation is turned into the same view, under the observation's
     rules (:func:`guandan.rules.rules_of`; for an observation without them,
-    ``rules``, else the default rules), with this object's seeded stream."""
+    ``rules``, else the default rules), with this object's seeded stream.
+    ``code``: a native code to run under ``name`` (a network's,
+    :func:`guandan.vec.net_code`) instead of the registered name's."""
 
-    def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None) -> None:
+    def __init__(self, name: str, seed: Optional[int] = None, rules: Any = None,
+                 code: Optional[int] = None) -> None:
         self.name = name
-        self.code = native_code(name)
+        self.code = native_code(name) if code is None else int(code)
         self._rng = random.Random(seed)
         self.rules = None if rules is None else resolve_rules(rules)
 
@@ -253,21 +257,82 @@ def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
     return make_policy(name_or_callable, seed)
 
 
-def _expert_explain(game: "Game") -> Tuple[Move, str]:
-    moves = game.legal_moves()
+def _game_view(game: "Game") -> Any:
+    """The native view of the seat to act (what the native loop builds)."""
     seat = game.to_act
     top = game.top
     top_lo, top_hi = top.move.words if top is not None else (0, 0)
-    view = _engine.NativeView(hand=game.hands[seat], played=game.played_cards(), seat=seat,
+    return _engine.NativeView(hand=game.hands[seat], played=game.played_cards(), seat=seat,
                               phase=_PHASE_CODES[game.phase], rlevel=game.level_index,
                               levels=game.team_level_indices, top_lo=top_lo, top_hi=top_hi,
                               top_seat=-1 if top is None else top.seat, passes=game.passes,
                               counts=game.card_counts, fin=game.finish_order,
                               rules=game.rules.native)
-    i, rule = _expert.explain_view(moves, view)
+
+
+def _expert_explain(game: "Game") -> Tuple[Move, str]:
+    moves = game.legal_moves()
+    i, rule = _expert.explain_view(moves, _game_view(game))
     if not 0 <= i < len(moves):
         raise GuandanError("the expert made no choice")
     return moves[i], rule
+
+
+#: The split features of a move (the last columns of the learned policies'
+#: ``"guandan"`` rows, docs/rl.md): the acting seat's hand split into plays
+#: as the expert values it (:func:`guandan._expert.decompose_hand`), before
+#: and after the move, as small integers.
+SPLIT_FEATURES: Tuple[str, ...] = (
+    "gain",          # (split score after - before) // 4
+    "score",         # the split score of the hand // 8
+    "score_after",   # the split score of the rest // 8
+    "groups",        # non-bomb groups of the hand's split (turns to play out)
+    "groups_after",  # ... of the rest's split
+    "control",       # groups of the hand's split nothing still out beats
+    "control_after",
+    "bombs",         # bombs (straight flushes, joker bomb) of the hand's split
+    "bombs_after",
+    "whole_group",   # 1: the move's cards are whole groups of the hand's split (nothing broken)
+    "beaters",       # stronger plays of its type still makeable from the cards out (non-bomb plays)
+    "is_control",    # 1: a non-bomb play nothing still out beats in its type
+    "cards_after",   # cards left after the move
+    "goes_out",      # 1: the move plays the last cards
+)
+SPLIT_FEATURES_DIM = len(SPLIT_FEATURES)
+assert SPLIT_FEATURES_DIM == _expert.SPLIT_FEATURES_DIM
+
+
+def _movelist(legal_moves: Any, level: Any) -> Any:
+    if isinstance(legal_moves, _core.MoveList):
+        return legal_moves
+    words = np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
+    return _core.make_movelist(words, _core.level_index(level))
+
+
+def split_features(game: "Game", legal_moves: Any = None) -> np.ndarray:
+    """The :data:`SPLIT_FEATURES` of each legal move of the seat to act
+    (``(n, SPLIT_FEATURES_DIM)`` float32, legal-move order; ``legal_moves``:
+    the game's, given to save generating them again). Computed from what
+    the seat knows: its hand and the cards played.
+
+    >>> from guandan import Game
+    >>> g = Game.from_position([["S3", "H3", "DK"], ["HA"], ["D5"], ["C9"]], level="2")
+    >>> f = split_features(g)
+    >>> [str(m) for m in g.legal_moves()], f[:, SPLIT_FEATURES.index("cards_after")].tolist()
+    (['Single 3 S3', 'Single 3 H3', 'Single K DK', 'Pair 3 S3 H3'], [2.0, 2.0, 2.0, 1.0])
+    """
+    if game.is_over:
+        raise GuandanError("the game is over")
+    moves = game.legal_moves() if legal_moves is None else _movelist(legal_moves, game.level)
+    return _expert.split_rows(moves, _game_view(game))
+
+
+def split_features_of(observation: Dict[str, Any], legal_moves: Any, rules: Any = None) -> np.ndarray:
+    """:func:`split_features` from an observation (:meth:`guandan.Game.observation`)
+    and its legal moves: the same values when the observation's history is
+    the round's complete history (the cards played are read from it)."""
+    view = observation_view(observation, rules_of(observation, rules))
+    return _expert.split_rows(_movelist(legal_moves, observation["level"]), view)
 
 
 def explain(game: "Game", name: str = "expert") -> Tuple[Move, str]:

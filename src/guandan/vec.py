@@ -42,6 +42,7 @@ levels pays nothing.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
@@ -52,13 +53,14 @@ from ._checks import check_int
 from .errors import GuandanError
 from .registry import check_policy, native_code
 from .moves import Hand, Move
+from .policies import SPLIT_FEATURES_DIM
 from .positions import check_level
 from .rules import Rules, resolve_rules, rules_of
 
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["VecGame", "move_features", "danzero_rows", "OBS_DIM", "MOVE_FEATURES_DIM",
+__all__ = ["VecGame", "move_features", "danzero_rows", "net_code", "OBS_DIM", "MOVE_FEATURES_DIM", "SPLIT_FEATURES_DIM",
            "ENCODING_DIMS", "DANZERO_STATE_DIM", "DANZERO_ACTION_DIM"]
 
 OBS_DIM = 227
@@ -66,7 +68,8 @@ MOVE_FEATURES_DIM = 54 + 13 + 1
 DANZERO_STATE_DIM = 501
 DANZERO_ACTION_DIM = 54
 # the row width of each encoding of VecGame.encode (docs/rl.md, docs/rl-encoding.md)
-ENCODING_DIMS: Dict[str, int] = {"guandan": OBS_DIM + MOVE_FEATURES_DIM,
+# "guandan": the observation, the move's features, the move's split features
+ENCODING_DIMS: Dict[str, int] = {"guandan": OBS_DIM + MOVE_FEATURES_DIM + SPLIT_FEATURES_DIM,
                                  "danzero": DANZERO_STATE_DIM + DANZERO_ACTION_DIM}
 assert {k: d for k, (_, d) in _vec.ENCODINGS.items()} == ENCODING_DIMS
 _SHIFTS = np.arange(54, dtype=np.uint64)
@@ -90,6 +93,47 @@ def move_features(words: np.ndarray) -> np.ndarray:
     out[np.arange(len(w)), 54 + t] = 1.0
     out[:, 67] = ((w[:, 1] >> np.uint64(56)) & np.uint64(31)).astype(np.float32)
     return out
+
+
+_NET_LOCK = threading.Lock()
+_NET_CODES: Dict[bytes, int] = {}
+
+
+def net_code(layers: Any) -> int:
+    """The native policy code of a Q network over ``"guandan"`` rows:
+    ``(w, b)`` float32 pairs, the first taking :data:`ENCODING_DIMS`
+    ``["guandan"]`` inputs, the last giving one output (validated by the
+    caller: :func:`guandan.rl.checkpoint.validate_layers`). The native
+    policy builds the rows of :meth:`VecGame.encode` for the seat to act and
+    plays the move of highest Q, the first on ties; ``simulate``,
+    :meth:`VecGame.choose` and :meth:`guandan.Game.native_choice` run it.
+    The same weights give the same code; a network, once registered, stays
+    in memory for the life of the process (at most 4,095 native policies).
+
+    >>> from guandan.rl.model import init_layers
+    >>> layers = init_layers([ENCODING_DIMS["guandan"], 8, 1], seed=0)
+    >>> net_code(layers) == net_code([(w.copy(), b.copy()) for w, b in layers])
+    True
+    """
+    h = hashlib.sha256()
+    arrays = []
+    for w, b in layers:
+        w = np.ascontiguousarray(w, dtype=np.float32)
+        b = np.ascontiguousarray(b, dtype=np.float32)
+        arrays.append((w, b))
+        h.update(repr((w.shape, b.shape)).encode())
+        h.update(w.tobytes())
+        h.update(b.tobytes())
+    key = h.digest()
+    with _NET_LOCK:
+        code = _NET_CODES.get(key)
+        if code is None:
+            try:
+                code = int(_vec.NativeNet(arrays).register())
+            except ValueError as e:
+                raise GuandanError(f"native network: {e}") from None
+            _NET_CODES[key] = code
+        return code
 
 
 def _words_of(legal_moves: Any) -> np.ndarray:
@@ -227,9 +271,10 @@ class VecGame:
         (game i's rows ``offsets[i]:offsets[i+1]``, in legal-move order, the
         order :meth:`step` indexes), computed natively.
 
-        ``encoding="guandan"``: 295 columns, the observation of the seat to
-        act (:meth:`observe`'s ``obs``) then :func:`move_features` of the
-        move. ``"danzero"``: 555 columns, DanZero's state (501) then its
+        ``encoding="guandan"``: 309 columns, the observation of the seat to
+        act (:meth:`observe`'s ``obs``), :func:`move_features` of the move,
+        then its :data:`guandan.policies.SPLIT_FEATURES` (the hand's split
+        before and after the move). ``"danzero"``: 555 columns, DanZero's state (501) then its
         action vector (54) (docs/rl-encoding.md); in the tribute and return
         phases its rows hold the hand, the cards left, the levels and the
         tribute or return card (a DanZero network never sees those

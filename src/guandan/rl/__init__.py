@@ -17,7 +17,7 @@ from typing import Any
 
 from ..registry import policy_names, register
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .net import NetPolicy, encode, net_policy
+from .net import NetPolicy, encode, net_native_code, net_policy
 
 __all__ = ["Checkpoint", "CheckpointError", "load_checkpoint", "save_checkpoint", "convert_danzero",
            "NetPolicy", "encode"]
@@ -32,4 +32,4 @@ def __getattr__(name: str) -> Any:
 
 
 if "net" not in policy_names():
-    register("net", net_policy, options=True, usage="net:path=FILE")
+    register("net", net_policy, native=net_native_code, options=True, usage="net:path=FILE")

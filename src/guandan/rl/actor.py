@@ -8,10 +8,10 @@ framework), so tasks run anywhere ``guandan`` is installed.
 
 >>> from guandan.rl.actor import ActorTask, play_chunk
 >>> from guandan.rl.model import init_layers
->>> res = play_chunk(init_layers([295, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
+>>> res = play_chunk(init_layers([309, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
 >>> res.x.shape[1], res.x.dtype.name, len(res.x) == len(res.g), res.deals
-(295, 'int8', True, 4)
->>> res2 = play_chunk(init_layers([295, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
+(309, 'int8', True, 4)
+>>> res2 = play_chunk(init_layers([309, 16, 1], seed=1), ActorTask(seed=7, games=4, epsilon=0.1))
 >>> bool((res.x == res2.x).all()) and bool((res.g == res2.g).all())
 True
 """
@@ -26,13 +26,16 @@ import numpy as np
 
 from ..errors import GuandanError
 from ..rules import Rules
-from ..vec import MOVE_FEATURES_DIM, OBS_DIM, VecGame
+from ..policies import SPLIT_FEATURES, SPLIT_FEATURES_DIM
+from ..vec import ENCODING_DIMS, OBS_DIM, VecGame
 from .net import q_values
 
 __all__ = ["ActorTask", "ChunkResult", "play_chunk", "ROW_DIM", "MAX_IMITATION_MOVES"]
 
-ROW_DIM = OBS_DIM + MOVE_FEATURES_DIM          # 295: encoding "guandan"
+ROW_DIM = ENCODING_DIMS["guandan"]             # 309: encoding "guandan"
+MOVE_COLS = ROW_DIM - OBS_DIM                   # a row's move columns (features and split features)
 MAX_IMITATION_MOVES = 16                        # legal moves kept per imitation decision (the label among them)
+WHOLE_GROUP_COL = ROW_DIM - SPLIT_FEATURES_DIM + SPLIT_FEATURES.index("whole_group")
 
 Layers = Sequence[Tuple[np.ndarray, np.ndarray]]
 
@@ -51,7 +54,8 @@ class ActorTask:
     * ``rules``: the rules of the games (default: the default rules);
     * ``score_net``: with a native behaviour, also count the decisions where
       the network's highest Q over *all* legal moves is the policy's move
-      (:attr:`ChunkResult.agree`).
+      (:attr:`ChunkResult.agree`; :attr:`ChunkResult.agree_choice` of the
+      :attr:`ChunkResult.choices` decisions with more than one legal move).
     """
 
     seed: int
@@ -66,13 +70,16 @@ class ActorTask:
 class ChunkResult:
     """What one task produced.
 
-    * ``x`` (N, 295) int8: the row (state and chosen move) of every decision
+    * ``x`` (N, 309) int8: the row (state and chosen move) of every decision
       taken, ``g`` (N,) float32: its Monte-Carlo return, the level points
       the deciding seat's team won (negative: lost) at the end of the deal;
-    * imitation tasks only: ``obs`` (M, 227) int8, ``moves`` (M, K, 68) int8
-      (up to :data:`MAX_IMITATION_MOVES` legal moves, the chosen one among
-      them), ``mask`` (M, K) bool, ``label`` (M,) int64 (the chosen move's
-      column);
+    * imitation tasks only, for the M decisions with more than one legal
+      move: ``obs`` (M, 227) int8, ``moves`` (M, K, 82) int8 (up to
+      :data:`MAX_IMITATION_MOVES` legal moves, the chosen one among them:
+      the moves that play whole groups of the hand's split first, then
+      others, drawn at random), ``mask`` (M, K) bool, ``label`` (M,) int64
+      (the chosen move's column), ``im_x`` (M, 309) int8 and ``im_g`` (M,)
+      float32: the chosen row and its return;
     * ``deals``, ``decisions``; ``engine_s`` and ``net_s``: seconds spent in
       the engine (stepping, legal moves, observations, encodings) and in the
       network.
@@ -88,7 +95,11 @@ class ChunkResult:
     moves: Optional[np.ndarray] = None
     mask: Optional[np.ndarray] = None
     label: Optional[np.ndarray] = None
+    im_x: Optional[np.ndarray] = None
+    im_g: Optional[np.ndarray] = None
     agree: int = 0
+    agree_choice: int = 0
+    choices: int = 0
 
 
 def _segment_argmax(q: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -105,7 +116,7 @@ def _int8(a: np.ndarray) -> np.ndarray:
 
 def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
     """Play ``task``'s deals with the network ``layers`` ((w, b) float32
-    pairs, input 295, one output) or the task's native behaviour policy, and
+    pairs, input 309, one output) or the task's native behaviour policy, and
     return every decision's row and return (see :class:`ChunkResult`)."""
     imitate = task.behaviour != "net"
     if not 0.0 <= task.epsilon <= 1.0:
@@ -125,8 +136,13 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
     im_moves: List[np.ndarray] = []
     im_mask: List[np.ndarray] = []
     im_label: List[np.ndarray] = []
+    im_x: List[np.ndarray] = []
+    im_slot: List[np.ndarray] = []
+    im_seat: List[np.ndarray] = []
     K = MAX_IMITATION_MOVES
     agree = 0
+    agree_choice = 0
+    choices = 0
     buf = np.empty((64 * n, ROW_DIM), dtype=np.float32)     # the rows of a step, grown when short
     engine -= t0
     while active.any():
@@ -163,14 +179,19 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
             if task.score_net:
                 net -= t1
                 q = q_values(layers, rows)
-                agree += int((_segment_argmax(q, starts, c) == choice).sum())
+                same = _segment_argmax(q, starts, c) == choice
+                agree += int(same.sum())
+                agree_choice += int(same[c > 1].sum())
+                choices += int((c > 1).sum())
                 t2 = time.perf_counter()
                 net += t2
                 engine -= t2
-            # the label and up to K-1 other legal moves (drawn at random), in random columns
+            # the label and up to K-1 other legal moves, in random columns: the
+            # moves that play whole groups of the hand's split first (the
+            # plausible alternatives), then others, each drawn at random
             seg = np.repeat(np.arange(len(act)), c)
-            key = rng.random(len(src))
-            key[starts + choice] = -1.0                      # the label sorts first: always kept
+            key = rng.random(len(src)) - rows[:, WHOLE_GROUP_COL]
+            key[starts + choice] = -2.0                      # the label sorts first: always kept
             order = np.lexsort((key, seg))
             pos = np.arange(len(src)) - starts[seg[order]]
             keep = order[pos < K]
@@ -179,17 +200,21 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
             kstarts = np.concatenate(([0], np.cumsum(kc)[:-1]))
             col = np.arange(len(kept)) - np.repeat(kstarts, kc)
             ks = seg[kept]
-            mv = np.zeros((len(act), K, MOVE_FEATURES_DIM), dtype=np.int8)
+            mv = np.zeros((len(act), K, MOVE_COLS), dtype=np.int8)
             mv[ks, col] = _int8(rows[kept, OBS_DIM:])
             mk = np.zeros((len(act), K), dtype=bool)
             mk[ks, col] = True
             lab = np.zeros(len(act), dtype=np.int64)
             is_lab = kept == (starts + choice)[ks]
             lab[ks[is_lab]] = col[is_lab]
-            im_moves.append(mv)
-            im_mask.append(mk)
-            im_label.append(lab)
-            im_obs.append(_int8(rows[starts, :OBS_DIM]))
+            many = c > 1                                     # a decision with one legal move teaches nothing
+            im_moves.append(mv[many])
+            im_mask.append(mk[many])
+            im_label.append(lab[many])
+            im_obs.append(_int8(rows[starts[many], :OBS_DIM]))
+            im_x.append(_int8(rows[(starts + choice)[many]]))
+            im_slot.append(act[many])
+            im_seat.append(seat_to_act[act][many].astype(np.int64))
         xs.append(_int8(rows[starts + choice]))
         slots.append(act)
         seats.append(seat_to_act[act].astype(np.int64))
@@ -202,10 +227,13 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
     slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)
     seat = np.concatenate(seats) if seats else np.zeros(0, dtype=np.int64)
     g = final[slot, seat].astype(np.float32)
-    res = ChunkResult(x=x, g=g, deals=n, decisions=len(x), engine_s=engine, net_s=net, agree=agree)
+    res = ChunkResult(x=x, g=g, deals=n, decisions=len(x), engine_s=engine, net_s=net, agree=agree,
+                      agree_choice=agree_choice, choices=choices)
     if imitate:
         res.obs = np.concatenate(im_obs)
         res.moves = np.concatenate(im_moves)
         res.mask = np.concatenate(im_mask)
         res.label = np.concatenate(im_label)
+        res.im_x = np.concatenate(im_x)
+        res.im_g = final[np.concatenate(im_slot), np.concatenate(im_seat)].astype(np.float32)
     return res

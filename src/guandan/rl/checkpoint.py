@@ -5,9 +5,9 @@ maps ``w{i}.shape[0]`` inputs to ``w{i}.shape[1]`` outputs, ``b{i}`` has
 ``w{i}.shape[1]`` entries) and ``meta``, a JSON string::
 
     {"format": "guandan-qnet", "version": 1, "encoding": "guandan",
-     "sizes": [295, 64, 1], "activation": "relu", "info": {...}}
+     "sizes": [309, 64, 1], "activation": "relu", "info": {...}}
 
-``encoding`` names the rows the network reads: ``"guandan"`` (295 inputs)
+``encoding`` names the rows the network reads: ``"guandan"`` (309 inputs)
 or ``"danzero"`` (555 inputs, DanZero's state and action vectors).
 
 ``sizes`` is the input size followed by every layer's output size; the
@@ -22,13 +22,13 @@ one-line message.
 
 >>> import os, tempfile, numpy as np
 >>> rng = np.random.default_rng(0)
->>> layers = [(rng.standard_normal((295, 4), dtype=np.float32), np.zeros(4, np.float32)),
+>>> layers = [(rng.standard_normal((309, 4), dtype=np.float32), np.zeros(4, np.float32)),
 ...           (rng.standard_normal((4, 1), dtype=np.float32), np.zeros(1, np.float32))]
 >>> p = os.path.join(tempfile.mkdtemp(), "net.npz")
 >>> save_checkpoint(p, layers, {"info": {"note": "doctest"}})
 >>> ck = load_checkpoint(p)
 >>> ck.sizes, ck.encoding, ck.meta["info"]
-([295, 4, 1], 'guandan', {'note': 'doctest'})
+([309, 4, 1], 'guandan', {'note': 'doctest'})
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ MAX_WEIGHT_BYTES = 64 * 2 ** 20
 MAX_FILE_BYTES = MAX_WEIGHT_BYTES + 2 ** 20
 MAX_META_BYTES = 2 ** 16
 
-# encoding name -> its input size (``guandan``: the project's rows, 295;
+# encoding name -> its input size (``guandan``: the project's rows, 309;
 # ``danzero``: DanZero's rows, 555, a network converted from DanZero's
 # checkpoint; both built by :func:`guandan.rl.net.encode` and VecGame.encode)
 ENCODINGS: Dict[str, int] = dict(ENCODING_DIMS)

@@ -40,7 +40,8 @@ class Learner:
 
     Args:
         layers: initial ``(w, b)`` float32 pairs (:func:`guandan.rl.model.init_layers`).
-        lr: Adam's learning rate; ``b1``, ``b2``, ``eps``: its constants.
+        lr: Adam's learning rate (the attribute ``lr`` can be changed between
+            steps); ``b1``, ``b2``, ``eps``: its constants.
         clip: gradients are scaled down to this global norm (0: no clipping).
     """
 
@@ -82,7 +83,7 @@ class Learner:
             acc = jnp.mean(jnp.argmax(q, axis=1) == label)
             return ce + self.value_weight * mse(params, x, g), (ce, acc)
 
-        def adam(params: Any, m: Any, v: Any, t: Any, grads: Any) -> Any:
+        def adam(params: Any, m: Any, v: Any, t: Any, grads: Any, lr: Any) -> Any:
             leaves = jax.tree_util.tree_leaves(grads)
             norm = jnp.sqrt(sum(jnp.sum(g * g) for g in leaves))
             scale = jnp.minimum(1.0, self.clip / (norm + 1e-12)) if self.clip > 0 else 1.0
@@ -92,19 +93,19 @@ class Learner:
             c1 = 1 - self.b1 ** t
             c2 = 1 - self.b2 ** t
             params = jax.tree_util.tree_map(
-                lambda p, a, b: p - self.lr * (a / c1) / (jnp.sqrt(b / c2) + self.eps), params, m, v)
+                lambda p, a, b: p - lr * (a / c1) / (jnp.sqrt(b / c2) + self.eps), params, m, v)
             return params, m, v, norm
 
-        def dmc_step(params: Any, m: Any, v: Any, t: Any, x: Any, g: Any) -> Any:
+        def dmc_step(params: Any, m: Any, v: Any, t: Any, lr: Any, x: Any, g: Any) -> Any:
             loss, grads = jax.value_and_grad(mse)(params, x, g)
-            params, m, v, _ = adam(params, m, v, t, grads)
+            params, m, v, _ = adam(params, m, v, t, grads, lr)
             return params, m, v, loss
 
-        def im_step(params: Any, m: Any, v: Any, t: Any, obs: Any, moves: Any, mask: Any, label: Any,
-                    x: Any, g: Any) -> Any:
+        def im_step(params: Any, m: Any, v: Any, t: Any, lr: Any, obs: Any, moves: Any, mask: Any,
+                    label: Any, x: Any, g: Any) -> Any:
             (loss, (ce, acc)), grads = jax.value_and_grad(imitation, has_aux=True)(
                 params, obs, moves, mask, label, x, g)
-            params, m, v, _ = adam(params, m, v, t, grads)
+            params, m, v, _ = adam(params, m, v, t, grads, lr)
             return params, m, v, loss, ce, acc
 
         self._forward = jax.jit(forward)
@@ -118,7 +119,7 @@ class Learner:
         jnp = self._jnp
         self.t += 1
         self.params, self.m, self.v, loss = self._dmc(
-            self.params, self.m, self.v, jnp.float32(self.t), jnp.asarray(x, dtype=jnp.float32),
+            self.params, self.m, self.v, jnp.float32(self.t), jnp.float32(self.lr), jnp.asarray(x, dtype=jnp.float32),
             jnp.asarray(g, dtype=jnp.float32))
         return float(loss)
 
@@ -130,7 +131,7 @@ class Learner:
         self.t += 1
         f = jnp.float32
         self.params, self.m, self.v, loss, ce, acc = self._im(
-            self.params, self.m, self.v, f(self.t), jnp.asarray(obs, dtype=f), jnp.asarray(moves, dtype=f),
+            self.params, self.m, self.v, f(self.t), f(self.lr), jnp.asarray(obs, dtype=f), jnp.asarray(moves, dtype=f),
             jnp.asarray(mask), jnp.asarray(label, dtype=jnp.int32), jnp.asarray(x, dtype=f),
             jnp.asarray(g, dtype=f))
         return float(loss), float(ce), float(acc)

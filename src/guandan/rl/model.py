@@ -2,8 +2,8 @@
 (numpy inference) and the learner (JAX).
 
 >>> from guandan.rl.model import init_layers
->>> [w.shape for w, b in init_layers([295, 64, 64, 1], seed=0)]
-[(295, 64), (64, 64), (64, 1)]
+>>> [w.shape for w, b in init_layers([309, 64, 64, 1], seed=0)]
+[(309, 64), (64, 64), (64, 1)]
 """
 
 from __future__ import annotations
@@ -17,17 +17,20 @@ from ..errors import GuandanError
 __all__ = ["init_layers", "parse_hidden", "row_scale", "fold_scale"]
 
 
-def row_scale(dim: int = 295) -> np.ndarray:
+def row_scale(dim: int = 309) -> np.ndarray:
     """The learner's input scale of encoding ``"guandan"`` rows: the seats'
-    card counts (0..27) and the two keys (0..15) brought to about [0, 1];
-    every other column is a count of 0..2 or a one-hot and stays. The
+    card counts (0..27), the two keys (0..15) and the split features brought
+    to about [-1, 1]; every other column is a count of 0..2 or a one-hot and
+    stays. The
     exported network takes raw rows: :func:`fold_scale` moves the scale into
     its first layer."""
     s = np.ones(dim, dtype=np.float32)
-    if dim == 295:
+    if dim == 309:
         s[54:58] = 1 / 27
         s[125] = 1 / 16
         s[294] = 1 / 16
+        # the split features (guandan.policies.SPLIT_FEATURES), from column 295
+        s[295:309] = (1 / 16, 1 / 32, 1 / 32, 1 / 8, 1 / 8, 1 / 4, 1 / 4, 1 / 2, 1 / 2, 1, 1 / 16, 1, 1 / 27, 1)
     return s
 
 

@@ -1,10 +1,13 @@
 """A Q(s, a) network as a policy: numpy inference over one of two encodings.
 
 ``"guandan"`` (the project's): one row per legal move of the seat to act,
-``OBS_DIM + MOVE_FEATURES_DIM`` = 227 + 68 = 295 float32 values, the seat's
-observation tensor (:meth:`guandan.Game.observation_tensor`, layout in
-:mod:`guandan.vec`) followed by the move's features
-(:func:`guandan.move_features`: 54 card counts, 13 type one-hot, 1 key).
+``OBS_DIM + MOVE_FEATURES_DIM + SPLIT_FEATURES_DIM`` = 227 + 68 + 14 = 309
+float32 values, the seat's observation tensor
+(:meth:`guandan.Game.observation_tensor`, layout in :mod:`guandan.vec`),
+the move's features (:func:`guandan.move_features`: 54 card counts, 13 type
+one-hot, 1 key) and the move's split features
+(:func:`guandan.policies.split_features`: the hand's split into plays
+before and after the move).
 
 ``"danzero"`` (DanZero's, docs/rl-encoding.md): 501 + 54 = 555 values, the
 seat's state vector followed by the move's card counts
@@ -23,10 +26,10 @@ legal-move order on ties): a deterministic function of the position.
 >>> import numpy as np
 >>> from guandan import Game
 >>> rng = np.random.default_rng(0)
->>> net = NetPolicy([(rng.standard_normal((295, 8)).astype(np.float32), np.zeros(8, np.float32)),
+>>> net = NetPolicy([(rng.standard_normal((309, 8)).astype(np.float32), np.zeros(8, np.float32)),
 ...                  (rng.standard_normal((8, 1)).astype(np.float32), np.zeros(1, np.float32))])
 >>> g = Game(seed=1)
->>> encode(g).shape == (len(g.legal_moves()), 295)
+>>> encode(g).shape == (len(g.legal_moves()), 309)
 True
 >>> net.decide(g) in g.legal_moves()
 True
@@ -41,9 +44,11 @@ import numpy as np
 
 from ..errors import GuandanError
 from ..moves import Move
-from ..policies import Explanation, GreedyPolicy, observation_fields
+from ..policies import (SPLIT_FEATURES_DIM, Explanation, GreedyPolicy, observation_fields, split_features,
+                        split_features_of)
 from ..rules import rules_of
-from ..vec import ENCODING_DIMS, MOVE_FEATURES_DIM, OBS_DIM, danzero_rows, move_features
+from ..policies import NativePolicy
+from ..vec import ENCODING_DIMS, MOVE_FEATURES_DIM, OBS_DIM, danzero_rows, move_features, net_code
 from .checkpoint import ENCODINGS, Checkpoint, CheckpointError, load_checkpoint, validate_layers
 
 if TYPE_CHECKING:
@@ -52,7 +57,7 @@ if TYPE_CHECKING:
 __all__ = ["NetPolicy", "NetExplanation", "encode", "encode_observation", "observation_tensor_of",
            "q_values", "INPUT_DIM"]
 
-INPUT_DIM = OBS_DIM + MOVE_FEATURES_DIM
+INPUT_DIM = OBS_DIM + MOVE_FEATURES_DIM + SPLIT_FEATURES_DIM
 
 Layers = List[Tuple[np.ndarray, np.ndarray]]
 
@@ -64,10 +69,11 @@ def _words(legal_moves: Any) -> np.ndarray:
     return np.array([m.words for m in legal_moves], dtype=np.uint64).reshape(-1, 2)
 
 
-def _rows(obs: np.ndarray, words: np.ndarray) -> np.ndarray:
+def _rows(obs: np.ndarray, words: np.ndarray, split: np.ndarray) -> np.ndarray:
     x = np.empty((len(words), INPUT_DIM), dtype=np.float32)
     x[:, :OBS_DIM] = obs
-    x[:, OBS_DIM:] = move_features(words)
+    x[:, OBS_DIM:OBS_DIM + MOVE_FEATURES_DIM] = move_features(words)
+    x[:, OBS_DIM + MOVE_FEATURES_DIM:] = split
     return x
 
 
@@ -79,15 +85,16 @@ def _check_encoding(encoding: str) -> str:
 
 def encode(game: "Game", encoding: str = "guandan") -> np.ndarray:
     """The rows of the seat to act, one per legal move in legal-move order:
-    ``(n_legal, 295)`` float32 for ``"guandan"`` (the observation tensor
-    beside each move's features), ``(n_legal, 555)`` for ``"danzero"``
+    ``(n_legal, 309)`` float32 for ``"guandan"`` (the observation tensor
+    beside each move's features and split features), ``(n_legal, 555)`` for ``"danzero"``
     (play phase only; from ``game.observation(seat)``, whose history is the
     round's)."""
     if game.is_over:
         raise GuandanError("the game is over")
     if _check_encoding(encoding) == "danzero":
         return danzero_rows(game.observation(game.to_act), game.legal_moves(), game.rules)
-    return _rows(game.observation_tensor(game.to_act), _words(game.legal_moves()))
+    moves = game.legal_moves()
+    return _rows(game.observation_tensor(game.to_act), _words(moves), split_features(game, moves))
 
 
 def observation_tensor_of(observation: Dict[str, Any], rules: Any = None) -> np.ndarray:
@@ -128,7 +135,8 @@ def encode_observation(observation: Dict[str, Any], legal_moves: Any, rules: Any
     what the observation must hold)."""
     if _check_encoding(encoding) == "danzero":
         return danzero_rows(observation, legal_moves, rules)
-    return _rows(observation_tensor_of(observation, rules), _words(legal_moves))
+    return _rows(observation_tensor_of(observation, rules), _words(legal_moves),
+                 split_features_of(observation, legal_moves, rules))
 
 
 def q_values(layers: Sequence[Tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
@@ -154,16 +162,20 @@ class NetPolicy:
     """A Q(s, a) network as a policy. ``path_or_layers``: a checkpoint path
     (:func:`guandan.rl.checkpoint.load_checkpoint`; it names its encoding)
     or ``(w, b)`` float32 pairs, whose encoding is ``encoding`` (default:
-    the one whose input size the first layer takes, 295 ``"guandan"``, 555
+    the one whose input size the first layer takes, 309 ``"guandan"``, 555
     ``"danzero"``). ``seed`` is accepted for the policy protocol; the
     policy has no randomness.
 
     ``decide(game)``: the legal move of highest Q, the first on ties (a
     ``"danzero"`` network in the tribute and return phases: the ``greedy``
-    policy's choice). Called as ``(observation, legal_moves) -> move`` (SDK
-    bots), the rows are built from the observation alone
-    (:func:`encode_observation`): the same decision as ``decide`` when the
-    observation carries the round's complete history."""
+    policy's choice). A ``"guandan"`` network decides natively
+    (:func:`guandan.vec.net_code`: :attr:`code`, what ``simulate`` and
+    ``VecGame.choose`` run); its Q values are the numpy ones of :meth:`q`
+    up to float32 rounding (the sums run in another order), so on a near
+    tie the two may pick different moves. Called as ``(observation,
+    legal_moves) -> move`` (SDK bots), the rows are built from the
+    observation alone (:func:`encode_observation`): the same decision as
+    ``decide`` when the observation carries the round's complete history."""
 
     def __init__(self, path_or_layers: Union[str, Any], seed: Optional[int] = None,
                  encoding: Optional[str] = None) -> None:
@@ -189,6 +201,10 @@ class NetPolicy:
         self.encoding: str = encoding
         self.seed = seed
         self._rule: Optional[GreedyPolicy] = GreedyPolicy(seed) if encoding == "danzero" else None
+        # a "guandan" network decides natively (the same code simulate runs)
+        self.code: Optional[int] = net_code(self.layers) if encoding == "guandan" else None
+        self._native: Optional[NativePolicy] = (NativePolicy("net", seed, code=self.code)
+                                                if self.code is not None else None)
 
     def _by_rule(self, phase: Any) -> Optional[GreedyPolicy]:
         # DanZero's network scores plays only: its tribute and return are a rule's
@@ -200,6 +216,8 @@ class NetPolicy:
 
     def decide(self, game: "Game") -> Move:
         """The legal move of highest Q (the first on ties)."""
+        if self.code is not None:
+            return game.native_choice(self.code)
         rule = self._by_rule(game.phase.value)
         if rule is not None:
             return rule.decide(game)
@@ -209,7 +227,7 @@ class NetPolicy:
     def _rows(self, game: "Game", moves: Any) -> np.ndarray:
         if self.encoding == "danzero":
             return danzero_rows(game.observation(game.to_act), moves, game.rules)
-        return _rows(game.observation_tensor(game.to_act), _words(moves))
+        return _rows(game.observation_tensor(game.to_act), _words(moves), split_features(game, moves))
 
     def explain(self, game: "Game") -> NetExplanation:
         """The decision and every candidate's Q value; ``game`` is not changed
@@ -222,13 +240,15 @@ class NetPolicy:
             return NetExplanation(game.to_act, rule.decide(game), "greedy", ())
         moves = game.legal_moves()
         q = q_values(self.layers, self._rows(game, moves))
-        i = int(np.argmax(q))
-        return NetExplanation(game.to_act, moves[i], "net",
+        move = moves[int(np.argmax(q))] if self.code is None else game.native_choice(self.code)
+        return NetExplanation(game.to_act, move, "net",
                               tuple((moves[k], float(q[k])) for k in range(len(moves))))
 
     def __call__(self, observation: Dict[str, Any], legal_moves: Any) -> Any:
         if len(legal_moves) == 0:
             raise GuandanError("no legal move to choose from")
+        if self._native is not None:
+            return self._native(observation, legal_moves)
         rule = self._by_rule(observation.get("phase"))
         if rule is not None:
             return rule(observation, legal_moves)
@@ -236,12 +256,26 @@ class NetPolicy:
         return legal_moves[int(np.argmax(q))]
 
 
-def net_policy(seed: Optional[int] = None, **options: str) -> NetPolicy:
-    """The factory of the registered ``net`` policy: ``net:path=FILE``."""
+def _path_option(options: Dict[str, str]) -> str:
     extra = sorted(set(options) - {"path"})
     if extra:
         raise GuandanError(f"policy 'net' takes the option path=FILE, got {', '.join(extra)}")
     path = options.get("path")
     if not path:
         raise GuandanError("policy 'net' needs a checkpoint: net:path=FILE")
-    return NetPolicy(path, seed)
+    return path
+
+
+def net_policy(seed: Optional[int] = None, **options: str) -> NetPolicy:
+    """The factory of the registered ``net`` policy: ``net:path=FILE``."""
+    return NetPolicy(_path_option(options), seed)
+
+
+def net_native_code(options: Dict[str, str]) -> int:
+    """The native code of ``net:path=FILE`` (a ``"guandan"`` network; a
+    ``"danzero"`` one has no native form)."""
+    ck = load_checkpoint(_path_option(options))
+    if ck.encoding != "guandan":
+        raise GuandanError(f"a {ck.encoding!r} network has no native form (simulate and VecGame "
+                           f"run \"guandan\" networks); play it with Game, the arena or the servers")
+    return net_code(ck.layers)

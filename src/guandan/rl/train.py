@@ -47,6 +47,7 @@ import numpy as np
 from .._files import atomic_write, read_bounded
 from ..errors import GuandanError
 from ..seeds import chunk_seeds
+from ..vec import OBS_DIM
 from .actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, ChunkResult, play_chunk
 from .checkpoint import save_checkpoint
 from .model import init_layers, parse_hidden
@@ -66,6 +67,7 @@ class TrainConfig:
       per task; ``epsilon``: exploration;
     * ``imitation``: warm-start iterations (``expert`` plays, the net imitates);
     * ``lr``, ``batch``: Adam's learning rate and the batch size;
+      ``imitation_lr``: the learning rate of the warm start (0: ``lr``);
       ``reuse``: how many times, on average, a sample is drawn before it
       leaves the replay (updates per iteration = new samples × reuse / batch);
       ``replay``: samples kept;
@@ -84,6 +86,7 @@ class TrainConfig:
     epsilon: float = 0.05
     imitation: int = 0
     lr: float = 3e-4
+    imitation_lr: float = 0.0
     batch: int = 1024
     reuse: float = 2.0
     replay: int = 400_000
@@ -105,14 +108,14 @@ class TrainConfig:
             x = getattr(self, k)
             if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
                 raise GuandanError(f"{k} must be an int in {lo}..{hi}, got {x!r}")
-        for k in ("epsilon", "lr", "reuse", "minutes", "eval_minutes", "checkpoint_minutes"):
+        for k in ("epsilon", "lr", "imitation_lr", "reuse", "minutes", "eval_minutes", "checkpoint_minutes"):
             x = getattr(self, k)
             if not isinstance(x, (int, float)) or isinstance(x, bool) or not math.isfinite(x) or x < 0:
                 raise GuandanError(f"{k} must be a number >= 0, got {x!r}")
         if self.epsilon > 1:
             raise GuandanError(f"epsilon must be in [0, 1], got {self.epsilon}")
-        if self.lr <= 0 or self.reuse <= 0:
-            raise GuandanError("lr and reuse must be > 0")
+        if self.lr <= 0 or self.reuse <= 0 or self.imitation_lr < 0:
+            raise GuandanError("lr and reuse must be > 0, imitation_lr >= 0")
         if not (self.iterations or self.minutes or self.samples):
             raise GuandanError("give a limit: iterations, minutes or samples")
         from ..registry import check_policy
@@ -185,7 +188,7 @@ class Replay:
 
 DMC_SPECS: Dict[str, Tuple[Tuple[int, ...], Any]] = {"x": ((ROW_DIM,), np.int8), "g": ((), np.float32)}
 IM_SPECS: Dict[str, Tuple[Tuple[int, ...], Any]] = {
-    "obs": ((ROW_DIM - 68,), np.int8), "moves": ((MAX_IMITATION_MOVES, 68), np.int8),
+    "obs": ((OBS_DIM,), np.int8), "moves": ((MAX_IMITATION_MOVES, ROW_DIM - OBS_DIM), np.int8),
     "mask": ((MAX_IMITATION_MOVES,), np.bool_), "label": ((), np.int64), "x": ((ROW_DIM,), np.int8),
     "g": ((), np.float32)}
 
@@ -319,12 +322,12 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
         with atomic_write(state_path) as f:
             np.savez(f, **a)  # type: ignore[arg-type]   # numpy's stub types allow_pickle in **kwds
 
-    def heldout_agreement() -> Tuple[float, int]:
+    def heldout_agreement() -> Tuple[float, int, float, int]:
         """Agreement with ``expert`` over all legal moves on held-out
         decisions (deals of ``eval_seed``, never trained on)."""
         r = play_chunk(learner.layers(), ActorTask(seed=cfg.eval_seed ^ 0x1D1D, games=64, epsilon=0.0,
                                                   behaviour="expert", score_net=True))
-        return r.agree / max(1, r.decisions), r.decisions
+        return r.agree / max(1, r.decisions), r.decisions, r.agree_choice / max(1, r.choices), r.choices
 
     def collect_evals(block: bool) -> None:
         for fut, info in list(evals):
@@ -339,6 +342,7 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
         with _Stop() as stop:
             while not limit_reached() and not stop.asked:
                 imitating = it < cfg.imitation
+                learner.lr = (cfg.imitation_lr or cfg.lr) if imitating else cfg.lr
                 layers = learner.layers()
                 seeds = _task_seeds(cfg.seed, it, cfg.actors)
                 tasks = [ActorTask(seed=s, games=cfg.games, epsilon=0.0 if imitating else cfg.epsilon,
@@ -370,8 +374,9 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
                     if imitating:
                         assert r.obs is not None and r.moves is not None and r.mask is not None
                         assert r.label is not None
-                        im.add({"obs": r.obs, "moves": r.moves, "mask": r.mask, "label": r.label, "x": r.x,
-                                "g": r.g})
+                        assert r.im_x is not None and r.im_g is not None
+                        im.add({"obs": r.obs, "moves": r.moves, "mask": r.mask, "label": r.label, "x": r.im_x,
+                                "g": r.im_g})
                     dmc.add({"x": r.x, "g": r.g})
                     new += len(r.x)
                 last_new = new
@@ -391,9 +396,10 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
                                           "seed": cfg.seed}})
                 log(entry)
                 if imitating and it == cfg.imitation:
-                    agreement, decisions = heldout_agreement()
+                    agreement, decisions, agree_choice, choices = heldout_agreement()
                     log({"kind": "imitation_eval", "iteration": it, "samples": samples, "wall": round(wall(), 2),
-                         "agreement": agreement, "decisions": decisions})
+                         "agreement": agreement, "decisions": decisions,
+                         "agreement_with_choice": agree_choice, "choices": choices})
                 collect_evals(False)
                 if cfg.eval_minutes and wall() - last_eval >= 60 * cfg.eval_minutes and not limit_reached():
                     last_eval = wall()
