@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from guandan import Game, get_policy, move_features
+from guandan import Game, VecGame, get_policy, move_features, simulate
 from guandan.errors import GuandanError
 from guandan.policies import check_policy, policy_names, split_features
 from guandan.rl import NetPolicy, encode, save_checkpoint
 from guandan.rl.checkpoint import CheckpointError
-from guandan.rl.net import NetExplanation, encode_observation, observation_tensor_of
+from guandan.rl.net import NetExplanation, encode_observation, observation_tensor_of, q_values
+from guandan.vec import net_code
 
 
 def _layers(sizes=(309, 16, 8, 1), seed=0):
@@ -194,3 +195,53 @@ def test_danzero_net_plays_by_name(tmp_path):
     assert g2.round_index == 1 or g2.is_over
     with pytest.raises(GuandanError):
         encode(g, "nope")
+
+
+# -- the native form of "guandan" networks --------------------------------------------
+
+def test_native_decisions_are_the_numpy_argmax():
+    # the native policy computes the same network in float32 with sums in
+    # another order: the same move but on near ties
+    layers = _layers((309, 32, 16, 1), seed=4)
+    net = NetPolicy(layers)
+    assert net.code is not None and net.code == net_code(layers)
+    same = total = 0
+    for seed in range(4):
+        g = Game(seed=seed)
+        while not g.is_over:
+            q = q_values(layers, encode(g))
+            m = net.decide(g)
+            same += m == g.legal_moves()[int(np.argmax(q))]
+            total += 1
+            assert abs(q[g.legal_moves().index(m)] - q.max()) < 1e-4      # a near tie at worst
+            g.play(m)
+    assert total > 300 and same >= 0.99 * total
+
+
+def test_net_runs_in_simulate_and_vecgame(net_path):
+    spec = f"net:path={net_path}"
+    a = simulate(12, policies=[spec, "greedy", spec, "expert"], seed=3, workers=1)
+    b = simulate(12, policies=[spec, "greedy", spec, "expert"], seed=3, workers=2)
+    assert a.n == 12 and all(np.array_equal(a.rows[k], b.rows[k]) for k in a.rows)
+    # VecGame.choose runs the same code as NetPolicy.decide
+    v = VecGame(4, seed=2)
+    net = NetPolicy(net_path)
+    for _ in range(30):
+        pick = v.choose(spec)
+        for i in range(4):
+            g = v.game(i)
+            if not g.is_over:
+                assert g.legal_moves()[int(pick[i])] == net.decide(g)
+        v.step(pick)
+
+
+def test_danzero_and_bad_networks_have_no_native_form(tmp_path):
+    p = tmp_path / "dz.npz"
+    save_checkpoint(p, _layers((555, 8, 1)), {"encoding": "danzero"})
+    with pytest.raises(GuandanError, match="no native form"):
+        simulate(2, policies=[f"net:path={p}", "greedy", "greedy", "greedy"])
+    assert NetPolicy(str(p)).code is None
+    with pytest.raises(GuandanError, match="native network"):
+        net_code(_layers((308, 4, 1)))
+    with pytest.raises(GuandanError, match="native network"):
+        net_code(_layers((309, 4, 2)))

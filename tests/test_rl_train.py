@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from guandan import GuandanError, Game
-from guandan.rl import NetPolicy, load_checkpoint
+from guandan.rl import NetPolicy, load_checkpoint, save_checkpoint
 from guandan.rl.actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, play_chunk
 from guandan.rl.model import init_layers, parse_hidden
 from guandan.vec import ENCODING_DIMS, OBS_DIM
@@ -119,6 +119,35 @@ def test_replay_keeps_the_newest_and_round_trips():
     r2 = Replay(5, {"a": ((), np.int64)})
     r2.load(rp.arrays("p_"), "p_")
     assert list(r2.arrays("")["a"]) == [3, 4, 5, 6, 7]
+
+
+def test_opponent_tasks_sample_the_networks_team_only():
+    self_play = play_chunk(_net(), ActorTask(seed=4, games=6))
+    vs = play_chunk(_net(), ActorTask(seed=4, games=6, opponent="expert"))
+    again = play_chunk(_net(), ActorTask(seed=4, games=6, opponent="expert"))
+    assert (vs.x == again.x).all() and (vs.g == again.g).all()
+    # about half the decisions: the network's team only (the expert's seats are not samples)
+    assert 0.3 * self_play.decisions < vs.decisions < 0.7 * self_play.decisions
+    # an untrained network against the expert loses nearly every deal
+    assert vs.g.mean() < -1.0
+    with pytest.raises(GuandanError):
+        play_chunk(_net(), ActorTask(seed=4, games=2, opponent="nobody"))
+
+
+def test_init_starts_from_a_checkpoint(tmp_path):
+    first = str(tmp_path / "first")
+    train(first, TrainConfig(**dict(TINY, imitation=1, iterations=2)))
+    # one iteration from the first run's network: no samples to learn from yet, so
+    # the model written is that network (its input scale unfolded and folded back)
+    second = str(tmp_path / "second")
+    train(second, TrainConfig(**dict(TINY, hidden="8x1", iterations=1, opponent="expert",
+                                     init=os.path.join(first, "model.npz"))))
+    for a, b in zip(_weights(first), _weights(second)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    with pytest.raises(GuandanError, match="danzero"):
+        dz = tmp_path / "dz.npz"
+        save_checkpoint(dz, init_layers([555, 4, 1], seed=0), {"encoding": "danzero"})
+        train(str(tmp_path / "third"), TrainConfig(**dict(TINY, iterations=1, init=str(dz))))
 
 
 def _weights(folder):

@@ -2,6 +2,9 @@
 
 from typing import Any, Dict, Optional, Tuple
 
+import numpy as np
+import numpy.typing as npt
+
 from ._core import Hand, MoveList
 from ._engine import NativeView
 
@@ -12,3 +15,7 @@ def decompose_hand(hand: Hand, level: int, played: Optional[Hand] = ...) -> Dict
 def get_params() -> Dict[str, int]: ...
 def set_params(**kw: int) -> None: ...
 def reset_params() -> None: ...
+
+SPLIT_FEATURES_DIM: int
+
+def split_rows(moves: MoveList, view: NativeView) -> npt.NDArray[np.float32]: ...

@@ -578,7 +578,7 @@ cdef enum:
 ctypedef struct NetC:
     int nl                         # layers
     int size[NET_MAX_LAYERS + 1]   # size[0]: the row (GD_DIM), size[nl]: 1
-    float* w[NET_MAX_LAYERS]       # (size[l], size[l + 1]) row-major
+    float* w[NET_MAX_LAYERS]       # (size[li], size[li + 1]) row-major
     float* b[NET_MAX_LAYERS]
     int maxw                       # the widest layer
 
@@ -592,18 +592,18 @@ cdef inline void _axpy(float* y, float a, const float* x, int n) noexcept nogil:
 cdef float net_q(const NetC* n, const float* h0, const float* row, float* ha, float* hb) noexcept nogil:
     """Q of one row, given ``h0``: the first layer's pre-activation of the
     row's state columns (identical for every move of a decision)."""
-    cdef int l, i, w1 = n.size[1], out
+    cdef int li, i, w1 = n.size[1], out
     cdef float* t
     memcpy(ha, h0, w1 * sizeof(float))
     for i in range(OBS_DIM, GD_DIM):
         if row[i] != 0.0:
             _axpy(ha, row[i], &n.w[0][i * w1], w1)
-    for l in range(1, n.nl):
-        out = n.size[l + 1]
-        memcpy(hb, n.b[l], out * sizeof(float))
-        for i in range(n.size[l]):
+    for li in range(1, n.nl):
+        out = n.size[li + 1]
+        memcpy(hb, n.b[li], out * sizeof(float))
+        for i in range(n.size[li]):
             if ha[i] > 0.0:            # relu
-                _axpy(hb, ha[i], &n.w[l][i * out], out)
+                _axpy(hb, ha[i], &n.w[li][i * out], out)
         t = ha
         ha = hb
         hb = t
@@ -664,38 +664,38 @@ cdef class NativeNet:
     cdef int _code
 
     def __cinit__(self, layers):
-        cdef int l, nl = len(layers)
+        cdef int li, nl = len(layers)
         cdef cnp.ndarray w, b
         memset(&self.c, 0, sizeof(NetC))
         if not 1 <= nl <= NET_MAX_LAYERS:
             raise ValueError(f"a network has 1..{NET_MAX_LAYERS} layers, got {nl}")
         self.c.nl = nl
         self.c.size[0] = GD_DIM
-        for l in range(nl):
-            w = np.ascontiguousarray(layers[l][0], dtype=np.float32)
-            b = np.ascontiguousarray(layers[l][1], dtype=np.float32)
-            if (w.ndim != 2 or b.ndim != 1 or w.shape[0] != self.c.size[l] or w.shape[1] != b.shape[0]
+        for li in range(nl):
+            w = np.ascontiguousarray(layers[li][0], dtype=np.float32)
+            b = np.ascontiguousarray(layers[li][1], dtype=np.float32)
+            if (w.ndim != 2 or b.ndim != 1 or w.shape[0] != self.c.size[li] or w.shape[1] != b.shape[0]
                     or not 1 <= w.shape[1] <= NET_MAX_WIDTH):
-                raise ValueError(f"layer {l}: weights of shape ({self.c.size[l]}, k) and a bias of k "
+                raise ValueError(f"layer {li}: weights of shape ({self.c.size[li]}, k) and a bias of k "
                                  f"(1..{NET_MAX_WIDTH}) expected")
-            self.c.size[l + 1] = <int>w.shape[1]
+            self.c.size[li + 1] = <int>w.shape[1]
             self.c.maxw = max(self.c.maxw, <int>w.shape[1])
-            self.c.w[l] = <float*>malloc(w.nbytes)
-            self.c.b[l] = <float*>malloc(b.nbytes)
-            if self.c.w[l] == NULL or self.c.b[l] == NULL:
+            self.c.w[li] = <float*>malloc(w.nbytes)
+            self.c.b[li] = <float*>malloc(b.nbytes)
+            if self.c.w[li] == NULL or self.c.b[li] == NULL:
                 raise MemoryError()
-            memcpy(self.c.w[l], cnp.PyArray_DATA(w), w.nbytes)
-            memcpy(self.c.b[l], cnp.PyArray_DATA(b), b.nbytes)
+            memcpy(self.c.w[li], cnp.PyArray_DATA(w), w.nbytes)
+            memcpy(self.c.b[li], cnp.PyArray_DATA(b), b.nbytes)
         if self.c.size[nl] != 1:
             raise ValueError("a Q network has one output")
 
     def __dealloc__(self):
-        cdef int l
+        cdef int li
         if self._code:
             return                     # registered: the policy table points here for good
-        for l in range(NET_MAX_LAYERS):
-            free(self.c.w[l])
-            free(self.c.b[l])
+        for li in range(NET_MAX_LAYERS):
+            free(self.c.w[li])
+            free(self.c.b[li])
 
     def register(self):
         """The native policy code of this network (a new code the first

@@ -353,7 +353,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         executor = Client(args.dask)
     cfg = TrainConfig(hidden=args.hidden, seed=args.seed, actors=args.actors or (os.cpu_count() or 1),
                       games=args.games, epsilon=args.epsilon, imitation=args.imitation, lr=args.lr,
-                      imitation_lr=args.imitation_lr,
+                      imitation_lr=args.imitation_lr, opponent=args.against, init=args.init,
                       batch=args.batch, iterations=args.iterations, minutes=args.minutes, samples=args.samples,
                       eval_minutes=args.eval_minutes, eval_deals=args.eval_deals,
                       eval_opponents=tuple(o for o in args.eval_against.split(",") if o))
@@ -747,6 +747,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="duplicate deals per evaluation and opponent (default 200)")
     tr.add_argument("--eval-against", default="greedy,expert",
                     help="evaluation opponents, comma-separated policy specs (default greedy,expert)")
+    tr.add_argument("--against", metavar="POLICY", default="",
+                    help="self-play opponents: a native policy (expert) plays one team of every deal "
+                         "(default: the network plays every seat)")
+    tr.add_argument("--init", metavar="MODEL", default="",
+                    help="start from this network (a model.npz; its hidden layers replace --hidden)")
     tr.add_argument("--dask", metavar="ADDRESS", help="run the actors on this Dask scheduler")
     tr.add_argument("--plot", metavar="PNG", help="write the learning curve here at the end (matplotlib)")
     tr.add_argument("--quiet", action="store_true", help="no progress line")

@@ -5,10 +5,12 @@
 * :mod:`guandan.rl.danzero`: a converter from DanZero's pickled arrays,
   read with a restricted unpickler;
 * :mod:`guandan.rl.net`: the project's encoding and :class:`NetPolicy`,
-  numpy inference of a Q(s, a) network, registered as ``net:path=FILE``.
+  numpy inference of a Q(s, a) network (natively in ``simulate`` and
+  ``VecGame``), registered as ``net:path=FILE``; the network shipped in
+  the package plays as ``learned``.
 
-Importing this package registers the ``net`` policy (the package's
-``__init__`` imports it).
+Importing this package registers the ``net`` and ``learned`` policies (the
+package's ``__init__`` imports it).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from typing import Any
 
 from ..registry import policy_names, register
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .net import NetPolicy, encode, net_native_code, net_policy
+from .net import LEARNED_PATH, NetPolicy, encode, learned_native_code, learned_policy, net_native_code, net_policy
 
 __all__ = ["Checkpoint", "CheckpointError", "load_checkpoint", "save_checkpoint", "convert_danzero",
-           "NetPolicy", "encode"]
+           "NetPolicy", "encode", "LEARNED_PATH"]
 
 
 
@@ -33,3 +35,5 @@ def __getattr__(name: str) -> Any:
 
 if "net" not in policy_names():
     register("net", net_policy, native=net_native_code, options=True, usage="net:path=FILE")
+if "learned" not in policy_names():
+    register("learned", learned_policy, native=learned_native_code)

@@ -25,6 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import GuandanError
+from ..registry import check_policy
 from ..rules import Rules
 from ..policies import SPLIT_FEATURES, SPLIT_FEATURES_DIM
 from ..vec import ENCODING_DIMS, OBS_DIM, VecGame
@@ -52,6 +53,11 @@ class ActorTask:
       then the task also returns each decision's legal moves and the
       policy's choice;
     * ``rules``: the rules of the games (default: the default rules);
+    * ``opponent``: a native policy spec (``"expert"``) that plays one team
+      in every game (the odd seats of even-numbered games, the even seats of
+      odd ones) while the network plays the other; only the network's
+      decisions are samples. ``None``: self-play (the network plays every
+      seat). Ignored with a native ``behaviour``;
     * ``score_net``: with a native behaviour, also count the decisions where
       the network's highest Q over *all* legal moves is the policy's move
       (:attr:`ChunkResult.agree`; :attr:`ChunkResult.agree_choice` of the
@@ -64,6 +70,7 @@ class ActorTask:
     behaviour: str = "net"
     rules: Optional[Rules] = None
     score_net: bool = False
+    opponent: Optional[str] = None
 
 
 @dataclass
@@ -144,6 +151,16 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
     agree_choice = 0
     choices = 0
     buf = np.empty((64 * n, ROW_DIM), dtype=np.float32)     # the rows of a step, grown when short
+    slot_ids = np.arange(n)
+    if task.opponent is not None and not imitate:
+        check_policy(task.opponent)
+
+    def _step(res: Tuple[np.ndarray, np.ndarray]) -> None:
+        r, d = res
+        ended = np.flatnonzero((d != 0) & active)
+        final[ended] = r[ended]
+        active[ended] = False
+
     engine -= t0
     while active.any():
         seat_to_act = v.observe()["seat"]
@@ -151,10 +168,19 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
             buf = np.empty((2 * v.n_legal, ROW_DIM), dtype=np.float32)
         offs, allrows = v.encode("guandan", out=buf)
         counts = np.diff(offs)
-        act = np.flatnonzero(active)
         a = np.zeros(n, dtype=np.int64)
         if imitate:
             a = v.choose(task.behaviour)
+            act = np.flatnonzero(active)
+        elif task.opponent is not None:
+            # the opponent's seats: the odd seats in even games, the even seats in odd ones
+            a = v.choose(task.opponent)
+            act = np.flatnonzero(active & (((seat_to_act + slot_ids) & 1) == 0))
+            if len(act) == 0:
+                _step(v.step(a))
+                continue
+        else:
+            act = np.flatnonzero(active)
         # the rows of the active games' legal moves (state, then the move)
         c = counts[act]
         starts = np.concatenate(([0], np.cumsum(c)[:-1]))
@@ -218,10 +244,7 @@ def play_chunk(layers: Layers, task: ActorTask) -> ChunkResult:
         xs.append(_int8(rows[starts + choice]))
         slots.append(act)
         seats.append(seat_to_act[act].astype(np.int64))
-        r, d = v.step(a)
-        ended = np.flatnonzero((d != 0) & active)
-        final[ended] = r[ended]
-        active[ended] = False
+        _step(v.step(a))
     engine += time.perf_counter()
     x = np.concatenate(xs) if xs else np.zeros((0, ROW_DIM), dtype=np.int8)
     slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import GuandanError
 
-__all__ = ["init_layers", "parse_hidden", "row_scale", "fold_scale"]
+__all__ = ["init_layers", "parse_hidden", "row_scale", "fold_scale", "unfold_scale"]
 
 
 def row_scale(dim: int = 309) -> np.ndarray:
@@ -41,6 +41,16 @@ def fold_scale(layers: Sequence[Tuple[np.ndarray, np.ndarray]], scale: np.ndarra
     out = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
     w0, b0 = out[0]
     out[0] = ((scale[:, None] * w0).astype(np.float32), b0)
+    return out
+
+
+def unfold_scale(layers: Sequence[Tuple[np.ndarray, np.ndarray]], scale: np.ndarray
+                 ) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """The inverse of :func:`fold_scale`: the layers of a network that reads
+    ``x`` rewritten to read ``x * scale`` (every scale entry non-zero)."""
+    out = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
+    w0, b0 = out[0]
+    out[0] = ((w0 / scale[:, None]).astype(np.float32), b0)
     return out
 
 

@@ -37,6 +37,8 @@ True
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -279,3 +281,26 @@ def net_native_code(options: Dict[str, str]) -> int:
         raise GuandanError(f"a {ck.encoding!r} network has no native form (simulate and VecGame "
                            f"run \"guandan\" networks); play it with Game, the arena or the servers")
     return net_code(ck.layers)
+
+
+#: The network shipped in the package, played by the name ``learned``
+#: (docs/rl.md, "The shipped network").
+LEARNED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "learned.npz")
+
+
+@functools.lru_cache(maxsize=1)
+def _learned() -> Checkpoint:
+    if not os.path.exists(LEARNED_PATH):
+        raise GuandanError(f"the shipped network is missing from this installation ({LEARNED_PATH})")
+    return load_checkpoint(LEARNED_PATH)
+
+
+def learned_policy(seed: Optional[int] = None) -> NetPolicy:
+    """The factory of the registered ``learned`` policy: the network shipped
+    in the package (:data:`LEARNED_PATH`)."""
+    return NetPolicy(_learned().layers, seed, encoding=_learned().encoding)
+
+
+def learned_native_code(options: Dict[str, str]) -> int:
+    """The native code of ``learned``."""
+    return net_code(_learned().layers)

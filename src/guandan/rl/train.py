@@ -49,8 +49,8 @@ from ..errors import GuandanError
 from ..seeds import chunk_seeds
 from ..vec import OBS_DIM
 from .actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, ChunkResult, play_chunk
-from .checkpoint import save_checkpoint
-from .model import init_layers, parse_hidden
+from .checkpoint import load_checkpoint, save_checkpoint
+from .model import init_layers, parse_hidden, row_scale, unfold_scale
 
 __all__ = ["TrainConfig", "train", "Replay", "plot_curve", "read_log"]
 
@@ -76,7 +76,13 @@ class TrainConfig:
     * ``eval_minutes``: evaluate every so often (0: only at the end);
       ``eval_deals``: duplicate deals per opponent; ``eval_opponents``;
       ``eval_seed``: the evaluation deals (the same at every evaluation);
-    * ``checkpoint_minutes``: how often the training state is saved.
+    * ``checkpoint_minutes``: how often the training state is saved;
+    * ``opponent``: a native policy spec that plays one team of every
+      self-play deal (``"expert"``: the network learns to beat it;
+      :class:`guandan.rl.actor.ActorTask`); ``""``: the network plays
+      every seat;
+    * ``init``: a ``"guandan"`` checkpoint to start from instead of random
+      weights (its hidden layers replace ``hidden``): fine-tuning.
     """
 
     hidden: str = "256x3"
@@ -98,6 +104,8 @@ class TrainConfig:
     eval_opponents: Tuple[str, ...] = ("greedy", "expert")
     eval_seed: int = 20_000
     checkpoint_minutes: float = 5.0
+    opponent: str = ""
+    init: str = ""
 
     def check(self) -> "TrainConfig":
         parse_hidden(self.hidden)
@@ -120,6 +128,8 @@ class TrainConfig:
             raise GuandanError("give a limit: iterations, minutes or samples")
         from ..registry import check_policy
         self.eval_opponents = tuple(check_policy(o) for o in self.eval_opponents)
+        if self.opponent:
+            self.opponent = check_policy(self.opponent)
         return self
 
     def to_json(self) -> Dict[str, Any]:
@@ -273,8 +283,15 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
             raise GuandanError(f"{out} holds a training run already: resume it, or choose another folder")
         cfg = (config or TrainConfig()).check()
         arrays, meta = None, None
-    sizes = [ROW_DIM] + parse_hidden(cfg.hidden) + [1]
-    learner = Learner(init_layers(sizes, cfg.seed), lr=cfg.lr)
+    if cfg.init and arrays is None:
+        ck = load_checkpoint(cfg.init)
+        if ck.encoding != "guandan":
+            raise GuandanError(f"init: {cfg.init} is a {ck.encoding!r} network; training takes \"guandan\" ones")
+        cfg.hidden = ",".join(str(s) for s in ck.sizes[1:-1])
+        start = unfold_scale(ck.layers, row_scale(ROW_DIM))
+    else:
+        start = init_layers([ROW_DIM] + parse_hidden(cfg.hidden) + [1], cfg.seed)
+    learner = Learner(start, lr=cfg.lr)
     dmc = Replay(cfg.replay, DMC_SPECS)
     im = Replay(min(cfg.replay, 200_000), IM_SPECS)
     rng = np.random.default_rng([cfg.seed, 0x1EA2])
@@ -346,7 +363,8 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
                 layers = learner.layers()
                 seeds = _task_seeds(cfg.seed, it, cfg.actors)
                 tasks = [ActorTask(seed=s, games=cfg.games, epsilon=0.0 if imitating else cfg.epsilon,
-                                   behaviour="expert" if imitating else "net") for s in seeds]
+                                   behaviour="expert" if imitating else "net",
+                                   opponent=cfg.opponent or None) for s in seeds]
                 t0 = time.monotonic()
                 futs = [executor.submit(play_chunk, layers, t) for t in tasks]
                 # the learner trains on earlier iterations' samples meanwhile
