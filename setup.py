@@ -121,6 +121,9 @@ if POPCNT:
     cflags.append("-mpopcnt")
 if sys.platform != "win32":
     cflags.append("-Wno-unreachable-code")
+    # float arithmetic as written (no fused multiply-add where -march allows
+    # it): the native networks give the same values on every machine
+    cflags.append("-ffp-contract=off")
     # the solver's threads (gdthread.h); part of libc on recent glibc, a
     # separate library on older systems
     cflags.append("-pthread")

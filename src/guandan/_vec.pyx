@@ -583,10 +583,8 @@ ctypedef struct NetC:
     int maxw                       # the widest layer
 
 
-cdef inline void _axpy(float* y, float a, const float* x, int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        y[j] += a * x[j]
+cdef extern from "gdnet.h" nogil:
+    void _axpy "gd_axpy"(float* y, float a, const float* x, int n)
 
 
 cdef float net_q(const NetC* n, const float* h0, const float* row, float* ha, float* hb) noexcept nogil:
