@@ -6,6 +6,7 @@ the command line's Ctrl-C."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import os
 import signal
 import subprocess
@@ -225,3 +226,18 @@ def test_cli_errors_are_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "guandan", "train", str(tmp_path / "z"), "--resume",
                         "--iterations", "1"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "nothing to resume" in r.stderr
+
+
+def test_learning_curve_of_consecutive_runs(tmp_path):
+    pytest.importorskip("matplotlib")
+    from guandan.rl.train import plot_curve
+    logs = []
+    for k in range(2):
+        p = tmp_path / f"log{k}.jsonl"
+        p.write_text("\n".join(json.dumps(e) for e in [
+            {"kind": "iteration", "iteration": 1, "samples": 100, "wall": 10.0, "loss": 2.0 - k},
+            {"kind": "eval", "iteration": 1, "samples": 100, "wall": 10.0, "opponent": "greedy",
+             "deals": 4, "score": 0.5, "score_ci": [0.2, 0.8], "points": 0.0}]) + "\n")
+        logs.append(str(p))
+    out = plot_curve(logs, str(tmp_path / "curve.png"))
+    assert open(out, "rb").read(8) == b"\x89PNG\r\n\x1a\n"

@@ -40,7 +40,7 @@ import signal
 import tempfile
 import time
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -494,16 +494,34 @@ def read_log(path: str) -> List[Dict[str, Any]]:
     return out
 
 
-def plot_curve(log_path: str, png: str) -> str:
+def plot_curve(log_path: Union[str, Sequence[str]], png: str) -> str:
     """The learning curve of a run: deal share against each evaluation
-    opponent (95% intervals) over wall time and samples, and the loss."""
+    opponent (95% intervals) over wall time and samples, and the loss.
+    ``log_path``: one ``log.jsonl``, or the logs of consecutive runs (each
+    started from the previous one's network, ``--init``): drawn end to end,
+    wall time and samples continuing, a dotted line where a run starts."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         raise GuandanError("the learning-curve plot needs matplotlib: pip install matplotlib") from None
-    log = read_log(log_path)
+    paths = [log_path] if isinstance(log_path, str) else list(log_path)
+    log: List[Dict[str, Any]] = []
+    starts: List[Tuple[float, float]] = []
+    wall0 = samples0 = 0.0
+    for k, p in enumerate(paths):
+        part = read_log(p)
+        if k:
+            starts.append((wall0, samples0))
+        for e in part:
+            e = dict(e)
+            e["wall"] = float(e.get("wall", 0.0)) + wall0
+            e["samples"] = float(e.get("samples", 0)) + samples0
+            log.append(e)
+        if part:
+            wall0 = max(e["wall"] for e in log)
+            samples0 = max(e["samples"] for e in log)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     opps = sorted({e["opponent"] for e in log if e.get("kind") == "eval"})
     for opp in opps:
@@ -517,6 +535,8 @@ def plot_curve(log_path: str, png: str) -> str:
             ax.fill_between(xs, lo, hi, alpha=0.2)
     for ax, lab in ((axes[0], "wall time (minutes)"), (axes[1], "samples (millions)")):
         ax.axhline(50, color="grey", lw=0.8, ls="--")
+        for w, s in starts:
+            ax.axvline(w / 60 if ax is axes[0] else s / 1e6, color="grey", lw=0.8, ls=":")
         ax.set_xlabel(lab)
         ax.set_ylabel("deal share (%)")
         ax.legend()
