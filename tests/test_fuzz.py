@@ -47,6 +47,7 @@ from guandan import (
     tribute_choices,
 )
 from guandan.positions import check_level
+from guandan.policies import SPLIT_FEATURES_DIM, get_policy, split_features, split_features_of
 from guandan.cli import main as cli_main
 
 from fuzz_helpers import (
@@ -1229,6 +1230,35 @@ def test_game_observation_and_policies(seed, steps, seat, kind, junk_policy, ret
     attempt("Game.play_out(policies)", g.play_out, [policy] * 4, until="round")
 
 
+OBS_KEYS = ["hand", "level", "history", "card_counts", "phase", "top", "seat", "team_levels", "finish_order",
+            "passes", "tribute"]
+
+
+@fuzz_settings()
+@given(seed=st.integers(0, 2 ** 32), steps=st.sampled_from([0, 3, 60]), key=st.sampled_from(OBS_KEYS),
+       bad=junk)
+def test_split_features_and_networks_from_observations(seed, steps, key, bad):
+    # what a network client sends reaches the native split features and the
+    # native network only through the observation's one validator
+    g = _game_at(seed, steps)
+    if g.is_over:
+        return
+    obs, moves = g.observation(g.to_act), g.legal_moves()
+    f = split_features(g)
+    assert f.shape == (len(moves), SPLIT_FEATURES_DIM)
+    np.testing.assert_array_equal(split_features_of(obs, moves), f)
+    learned = get_policy("learned")
+    assert learned(obs, moves) == g.choose("learned")
+    hostile = dict(obs)
+    hostile[key] = bad
+    ok, out = attempt("split_features_of(hostile observation)", split_features_of, hostile, moves)
+    if ok:
+        assert out.shape == (len(moves), SPLIT_FEATURES_DIM) and (np.abs(out) <= 127).all()
+    ok, m = attempt("learned(hostile observation)", learned, hostile, moves)
+    if ok:
+        assert m in moves
+
+
 SMALL_POSITIONS = [
     ([["S3", "S4"], ["HA"], ["D5"], ["C9"]], "2", 0),
     ([["S3", "S3", "H2"], ["HA", "SB"], ["D5", "D6", "D7"], ["C9", "HR"]], "2", 1),
@@ -1341,6 +1371,11 @@ def test_vecgame(args, data):
         assert rewards.shape == (n, 4) and done.shape == (n,)
         offs, feats = v.legal_features()
         assert feats.shape[0] == offs[-1]
+        # the network rows (split features included) and the shipped network, natively
+        offs, x = v.encode("guandan")
+        assert x.shape == (offs[-1], 309) and np.isfinite(x).all() and (np.abs(x) <= 127).all()
+        pick = v.choose("learned")
+        assert (pick >= 0).all() and (pick < np.diff(offs)).all()
 
 
 @fuzz_settings(0.25)

@@ -154,7 +154,19 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
     search's information set): own hand, counts, the cards ``played`` this
     round, the trick, levels, finishing order, ``rules.native``, and the
     round's record: its ``plays`` by seat as move words and its ``tribute``
-    ``(payers, paid, recv, returned, anti)``."""
+    ``(payers, paid, recv, returned, anti)``. A dict that is not an
+    observation raises :class:`GuandanError`."""
+    if not isinstance(obs, dict):
+        raise GuandanError(f"an observation is a dict (Game.observation), got {type(obs).__name__}")
+    try:
+        return _observation_fields(obs, rules)
+    except GuandanError:
+        raise
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+        raise GuandanError(f"not an observation (Game.observation): {type(e).__name__}: {e!s:.80}") from None
+
+
+def _observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
     lv = _core.level_index(obs["level"])
     plays = []
     played = Hand()
@@ -197,7 +209,12 @@ def observation_view(obs: Dict[str, Any], rules: Any, record: bool = False) -> A
     f = observation_fields(obs, rules)
     if not record:
         del f["plays"], f["tribute"]
-    return _engine.NativeView(**f)
+    try:
+        return _engine.NativeView(**f)
+    except GuandanError:
+        raise
+    except (TypeError, ValueError, OverflowError) as e:
+        raise GuandanError(f"not an observation (Game.observation): {e!s:.80}") from None
 
 
 def _choose(code: int, obs: Dict[str, Any], moves: Any, rules: Any, rng_seed: int) -> int:

@@ -365,6 +365,8 @@ REASONS: Dict[str, Dict[str, str]] = {
                            "zh": "出能管上桌面的最小牌"},
     # the search
     "search-best-value": {"en": "it scored best in the simulated deals", "zh": "在模拟的牌局中得分最高"},
+    # a learned network (net:path=FILE, learned)
+    "net": {"en": "the trained network values it highest", "zh": "训练好的网络对它估值最高"},
 }
 
 
