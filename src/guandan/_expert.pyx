@@ -37,9 +37,12 @@ from guandan._engine cimport (
     View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
 )
 
+cimport numpy as cnp
 import numpy as np
 
 from .errors import GuandanError
+
+cnp.import_array()
 
 cdef uint64_t FACE_MASK = (<uint64_t>1 << 54) - 1
 cdef uint64_t RANK_MASK = (<uint64_t>1 << 52) - 1
@@ -1938,8 +1941,8 @@ def split_rows(MoveList moves not None, NativeView view not None):
     of the seat of ``view`` (:func:`split_fill`)."""
     cdef Py_ssize_t n = moves.buf.n
     out = np.zeros((n, SPLIT_DIM), dtype=np.float32)
-    cdef float[:, ::1] o = out
+    cdef float* o = <float*>cnp.PyArray_DATA(out)
     if n:
         with nogil:
-            split_fill(&view.v, moves.buf.data, n, &o[0, 0], SPLIT_DIM)
+            split_fill(&view.v, moves.buf.data, n, o, SPLIT_DIM)
     return out
