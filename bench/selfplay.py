@@ -5,7 +5,8 @@
 For each network size (DanZero's size, about 512x4, and the default of
 ``guandan train``), ``--workers`` processes each play one actor task of
 ``--games`` deals (ε = 0.05, every seat the network, random weights) at the
-same time; reported: samples (decisions) per second over all workers and
+same time, after an untimed warm-up task each (the workers' start-up);
+reported: samples (decisions) per second over all workers and
 the engine's share of the actors' time (stepping, legal moves and the
 native encoding, against the network's forward passes), from the run of
 median samples/s among ``--runs``. The last line is a JSON object with the
@@ -33,13 +34,18 @@ def one(hidden, games, seed):
 
 
 def run(hidden, games, workers, seed):
-    t = time.perf_counter()
     if workers == 1:
+        one(hidden, 2, seed + 1000)                  # warm-up: the first encodings and matmuls
+        t = time.perf_counter()
         res = [one(hidden, games, seed)]
+        wall = time.perf_counter() - t
     else:
         with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as ex:
+            # warm-up, untimed: the workers' start-up and imports
+            list(ex.map(one, [hidden] * workers, [2] * workers, [seed + 1000 + k for k in range(workers)]))
+            t = time.perf_counter()
             res = list(ex.map(one, [hidden] * workers, [games] * workers, [seed + k for k in range(workers)]))
-    wall = time.perf_counter() - t
+            wall = time.perf_counter() - t
     dec = sum(r[0] for r in res)
     eng = sum(r[1] for r in res)
     net = sum(r[2] for r in res)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -245,3 +247,24 @@ def test_danzero_and_bad_networks_have_no_native_form(tmp_path):
         net_code(_layers((308, 4, 1)))
     with pytest.raises(GuandanError, match="native network"):
         net_code(_layers((309, 4, 2)))
+
+
+# -- the shipped network ----------------------------------------------------------------
+
+def test_the_shipped_network_plays_by_name_everywhere():
+    from guandan.rl import LEARNED_PATH, load_checkpoint
+    assert os.path.getsize(LEARNED_PATH) < 4 << 20
+    ck = load_checkpoint(LEARNED_PATH)
+    assert ck.encoding == "guandan" and ck.sizes == [309, 256, 256, 256, 1]
+    info = ck.meta["info"]
+    assert info["name"] == "learned" and info["command"].startswith("guandan train ")
+    assert check_policy("learned") == "learned" and "learned" in policy_names()
+    p = get_policy("learned")
+    assert isinstance(p, NetPolicy) and p.code == net_code(ck.layers)
+    g = Game(seed=4)
+    g.play_out(["learned", "random", "learned", "random"], until="round")
+    assert g.round_index == 1 or g.is_over
+    assert p.explain(Game(seed=4)).rule == "net"
+    # natively in simulate: a trained network beats random nearly always
+    r = simulate(20, policies=["learned", "random", "learned", "random"], seed=2, workers=1)
+    assert (np.asarray(r.rows["banker_team"]) == 0).mean() >= 0.9
