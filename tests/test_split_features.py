@@ -125,3 +125,24 @@ def test_observation_path_equals_the_game_path():
             moves = g.legal_moves()
             g.play(g.choose("expert") if rng.random() < 0.8 else moves[int(rng.integers(len(moves)))])
     assert checked > 200
+
+
+GOLDEN_ROWS = {          # the first play decision of Game(seed=4) after the expert's tribute and return
+    "Single 2 S2": [-16, -35, -43, 7, 8, 1, 0, 0, 0, 0, 2, 0, 26, 0],
+    "Single 4 H4": [-4, -35, -37, 7, 8, 1, 1, 0, 0, 0, 13, 0, 26, 0],
+    "Single 6 S6": [-15, -35, -43, 7, 8, 1, 1, 0, 0, 0, 11, 0, 26, 0],
+    "Pair K HK CK": [-13, -35, -42, 7, 8, 1, 1, 0, 0, 0, 4, 0, 25, 0],
+    "Straight T DT DJ DQ CK CA": [-36, -35, -53, 7, 9, 1, 1, 0, 0, 0, 0, 1, 22, 0],
+}
+
+
+def test_golden_rows_in_every_build():
+    # negative scores are divided toward zero in every build (the debug build
+    # compiles Python's floor division by default): the rows a network was
+    # trained on are the rows it plays on
+    g = Game(seed=4)
+    while g.phase.value != "play":
+        g.play(g.choose("expert"))
+    f = _by_move(g)
+    for move, row in GOLDEN_ROWS.items():
+        assert f[move].astype(int).tolist() == row, move

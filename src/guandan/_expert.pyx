@@ -25,6 +25,7 @@ The pieces, each a small nogil function:
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
+cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
@@ -1580,6 +1581,17 @@ cdef enum:
     MAX_FULL = 3          # following: full searches for plays that break a sequence
 
 
+cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint64_t two, uint64_t csig,
+                             uint64_t mo, uint64_t mt, X* xr) noexcept nogil:
+    """The split of the hand (one, two) minus a move's cards (``csig``, the
+    words ``mo``/``mt``) from the hand's split ``x`` without a new search:
+    by deltas on its leaf (``lb0``, when ``lb0ok``), else from its groups;
+    False when neither applies (a full search is then needed)."""
+    if lb0ok and quick_value(x, lb0, one, two, csig, xr):
+        return True
+    return quick_rest(x, one, two, mo, mt, xr)
+
+
 cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     cdef int own = card_count(v.one, v.two), seat = v.seat, ts = v.top_seat
     cdef int i, j, t, v0, vr, gain, top_n, bg = -(1 << 30), bbg = -(1 << 30), nfull = 0
@@ -1652,21 +1664,14 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
             if nne >= P.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
-        if lb0ok and quick_value(&x, &lb0, v.one, v.two, csig, &xr):
-            # the cards come from the leaf: by deltas
-            vr = xr.best
-            qa = xr.bacc
-        elif quick_rest(&x, v.one, v.two, mo, mt, &xr):
-            vr = xr.best
-            qa = xr.bacc
-        else:
+        if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr):
             if nfull >= MAX_FULL:
                 continue
             nfull += 1
             minus(v.one, v.two, mo, mt, &ro, &rt)
             best_split(tb, ro, rt, &xr)
-            vr = xr.best
-            qa = xr.bacc
+        vr = xr.best
+        qa = xr.bacc
         gain = vr - v0
         if bomb:
             if (qa.H - qa.nctrl <= 1 and bout < 0
@@ -1832,6 +1837,7 @@ cdef inline float _i8(int x) noexcept nogil:
     return <float>(-127 if x < -127 else (127 if x > 127 else x))
 
 
+@cython.cdivision(True)     # C division in every build: the scores divided toward zero
 cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* out,
                      Py_ssize_t stride) noexcept nogil:
     """The SPLIT_DIM features of each of the ``m`` moves ``words`` (two
@@ -1904,16 +1910,11 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
                 used[j] = 1
                 seen[j] = sig
                 where[j] = <int32_t>k
-            if lb0ok and quick_value(&x, &lb0, v.one, v.two, csig, &xr):
-                vr = xr.best
-                qa = xr.bacc
-            elif quick_rest(&x, v.one, v.two, mo, mt, &xr):
-                vr = xr.best
-                qa = xr.bacc
-            else:
+            if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr):
                 minus(v.one, v.two, mo, mt, &ro, &rt)
-                vr = best_split_cached(&tb, ro, rt, &xr)
-                qa = xr.bacc
+                best_split_cached(&tb, ro, rt, &xr)
+            vr = xr.best
+            qa = xr.bacc
             bomb = is_bomb_type(t)
             if t < T_TRIBUTE and not bomb:
                 ph = play_h(&tb, t, (hi >> TAG_SHIFT) & 31)

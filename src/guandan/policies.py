@@ -300,9 +300,9 @@ def _expert_explain(game: "Game") -> Tuple[Move, str]:
 #: as the expert values it (:func:`guandan._expert.decompose_hand`), before
 #: and after the move, as small integers.
 SPLIT_FEATURES: Tuple[str, ...] = (
-    "gain",          # (split score after - before) // 4
-    "score",         # the split score of the hand // 8
-    "score_after",   # the split score of the rest // 8
+    "gain",          # (split score after - before) / 4, rounded toward zero
+    "score",         # the split score of the hand / 8, rounded toward zero
+    "score_after",   # the split score of the rest / 8, rounded toward zero
     "groups",        # non-bomb groups of the hand's split (turns to play out)
     "groups_after",  # ... of the rest's split
     "control",       # groups of the hand's split nothing still out beats
