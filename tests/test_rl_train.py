@@ -200,7 +200,9 @@ def test_cli_ctrl_c_leaves_a_resumable_state(tmp_path):
     cmd = [sys.executable, "-m", "guandan", "train", out, "--hidden", "32x2", "--games", "8", "--actors", "1",
            "--imitation", "1", "--minutes", "30", "--eval-minutes", "0", "--eval-deals", "2",
            "--eval-against", "greedy"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT as a terminal gives it, even when this run was started in a shell's background
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     log = os.path.join(out, "log.jsonl")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (os.path.exists(log) and len(read_log(log)) >= 2):

@@ -1892,7 +1892,9 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
                 mt = hi & FACE_MASK
             size = card_count(mo, mt)
             csig = cards_sig(mo, mt, tb.L)
-            sig = csig ^ (<uint64_t>t << 58)
+            # the key too: with wilds the same cards can be plays of other keys,
+            # whose beaters differ
+            sig = csig ^ (<uint64_t>t << 58) ^ (((hi >> TAG_SHIFT) & 31) * <uint64_t>0x9E3779B97F4A7C15)
             if sfs:
                 sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
             j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 55)

@@ -8,7 +8,10 @@
 #ifndef GD_NET_H
 #define GD_NET_H
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) \
+#include <stdlib.h>     /* __GLIBC__ (ifunc, which target_clones needs) */
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && defined(__GLIBC__) \
+    && !defined(__SANITIZE_ADDRESS__) \
     && !defined(GUANDAN_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif

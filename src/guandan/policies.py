@@ -162,7 +162,7 @@ def observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
         return _observation_fields(obs, rules)
     except GuandanError:
         raise
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, OverflowError) as e:
         raise GuandanError(f"not an observation (Game.observation): {type(e).__name__}: {e!s:.80}") from None
 
 

@@ -287,6 +287,8 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
         ck = load_checkpoint(cfg.init)
         if ck.encoding != "guandan":
             raise GuandanError(f"init: {cfg.init} is a {ck.encoding!r} network; training takes \"guandan\" ones")
+        if len(ck.sizes) < 3:
+            raise GuandanError(f"init: {cfg.init} has no hidden layer; training takes a network with one at least")
         cfg.hidden = ",".join(str(s) for s in ck.sizes[1:-1])
         start = unfold_scale(ck.layers, row_scale(ROW_DIM))
     else:
