@@ -243,3 +243,10 @@ def test_learning_curve_of_consecutive_runs(tmp_path):
         logs.append(str(p))
     out = plot_curve(logs, str(tmp_path / "curve.png"))
     assert open(out, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_opponent_the_actors_cannot_run_is_refused_before_training(tmp_path):
+    for spec in ("search", "nobody"):
+        with pytest.raises(GuandanError):
+            TrainConfig(**dict(TINY, iterations=1, imitation=1, opponent=spec)).check()
+    assert TrainConfig(**dict(TINY, iterations=1, opponent="expert")).check().opponent == "expert"

@@ -128,8 +128,14 @@ class TrainConfig:
             raise GuandanError("give a limit: iterations, minutes or samples")
         from ..registry import check_policy
         self.eval_opponents = tuple(check_policy(o) for o in self.eval_opponents)
+        if not isinstance(self.opponent, str) or not isinstance(self.init, str):
+            raise GuandanError("opponent and init are strings (a policy spec, a checkpoint path)")
         if self.opponent:
             self.opponent = check_policy(self.opponent)
+            # the actors run it with VecGame.choose: a native rollout policy (not a search);
+            # refused now rather than after the warm start
+            from ..vec import VecGame
+            VecGame(1, seed=0).choose(self.opponent)
         return self
 
     def to_json(self) -> Dict[str, Any]:
