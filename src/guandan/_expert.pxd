@@ -28,7 +28,25 @@ ctypedef struct Decomp:
     int32_t ng                 # groups listed in g
     Group g[MAXG]
 
-cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil
+# how a player plays (the decision's parameters; the hand's evaluation is
+# the expert's for every style): the expert's own, a pool bot's, a rollout
+# family member's
+ctypedef struct Style:
+    int feed, block, urg, urg_from, max_eval, max_bombs, bomb_out_max, tempo, tempo_ctrl
+    int follow_min, stop, bomb_opp, danger, lead_size, ret_str
+    int guard                  # partner holding this many cards or fewer: stop every opponent play
+    int follow_high            # 1: follow with the strongest play worth playing
+    int deviate                # per mille of play-phase decisions: a uniformly random legal move
+
+cdef enum:
+    NFAMILY = 4                # rollout styles of the opponent models (family_code)
+    FAM_EXPERT = 0
+    FAM_BOMB_EARLY = 1
+    FAM_KEEP = 2               # keeps its structures and its bombs
+    FAM_EAGER = 3              # follows whenever it can, strongest first
+
+cdef Py_ssize_t expert_decide(const Style* S, const View* v, MoveBuf* moves, int* rule) noexcept nogil
+cdef int family_code(int k) noexcept nogil
 cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* out,
                      Py_ssize_t stride) noexcept nogil

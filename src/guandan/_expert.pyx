@@ -35,7 +35,7 @@ from guandan._gen cimport (
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, NativeView,
+    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, NativeView, rng_next,
 )
 
 cimport numpy as cnp
@@ -1440,8 +1440,8 @@ cdef Py_ssize_t go_out_move(const View* v, MoveBuf* moves, int own, Py_ssize_t s
     return -1
 
 
-cdef inline int lead_prio(const Group* g) noexcept nogil:
-    return -g.pw + P.lead_size * g.size
+cdef inline int lead_prio(const Style* S, const Group* g) noexcept nogil:
+    return -g.pw + S.lead_size * g.size
 
 
 cdef enum:
@@ -1457,7 +1457,7 @@ cdef enum:
     L_SKIP = -(1 << 30)   # lead_score of a group the heuristic does not consider
 
 
-cdef inline int lead_score(const Group* g, int h, int arg) noexcept nogil:
+cdef inline int lead_score(const Style* S, const Group* g, int h, int arg) noexcept nogil:
     """The rank of group ``g`` under leading heuristic ``h`` (higher leads
     first), or L_SKIP when ``h`` does not consider it."""
     if h == L_SMALLEST_BOMB:
@@ -1465,33 +1465,33 @@ cdef inline int lead_score(const Group* g, int h, int arg) noexcept nogil:
     if h == L_ANY_LEFT:
         if g.t == T_PASS:
             return L_SKIP
-        return lead_prio(g) - (1 << 20) * is_bomb_type(g.t)
+        return lead_prio(S, g) - (1 << 20) * is_bomb_type(g.t)
     if is_bomb_type(g.t):
         return L_SKIP
     if h == L_CONTROL:
         return g.size * 64 - g.pw if g.ctrl else L_SKIP
     if h == L_LONGER:
-        return lead_prio(g) if g.size > arg else L_SKIP
+        return lead_prio(S, g) if g.size > arg else L_SKIP
     if h == L_STRONGEST:
         return g.pw * 64 + g.size
     if h == L_PARTNER:
         return (g.size == arg) * 100000 - g.pw if g.size <= arg else L_SKIP
-    return lead_prio(g)
+    return lead_prio(S, g)
 
 
-cdef inline int best_group(const Decomp* d, int h, int arg) noexcept nogil:
+cdef inline int best_group(const Style* S, const Decomp* d, int h, int arg) noexcept nogil:
     """The group heuristic ``h`` (with its argument) leads: the highest
     lead_score, the first on ties; -1 when it considers none."""
     cdef int i, p, bi = -1, bp = L_SKIP
     for i in range(d.ng):
-        p = lead_score(&d.g[i], h, arg)
+        p = lead_score(S, &d.g[i], h, arg)
         if p > bp:
             bp = p
             bi = i
     return bi
 
 
-cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     cdef int own = card_count(v.one, v.two), seat = v.seat, i, s, o, omin = 99, pc
     cdef int bi = -1, nb, nc
     cdef Py_ssize_t mi
@@ -1515,26 +1515,26 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
             nc += d.g[i].ctrl
     if nb == 0:
         # only bombs: the smallest first
-        bi = best_group(&d, L_SMALLEST_BOMB, 0)
+        bi = best_group(S, &d, L_SMALLEST_BOMB, 0)
         rule[0] = R_LEAD_BOMB
     elif nb - nc <= 1 and nc >= 1 and nb >= 2:
         # everything but one group is control: play the controls, then go out
-        bi = best_group(&d, L_CONTROL, 0)
+        bi = best_group(S, &d, L_CONTROL, 0)
         rule[0] = R_LEAD_CONTROL
-    elif omin <= P.danger:
+    elif omin <= S.danger:
         # an opponent close to out: lead what they cannot follow (more cards than they hold)
-        bi = best_group(&d, L_LONGER, omin)
+        bi = best_group(S, &d, L_LONGER, omin)
         rule[0] = R_LEAD_UNFOLLOWABLE
         if bi < 0:
             # all short: lead the strongest
-            bi = best_group(&d, L_STRONGEST, 0)
+            bi = best_group(S, &d, L_STRONGEST, 0)
             rule[0] = R_LEAD_STRONG
-    elif 0 < pc <= P.feed:
+    elif 0 < pc <= S.feed:
         # the partner is close to out: lead low plays of their size
-        bi = best_group(&d, L_PARTNER, pc)
+        bi = best_group(S, &d, L_PARTNER, pc)
         rule[0] = R_LEAD_FOR_PARTNER
     if bi < 0:
-        bi = best_group(&d, L_WEAKEST, 0)
+        bi = best_group(S, &d, L_WEAKEST, 0)
         rule[0] = R_LEAD_WEAKEST
     while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
@@ -1543,7 +1543,7 @@ cdef Py_ssize_t lead(const View* v, const Tab* tb, MoveBuf* moves, int* rule) no
         # not a legal play under these rules (a wild straight flush on the
         # contest server): the next group by the default order
         d.g[bi].t = T_PASS
-        bi = best_group(&d, L_ANY_LEFT, 0)
+        bi = best_group(S, &d, L_ANY_LEFT, 0)
         rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)
@@ -1592,14 +1592,15 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
     return quick_rest(x, one, two, mo, mt, xr)
 
 
-cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     cdef int own = card_count(v.one, v.two), seat = v.seat, ts = v.top_seat
     cdef int i, j, t, v0, vr, gain, top_n, bg = -(1 << 30), bbg = -(1 << 30), nfull = 0
     cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t seen[SEEN]
     cdef uint64_t csig, sfall
-    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt, stop = S.stop, bomb_opp = S.bomb_opp
+    cdef int ps, bps = -(1 << 30), pc
     cdef bint partner_top, lb0ok
     cdef LB lb0
     cdef Acc qa
@@ -1612,19 +1613,24 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         return mi
     top_n = v.counts[ts]
     partner_top = (ts & 1) == (seat & 1)
+    pc = v.counts[(seat + 2) & 3]
+    if not partner_top and 0 < pc <= S.guard:
+        # the partner is close to out: an opponent's play is stopped at any cost
+        stop = 27
+        bomb_opp = 27
     if partner_top:
-        rule[0] = R_LET_PARTNER_OUT if top_n <= P.feed else R_LET_PARTNER
+        rule[0] = R_LET_PARTNER_OUT if top_n <= S.feed else R_LET_PARTNER
         nxt = v.counts[(seat + 1) & 3]
         # pass, unless the next opponent is close to out and the partner's
         # play is one they may well beat (not control): then play over it
-        if (top_n <= P.feed or not (0 < nxt <= P.block)
+        if (top_n <= S.feed or not (0 < nxt <= S.block)
                 or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
             return 0
     v0 = best_split_cached(tb, v.one, v.two, &x)
     # urgency: if we pass, the opponent on top leads; the closer to out, the worse
-    urg = P.urg * (P.urg_from - top_n) if top_n < P.urg_from else 0
+    urg = S.urg * (S.urg_from - top_n) if top_n < S.urg_from else 0
     if partner_top:
-        urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
+        urg = S.urg * (S.urg_from - nxt) if nxt < S.urg_from else 0
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
     lb0ok = not sfs
     memset(seen, 0, sizeof(seen))
@@ -1657,11 +1663,11 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
             seen[j] = sig
             nseen += 1
         if bomb:
-            if nbe >= P.max_bombs and not leaf_group(&x, csig):
+            if nbe >= S.max_bombs and not leaf_group(&x, csig):
                 continue
             nbe += 1
         else:
-            if nne >= P.max_eval and not leaf_group(&x, csig):
+            if nne >= S.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
         if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr):
@@ -1675,36 +1681,44 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         gain = vr - v0
         if bomb:
             if (qa.H - qa.nctrl <= 1 and bout < 0
-                    and (qa.H <= P.bomb_out_max or tb.bombs_out == 0)):
+                    and (qa.H <= S.bomb_out_max or tb.bombs_out == 0)):
                 bout = i
             if gain > bbg:
                 bbg = gain
                 bbi = i
         else:
-            gain += P.tempo + (P.tempo_ctrl if play_h(tb, t, mkey(moves, i)) == 0 else 0) + urg
-            if gain > bg:
+            gain += S.tempo + (S.tempo_ctrl if play_h(tb, t, mkey(moves, i)) == 0 else 0) + urg
+            if S.follow_high:
+                # the strongest play worth playing (the better split on ties)
+                if gain > S.follow_min:
+                    ps = play_strength(t, mkey(moves, i), tb.L)
+                    if ps > bps or (ps == bps and gain > bg):
+                        bps = ps
+                        bg = gain
+                        bi = i
+            elif gain > bg:
                 bg = gain
                 bi = i
     mi = 0
     if partner_top:
-        if bi >= 0 and bg > P.follow_min:
+        if bi >= 0 and bg > S.follow_min:
             rule[0] = R_BLOCK
             return bi
         return 0
     rule[0] = R_PASS
-    if top_n <= P.stop and bi >= 0:
+    if top_n <= stop and bi >= 0:
         rule[0] = R_STOP
         mi = bi
-    elif top_n <= P.stop and bbi >= 0:
+    elif top_n <= stop and bbi >= 0:
         rule[0] = R_STOP_BOMB
         mi = bbi
-    elif bi >= 0 and bg > P.follow_min:
+    elif bi >= 0 and bg > S.follow_min:
         rule[0] = R_FOLLOW
         mi = bi
     elif bout >= 0:
         rule[0] = R_BOMB_OUT
         mi = bout
-    elif bbi >= 0 and top_n <= P.bomb_opp:
+    elif bbi >= 0 and top_n <= bomb_opp:
         rule[0] = R_STOP_BOMB
         mi = bbi
     return mi
@@ -1725,7 +1739,7 @@ cdef Py_ssize_t tribute_pick(const View* v, const Tab* tb, MoveBuf* moves, int* 
     return best
 
 
-cdef Py_ssize_t back_pick(const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     """Return the card whose loss costs least (a lone low single), lowest on ties."""
     cdef Py_ssize_t i, best = 0
     cdef int s, bs = -(1 << 30), f
@@ -1739,14 +1753,14 @@ cdef Py_ssize_t back_pick(const View* v, const Tab* tb, MoveBuf* moves, int* rul
         f = gd_ctz64(lo)
         if not quick_rest(&x, v.one, v.two, lo, 0, &xr):
             continue
-        s = xr.best * 16 - P.ret_str * 16 * rank_strength(f >> 2 if f < 52 else f - 39, tb.L)
+        s = xr.best * 16 - S.ret_str * 16 * rank_strength(f >> 2 if f < 52 else f - 39, tb.L)
         if s > bs:
             bs = s
             best = i
     return best
 
 
-cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept nogil:
+cdef Py_ssize_t expert_decide(const Style* S, const View* v, MoveBuf* moves, int* rule) noexcept nogil:
     """The expert's choice (index into moves) and the rule that fired."""
     cdef Tab tb
     cdef Py_ssize_t mi
@@ -1764,25 +1778,126 @@ cdef Py_ssize_t expert_decide(const View* v, MoveBuf* moves, int* rule) noexcept
             rule[0] = R_GO_OUT
             return mi
         nxt = v.counts[(v.seat + 1) & 3]
-        if v.counts[v.top_seat] <= P.feed or not (0 < nxt <= P.block):
-            rule[0] = R_LET_PARTNER_OUT if v.counts[v.top_seat] <= P.feed else R_LET_PARTNER
+        if v.counts[v.top_seat] <= S.feed or not (0 < nxt <= S.block):
+            rule[0] = R_LET_PARTNER_OUT if v.counts[v.top_seat] <= S.feed else R_LET_PARTNER
             return 0
     build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
     if v.phase == PH_TRIBUTE:
         return tribute_pick(v, &tb, moves, rule)
     if v.phase == PH_BACK:
-        return back_pick(v, &tb, moves, rule)
+        return back_pick(S, v, &tb, moves, rule)
     if v.top_seat < 0:
-        return lead(v, &tb, moves, rule)
-    return follow(v, &tb, moves, rule)
+        return lead(S, v, &tb, moves, rule)
+    return follow(S, v, &tb, moves, rule)
+
+
+cdef inline void style_of_params(Style* S) noexcept nogil:
+    """The expert's own style: its current parameters."""
+    S.feed = P.feed
+    S.block = P.block
+    S.urg = P.urg
+    S.urg_from = P.urg_from
+    S.max_eval = P.max_eval
+    S.max_bombs = P.max_bombs
+    S.bomb_out_max = P.bomb_out_max
+    S.tempo = P.tempo
+    S.tempo_ctrl = P.tempo_ctrl
+    S.follow_min = P.follow_min
+    S.stop = P.stop
+    S.bomb_opp = P.bomb_opp
+    S.danger = P.danger
+    S.lead_size = P.lead_size
+    S.ret_str = P.ret_str
+    S.guard = 0
+    S.follow_high = 0
+    S.deviate = 0
 
 
 cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
-    return expert_decide(v, moves, &rule)
+    cdef Style S
+    style_of_params(&S)
+    return expert_decide(&S, v, moves, &rule)
+
+
+cdef Py_ssize_t styled_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
+    """A styled expert (ctx: its Style); a deviating style draws from the
+    policy stream at every play-phase decision with a choice."""
+    cdef int rule
+    cdef const Style* S = <const Style*>ctx
+    if S.deviate > 0 and v.phase == PH_PLAY and moves.n > 1:
+        if <int>(rng_next(rng) % 1000) < S.deviate:
+            return <Py_ssize_t>(rng_next(rng) % <uint64_t>moves.n)
+    return expert_decide(S, v, moves, &rule)
 
 
 policy_register(POL_EXPERT, expert_policy, NULL, 0)
+
+# Styles by name: the opponent pool (bots unlike the expert, to measure
+# searches against) and the rollout family of the search's opponent models.
+# Each is the expert's hand evaluation with other decisions.
+_STYLE_CHANGES = {
+    # the pool
+    "bomber": dict(bomb_opp=27, stop=6, bomb_out_max=27, follow_min=-24),
+    "hoarder": dict(max_eval=0, max_bombs=0, bomb_opp=1, stop=1, urg=0, follow_min=8, bomb_out_max=1),
+    "partner": dict(block=0, feed=12, guard=10, danger=2),
+    "wobbly": dict(deviate=150),
+    "rusher": dict(follow_high=1, follow_min=-60, lead_size=40, tempo=40),
+    # the rollout family (FAM_*: expert, bomb early, keep, eager)
+    "fam-bomb-early": dict(bomb_opp=20, stop=4, bomb_out_max=6),
+    "fam-keep": dict(max_eval=0, max_bombs=0, bomb_opp=2, stop=2),
+    "fam-eager": dict(follow_min=-40, follow_high=1, tempo=24),
+}
+_STYLE_FIELDS = ("feed", "block", "urg", "urg_from", "max_eval", "max_bombs", "bomb_out_max", "tempo",
+                 "tempo_ctrl", "follow_min", "stop", "bomb_opp", "danger", "lead_size", "ret_str",
+                 "guard", "follow_high", "deviate")
+assert len(_STYLE_FIELDS) * sizeof(int) == sizeof(Style), "style fields out of step"
+
+cdef Style STYLES[8]
+cdef int FAMILY[NFAMILY]
+#: style name -> native policy code
+STYLE_CODES = {}
+
+
+cdef void _register_styles() except *:
+    cdef int k, code
+    cdef int* f
+    for k, (name, changes) in enumerate(_STYLE_CHANGES.items()):
+        style_of_params(&STYLES[k])
+        f = <int*>&STYLES[k]
+        for key, val in changes.items():
+            f[_STYLE_FIELDS.index(key)] = val
+        code = policy_add(styled_policy, &STYLES[k], 0)
+        if code < 0:
+            raise GuandanError("the native policy table is full")
+        STYLE_CODES[name] = code
+    FAMILY[FAM_EXPERT] = POL_EXPERT
+    FAMILY[FAM_BOMB_EARLY] = STYLE_CODES["fam-bomb-early"]
+    FAMILY[FAM_KEEP] = STYLE_CODES["fam-keep"]
+    FAMILY[FAM_EAGER] = STYLE_CODES["fam-eager"]
+
+
+_register_styles()
+
+
+cdef int family_code(int k) noexcept nogil:
+    """The native code of rollout style ``k`` (FAM_*)."""
+    return FAMILY[k] if 0 <= k < NFAMILY else POL_EXPERT
+
+
+def style_of(str name):
+    """A style's decision parameters (a dict of ints): ``"expert"`` or a
+    name of :data:`STYLE_CODES`."""
+    cdef Style S
+    cdef int* f
+    if name == "expert":
+        style_of_params(&S)
+        f = <int*>&S
+    elif name in STYLE_CODES:
+        f = <int*>&STYLES[list(_STYLE_CHANGES).index(name)]
+    else:
+        raise GuandanError(f"unknown style {name!r}")
+    return {n: f[i] for i, n in enumerate(_STYLE_FIELDS)}
 
 # ---------------------------------------------------------------------------
 # Python-facing: explanations and the decomposition
@@ -1794,8 +1909,10 @@ def explain_view(MoveList moves not None, NativeView view not None):
     :class:`guandan._engine.NativeView` (as :func:`guandan._engine.choose_from_view`)."""
     cdef int rule = 0
     cdef Py_ssize_t i
+    cdef Style S
+    style_of_params(&S)
     with nogil:
-        i = expert_decide(&view.v, &moves.buf, &rule)
+        i = expert_decide(&S, &view.v, &moves.buf, &rule)
     return i, RULE_NAMES[rule]
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -263,6 +263,28 @@ register("random", RandomPolicy, native=_RANDOM_CODE)
 register("greedy", GreedyPolicy, native=_CODES["greedy"])
 if _engine.policy_available(_EXPERT_CODE):
     register("expert", _expert_policy, native=_EXPERT_CODE)
+
+#: The opponent pool: the expert's hand evaluation with other habits, to
+#: measure bots against players unlike the expert (docs/bots.md).
+POOL: Tuple[str, ...] = ("bomber", "hoarder", "partner", "wobbly", "rusher")
+_POOL_HELP = {
+    "bomber": "bombs any opponent play it cannot follow cheaply, early, and follows more readily",
+    "hoarder": "never breaks a group of its split to follow and keeps its bombs until an opponent is about to go out",
+    "partner": "never plays over its partner; once the partner holds 10 cards or fewer, stops every opponent play and leads for it",
+    "wobbly": "the expert, except that 15% of its play-phase decisions are a uniformly random legal move",
+    "rusher": "follows whenever it can, with its strongest play, and leads its longest groups first",
+}
+
+
+def _pool_factory(name: str) -> Callable[..., NativePolicy]:
+    def make(seed: Optional[int] = None) -> NativePolicy:
+        return NativePolicy(name, seed)
+    make.__doc__ = _POOL_HELP[name]
+    return make
+
+
+for _name in POOL:
+    register(_name, _pool_factory(_name), native=_expert.STYLE_CODES[_name])
 
 
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
