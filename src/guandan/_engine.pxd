@@ -77,6 +77,33 @@ ctypedef struct State:
     int32_t decisions          # actions taken this game
     int8_t pby_known           # pby_* cover the whole round (0: started from a position)
 
+# This round's actions in order, and each seat's habits over the finished
+# rounds of the game (what every player saw: the plays and, at a round's
+# end, the cards left), kept by the loops that own a game (the simulator,
+# VecGame, GameCore) and read by the searches through View.trail.
+cdef enum:
+    TRAIL_MAX = 480            # actions of one round a trail holds (beyond: invalid)
+    NEV = 4                    # kinds of evidence (EV_*)
+    EV_PASS = 0                # passed on an opponent's single/pair/triple holding a loose stronger one
+    EV_BREAK = 1               # followed such a play from a bigger group, holding a loose stronger one
+    EV_BOMB = 2                # bombed an opponent's non-bomb play while that opponent held 7+ cards
+    EV_OVERTAKE = 3            # played over the partner's non-bomb play without going out
+
+ctypedef struct TrailEntry:
+    uint64_t one, two          # the action's cards (first and second copies of each face)
+    uint8_t t, key             # its type and key (T_PASS: a pass)
+    uint8_t top_t, top_key     # the play it answered (top_seat -1: it led)
+    int8_t seat, top_seat, top_n, own_n   # cards held then by the top seat and by the seat
+
+ctypedef struct Trail:
+    int32_t round_index        # the round the entries belong to (-1: none yet)
+    int32_t n
+    int8_t valid               # the entries are the whole round so far
+    int8_t level               # the round's level (rank index)
+    int32_t opp[4][NEV]        # per seat over the finished rounds seen whole: chances
+    int32_t hit[4][NEV]        # ... and how many it took
+    TrailEntry e[TRAIL_MAX]
+
 # -- native policies --------------------------------------------------------
 # A native policy sees only what its seat may know (a View built from the
 # state, or from an observation), never the other hands. Policies are
@@ -102,6 +129,7 @@ ctypedef struct View:
     Tribute tr
     uint64_t pby_one[4]
     uint64_t pby_two[4]
+    const Trail* trail         # this round's actions and the seats' habits (NULL: unknown)
 
 # A policy is a function and the context it was registered with (a search
 # configuration, a network's weights; NULL for the built-in policies).
@@ -135,8 +163,16 @@ cdef float st_round_reward(const State* st) noexcept nogil
 cdef int policy_register(int code, policy_fn fn, const void* ctx, int flags) noexcept
 cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept
 cdef bint policy_rollout_ok(int code) noexcept nogil
+cdef bint policy_reads_trail(int code) noexcept nogil
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
+cdef Py_ssize_t policy_choose_trail(int code, const State* st, const Trail* trail, MoveBuf* moves,
+                                    uint64_t* rng) noexcept nogil
+cdef void trail_reset(Trail* T) noexcept nogil
+cdef void trail_sync(Trail* T, const State* st) noexcept nogil
+cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexcept nogil
+cdef void trail_rank_counts(uint64_t one, uint64_t two, int8_t* c) noexcept nogil
+cdef bint trail_loose(const int8_t* c, int size, int top_key, int level) noexcept nogil
 
 cdef inline uint64_t policy_salt() noexcept nogil:
     # a game's policy seed is its deal seed ^ this (guandan.seeds.policy_seed)
@@ -179,7 +215,10 @@ cdef class GameCore:
     cdef Gen* g
     cdef MoveBuf scratch
     cdef uint64_t prng[4]
+    cdef Trail* trail          # built from the undo history for the searches (NULL: not yet)
+    cdef Py_ssize_t trail_at   # the history length it was built at (-1: stale)
     cdef int _push(self) except -1
+    cdef const Trail* _trail(self) noexcept
 
 
 cdef class NativeView:

@@ -18,7 +18,7 @@ from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, move_type, move_key, FACE_MASK,
     card_count, move_size, rank_strength, is_bomb_type, bomb_value, key_strength, gd_ctz64,
     words_shape_ok, hand_minus,
-    T_PASS, T_TRIBUTE, T_BACK, TAG_SHIFT, F_NO_WILD_SF,
+    T_PASS, T_SINGLE, T_TRIPS, T_TRIBUTE, T_BACK, TAG_SHIFT, F_NO_WILD_SF, gd_popcount64,
 )
 
 from .errors import GuandanError, LevelError
@@ -614,6 +614,12 @@ cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept:
     return -1
 
 
+cdef bint policy_reads_trail(int code) noexcept nogil:
+    """Whether policy ``code`` reads the game's trail (the searches do)."""
+    return 0 < code < POL_SLOTS and POLICY_TABLE[code].fn != NULL \
+        and (POLICY_TABLE[code].flags & POLF_SEARCH) != 0
+
+
 cdef bint policy_rollout_ok(int code) noexcept nogil:
     """Whether ``code`` is a registered policy that may play rollouts (not a
     search)."""
@@ -639,6 +645,150 @@ cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint
     if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
         return -1
     return POLICY_TABLE[code].fn(POLICY_TABLE[code].ctx, v, moves, rng)
+
+
+cdef Py_ssize_t policy_choose_trail(int code, const State* st, const Trail* trail, MoveBuf* moves,
+                                    uint64_t* rng) noexcept nogil:
+    """policy_choose with the game's trail in the view (the owner has noted
+    every action so far; a trail of another round is not passed on)."""
+    cdef View v
+    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
+        return -1
+    if code == POL_RANDOM:
+        return <Py_ssize_t>rng_below(rng, moves.n)
+    view_of(st, st.to_act, &v)
+    if trail != NULL and trail.valid and trail.round_index == st.round_index:
+        v.trail = trail
+    return POLICY_TABLE[code].fn(POLICY_TABLE[code].ctx, &v, moves, rng)
+
+# ---------------------------------------------------------------------------
+# Trails: this round's actions and the seats' habits (public knowledge)
+# ---------------------------------------------------------------------------
+
+
+cdef void trail_reset(Trail* T) noexcept nogil:
+    """An empty trail: no round, no habits seen."""
+    memset(T, 0, sizeof(Trail) - sizeof(T.e))
+    T.round_index = -1
+
+
+cdef void trail_rank_counts(uint64_t one, uint64_t two, int8_t* c) noexcept nogil:
+    """Cards per rank (0..12, 13 small joker, 14 big joker) of a hand."""
+    cdef int r
+    for r in range(13):
+        c[r] = <int8_t>(gd_popcount64((one >> (4 * r)) & 15) + gd_popcount64((two >> (4 * r)) & 15))
+    c[13] = <int8_t>(((one >> 52) & 1) + ((two >> 52) & 1))
+    c[14] = <int8_t>(((one >> 53) & 1) + ((two >> 53) & 1))
+
+
+cdef bint trail_loose(const int8_t* c, int size, int top_key, int level) noexcept nogil:
+    """Whether a hand with rank counts ``c`` holds exactly ``size`` cards of
+    a rank stronger than ``top_key`` (a single, pair or triple it could play
+    without breaking a bigger group)."""
+    cdef int r, ts = rank_strength(top_key, level)
+    for r in range(15):
+        if c[r] == size and rank_strength(r, level) > ts:
+            return True
+    return False
+
+
+cdef inline void _add_cards(uint64_t* one, uint64_t* two, uint64_t a1, uint64_t a2) noexcept nogil:
+    """Add a move's cards (a1: its faces, a2: those it holds twice) to a hand."""
+    two[0] |= (one[0] & a1 & ~a2) | a2
+    one[0] |= a1
+
+
+cdef void _trail_learn(Trail* T, const State* st) noexcept nogil:
+    """The finished round's evidence, every hand known (the cards left at its
+    end, ``st.end_*``, and the plays): each action's hand rebuilt backwards."""
+    cdef uint64_t h1[4]
+    cdef uint64_t h2[4]
+    cdef int8_t c[15]
+    cdef int k, s, size, bomb, r
+    cdef const TrailEntry* e
+    for s in range(4):
+        h1[s] = st.end_one[s]
+        h2[s] = st.end_two[s]
+    for k in range(T.n - 1, -1, -1):
+        e = &T.e[k]
+        s = e.seat
+        _add_cards(&h1[s], &h2[s], e.one, e.two)
+        if e.top_seat < 0 or e.t == 15:
+            continue
+        if (e.top_seat & 1) == (s & 1):
+            if not is_bomb_type(e.top_t):
+                T.opp[s][EV_OVERTAKE] += 1
+                T.hit[s][EV_OVERTAKE] += e.t != T_PASS
+            continue
+        trail_rank_counts(h1[s], h2[s], c)
+        if T_SINGLE <= e.top_t <= T_TRIPS:
+            size = e.top_t
+            if trail_loose(c, size, e.top_key, T.level):
+                T.opp[s][EV_PASS] += 1
+                T.hit[s][EV_PASS] += e.t == T_PASS
+                if e.t == e.top_t:
+                    T.opp[s][EV_BREAK] += 1
+                    T.hit[s][EV_BREAK] += c[e.key] > size
+        if not is_bomb_type(e.top_t) and e.top_n >= 7:
+            bomb = c[13] == 2 and c[14] == 2
+            for r in range(13):
+                bomb = bomb or c[r] >= 4
+            if bomb:
+                T.opp[s][EV_BOMB] += 1
+                T.hit[s][EV_BOMB] += is_bomb_type(e.t)
+
+
+cdef void trail_sync(Trail* T, const State* st) noexcept nogil:
+    """Catch up with ``st``'s round: a new round first turns the finished one
+    into habits (when it was seen whole), then starts empty (valid when
+    nothing of it has been played yet)."""
+    cdef int k
+    cdef bint fresh
+    if st.round_index != T.round_index:
+        if T.valid and T.n > 0 and T.round_index >= 0:
+            _trail_learn(T, st)
+        fresh = st.phase != PH_PLAY
+        if not fresh and st.pby_known:
+            fresh = True
+            for k in range(4):
+                if st.pby_one[k]:
+                    fresh = False
+        T.round_index = st.round_index
+        T.n = 0
+        T.valid = fresh
+        T.level = st.rlevel
+
+
+cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Note the action (lo, hi) the seat to act takes in ``st``, before it is
+    applied (a pass is (0, 0))."""
+    cdef TrailEntry* e
+    cdef int seat = st.to_act
+    trail_sync(T, st)
+    if st.phase != PH_PLAY or not T.valid:
+        return
+    if T.n >= TRAIL_MAX:
+        T.valid = 0
+        return
+    e = &T.e[T.n]
+    T.n += 1
+    e.one = lo & FACE_MASK
+    e.two = hi & FACE_MASK
+    e.t = (lo >> TAG_SHIFT) & 15
+    e.key = (hi >> TAG_SHIFT) & 31
+    e.seat = seat
+    e.own_n = <int8_t>card_count(st.one[seat], st.two[seat])
+    if e.t != T_PASS and card_count(e.one, e.two) == e.own_n:
+        e.t = 15                        # went out
+    e.top_seat = st.top_seat
+    if st.top_seat >= 0:
+        e.top_t = (st.top_lo >> TAG_SHIFT) & 15
+        e.top_key = (st.top_hi >> TAG_SHIFT) & 31
+        e.top_n = <int8_t>card_count(st.one[st.top_seat], st.two[st.top_seat])
+    else:
+        e.top_t = 0
+        e.top_key = 0
+        e.top_n = 0
 
 
 cdef void rules_derive(RuleSet* r) noexcept nogil:
@@ -771,6 +921,7 @@ cdef inline void view_fill(View* v, const State* st, int seat, uint64_t pone, ui
     for s in range(4):
         v.pby_one[s] = st.pby_one[s]
         v.pby_two[s] = st.pby_two[s]
+    v.trail = NULL
 
 
 cdef void view_of(const State* st, int seat, View* v) noexcept nogil:
@@ -1048,17 +1199,37 @@ cdef class NativeRules:
         return (NativeRules, (self.rules,))
 
 
+cdef void _action_between(const State* a, const State* b, uint64_t* lo, uint64_t* hi) noexcept nogil:
+    """The action that took state ``a`` to ``b`` as the trail notes it: a
+    pass (0, 0), the play on top of ``b``, or, when it ended the round, the
+    seat's whole hand (its type and key are not noted for a seat going out)."""
+    cdef int seat = a.to_act
+    lo[0] = 0
+    hi[0] = 0
+    if a.phase != PH_PLAY:
+        return
+    if b.round_index != a.round_index or b.phase != PH_PLAY:
+        lo[0] = a.one[seat] | (<uint64_t>T_SINGLE << TAG_SHIFT)
+        hi[0] = a.two[seat]
+    elif a.one[seat] != b.one[seat] or a.two[seat] != b.two[seat]:
+        lo[0] = b.top_lo
+        hi[0] = b.top_hi
+
+
 cdef class GameCore:
     """The native state plus an undo stack; :class:`guandan.Game` wraps it."""
 
     def __cinit__(self):
         self.stack = NULL
         self.nstack = 0
+        self.trail_at = -1
         self.capstack = 0
         self.g = gen_new()
         self.scratch.data = NULL
         self.scratch.n = 0
         self.scratch.cap = 0
+        self.trail = NULL
+        self.trail_at = -1
         if self.g == NULL:
             raise MemoryError()
         memset(&self.st, 0, sizeof(State))
@@ -1067,6 +1238,7 @@ cdef class GameCore:
 
     def __dealloc__(self):
         free(self.stack)
+        free(self.trail)
         gen_free(self.g)
         buf_free(&self.scratch)
 
@@ -1179,16 +1351,57 @@ cdef class GameCore:
             return False
         if check and not self.is_legal(lo, hi):
             return False
+        if self.trail != NULL and self.trail_at == self.nstack:
+            trail_note(self.trail, &self.st, lo, hi)
+            self.trail_at = self.nstack + 1
+        else:
+            self.trail_at = -1
         self._push()
         st_apply(&self.st, lo, hi)
         return True
+
+    cdef const Trail* _trail(self) noexcept:
+        """The game's trail, from the undo history (rebuilt after an undo or
+        a load; kept up by apply); NULL when out of memory."""
+        cdef Py_ssize_t k
+        cdef uint64_t lo, hi
+        if self.trail == NULL:
+            self.trail = <Trail*>malloc(sizeof(Trail))
+            if self.trail == NULL:
+                return NULL
+            self.trail_at = -1
+        if self.trail_at != self.nstack:
+            trail_reset(self.trail)
+            for k in range(self.nstack):
+                _action_between(&self.stack[k], &self.stack[k + 1] if k + 1 < self.nstack else &self.st,
+                                &lo, &hi)
+                trail_note(self.trail, &self.stack[k], lo, hi)
+            self.trail_at = self.nstack
+        trail_sync(self.trail, &self.st)
+        return self.trail
 
     def undo(self):
         """Restore the state before the last applied action."""
         if self.nstack == 0:
             raise GuandanError("nothing to undo")
         self.nstack -= 1
+        self.trail_at = -1
         memcpy(&self.st, &self.stack[self.nstack], sizeof(State))
+
+    def trail_info(self):
+        """The game's trail as the searches read it: ``(valid, entries,
+        opp, hit)`` - this round's actions ``(seat, type, key, top_seat,
+        top_type, top_key, top_n, own_n, one, two)`` and per seat the
+        chances and takings of each kind of evidence (EV_PASS, EV_BREAK,
+        EV_BOMB, EV_OVERTAKE) over the finished rounds seen whole."""
+        cdef const Trail* T = self._trail()
+        cdef int k, s
+        if T == NULL:
+            raise MemoryError()
+        ents = [(T.e[k].seat, T.e[k].t, T.e[k].key, T.e[k].top_seat, T.e[k].top_t, T.e[k].top_key,
+                 T.e[k].top_n, T.e[k].own_n, T.e[k].one, T.e[k].two) for k in range(T.n)]
+        return (bool(T.valid), ents, [[T.opp[s][k] for k in range(NEV)] for s in range(4)],
+                [[T.hit[s][k] for k in range(NEV)] for s in range(4)])
 
     @property
     def history_len(self):
@@ -1205,7 +1418,10 @@ cdef class GameCore:
             raise MemoryError()
         if self.scratch.n == 0:
             raise GuandanError("no legal action: the game is over")
-        i = policy_choose(code, &self.st, &self.scratch, self.prng)
+        if POLICY_TABLE[code].flags & POLF_SEARCH:
+            i = policy_choose_trail(code, &self.st, self._trail(), &self.scratch, self.prng)
+        else:
+            i = policy_choose(code, &self.st, &self.scratch, self.prng)
         if i < 0 or i >= self.scratch.n:
             raise GuandanError(f"native policy {code} made no choice")
         return (self.scratch.data[2 * i], self.scratch.data[2 * i + 1])
@@ -1279,6 +1495,7 @@ cdef class GameCore:
         self.st.afail[0] = afail[0]
         self.st.afail[1] = afail[1]
         self.nstack = 0
+        self.trail_at = -1
 
     def start_round(self, uint64_t seed, levels, int owner, last_order,
                     NativeRules rules not None):
@@ -1299,6 +1516,7 @@ cdef class GameCore:
                      order if last_order is not None else NULL, &rules.r)
         st_seed(self.prng, seed ^ _POLICY_SALT)
         self.nstack = 0
+        self.trail_at = -1
 
     # -- read access ------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ native modules to cimport."""
 
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
 from guandan._gen cimport Gen, MoveBuf
-from guandan._engine cimport State, View, RuleSet
+from guandan._engine cimport State, View, RuleSet, Trail
 
 cdef enum:
     MAXCAND = 64               # candidate moves evaluated by one search decision
@@ -34,6 +34,10 @@ ctypedef struct SearchCfg:
     # leave the rollout policy's choice only for a candidate better by
     # more than margin paired standard errors
     double margin
+    int threads                # worker threads of one decision (the same decision for any number)
+    int infer                  # worlds drawn by the likelihood of the other seats' plays this round
+    int proposals              # ... each the pick of this many sampled worlds (importance resampling)
+    int model                  # each other seat's rollouts in the style its habits show (expert rollouts)
 
 ctypedef struct SearchOut:
     int ncand
@@ -48,6 +52,10 @@ ctypedef struct SearchOut:
     int64_t solve_fail         # solves over the node limit (a rollout was used)
     Py_ssize_t choice          # index into the legal list
     double seconds
+    int64_t weighed            # worlds drawn by likelihood
+    double ess                 # mean effective share of the proposals (1: the weighting changed nothing)
+    int codes[4]               # the rollout policy of each seat
+    int evidence               # entries of this round's trail that bear on the other hands
 
 cdef int info_init(Info* IS, const State* base, int seat, const int8_t* counts,
                    uint64_t pone, uint64_t ptwo, const uint64_t* pby_one,
@@ -57,5 +65,5 @@ cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil
 cdef int info_from_view(Info* IS, const View* v) noexcept nogil
 cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
                  int8_t* order) noexcept nogil
-cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,
+cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, const SearchCfg* cfg,
                        uint64_t seed, SearchOut* out) noexcept nogil

@@ -39,7 +39,8 @@ completing the rest). Building the table costs about 54 x 28 x 28 x 6
 operations once per information set; each sample then costs 54 draws.
 """
 
-from libc.stdint cimport int8_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.math cimport log, exp
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 
@@ -49,13 +50,15 @@ import numpy as np
 from guandan._core cimport Hand
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_free, card_count, move_size, is_bomb_type,
-    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT,
+    bomb_value, key_strength, rank_strength, T_PASS, T_SINGLE, T_TRIPS, TAG_SHIFT, mix_seed,
 )
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
     POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
-    policy_rollout_ok, plays_by_seat,
+    policy_rollout_ok, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_rank_counts, trail_loose,
+    EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE,
 )
+from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
     terminal_order, order_value, gd_now, gd_thread_cpu,
@@ -634,66 +637,227 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
     return k
 
 
-cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cfg,
-                       uint64_t seed, SearchOut* out) noexcept nogil:
-    """Choose among ``legal`` (the seat to act's moves) for ``IS.seat``: sample
-    worlds, evaluate every candidate in each (common worlds for all) by a
-    rollout with ``cfg.rollout_code`` - or exactly by the solver when few
-    cards are left - and pick the best mean of the seat's team level points.
-    Returns 0, or -1 on error."""
-    cdef uint64_t rng[4]
+# ---------------------------------------------------------------------------
+# Opponent models: habits, likelihood of this round's plays, rollout styles
+# ---------------------------------------------------------------------------
+
+# what the expert does when it has the chance (measured on expert games;
+# the prior of every seat's rates)
+cdef double PRIOR_PASS = 0.30
+cdef double PRIOR_BREAK = 0.10
+cdef double PRIOR_WEIGHT = 8.0          # the prior counts as this many chances
+cdef double EPS_MIN = 0.05              # no play is ever ruled out
+
+
+ctypedef struct Model:
+    double lpass[4]                     # log P(pass | a loose stronger group) per seat
+    double lbreak[4]                    # log P(follow from a bigger group | a loose one) per seat
+    int codes[4]                        # rollout policy per seat
+
+
+cdef inline double rate(int32_t hit, int32_t opp, double prior) noexcept nogil:
+    cdef double r = (hit + PRIOR_WEIGHT * prior) / (opp + PRIOR_WEIGHT)
+    return EPS_MIN if r < EPS_MIN else (1.0 if r > 1.0 else r)
+
+
+cdef int style_of_habits(const Trail* T, int s) noexcept nogil:
+    """The rollout style (FAM_*) a seat's habits over the finished rounds show."""
+    cdef const int32_t* o = T.opp[s]
+    cdef const int32_t* h = T.hit[s]
+    if o[EV_BOMB] >= 2 and h[EV_BOMB] * 3 >= o[EV_BOMB]:
+        return FAM_BOMB_EARLY           # bombs early a third of the times it can
+    if o[EV_PASS] >= 6 and rate(h[EV_PASS], o[EV_PASS], PRIOR_PASS) >= PRIOR_PASS + 0.25:
+        return FAM_KEEP                 # passes with a loose stronger group far more than the expert
+    if o[EV_BREAK] >= 6 and rate(h[EV_BREAK], o[EV_BREAK], PRIOR_BREAK) >= PRIOR_BREAK + 0.25:
+        return FAM_EAGER                # breaks its groups to follow
+    if o[EV_OVERTAKE] >= 6 and h[EV_OVERTAKE] * 2 >= o[EV_OVERTAKE]:
+        return FAM_EAGER                # plays over its partner half the time
+    return FAM_EXPERT
+
+
+cdef void model_build(const Info* IS, const Trail* T, const SearchCfg* cfg, Model* M) noexcept nogil:
+    cdef int s
+    for s in range(4):
+        M.codes[s] = cfg.rollout_code
+        M.lpass[s] = log(PRIOR_PASS)
+        M.lbreak[s] = log(PRIOR_BREAK)
+        if T == NULL:
+            continue
+        M.lpass[s] = log(rate(T.hit[s][EV_PASS], T.opp[s][EV_PASS], PRIOR_PASS))
+        M.lbreak[s] = log(rate(T.hit[s][EV_BREAK], T.opp[s][EV_BREAK], PRIOR_BREAK))
+        if cfg.model and s != IS.seat and cfg.rollout_code == POL_EXPERT:
+            M.codes[s] = family_code(style_of_habits(T, s))
+
+
+cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const State* w,
+                         int* nev) noexcept nogil:
+    """log likelihood (up to a constant) of this round's plays of the other
+    seats given world ``w``: each hand rebuilt backwards to each action; a
+    pass on an opponent's single, pair or triple while holding a loose
+    stronger one (exactly that many cards of a stronger rank) weighs
+    P(pass), a follow from a bigger group while holding a loose one
+    P(break); everything else weighs 1."""
+    cdef uint64_t h1[4]
+    cdef uint64_t h2[4]
+    cdef int8_t c[15]
+    cdef int k, s, size, n = 0
+    cdef double lw = 0.0
+    cdef const TrailEntry* e
+    for s in range(4):
+        h1[s] = w.one[s]
+        h2[s] = w.two[s]
+    for k in range(T.n - 1, -1, -1):
+        e = &T.e[k]
+        s = e.seat
+        h2[s] |= (h1[s] & e.one & ~e.two) | e.two
+        h1[s] |= e.one
+        if s == IS.seat or e.top_seat < 0 or e.t == 15 or (e.top_seat & 1) == (s & 1):
+            continue
+        if not (T_SINGLE <= e.top_t <= T_TRIPS) or (e.t != T_PASS and e.t != e.top_t):
+            continue
+        trail_rank_counts(h1[s], h2[s], c)
+        size = e.top_t
+        if not trail_loose(c, size, e.top_key, T.level):
+            continue
+        if e.t == T_PASS:
+            lw += M.lpass[s]
+            n += 1
+        elif c[e.key] > size:
+            lw += M.lbreak[s]
+            n += 1
+    nev[0] = n
+    return lw
+
+
+cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint64_t* rng,
+                     State* out, double* ess) noexcept nogil:
+    """One world: with a trail, the pick of K sampled worlds drawn in
+    proportion to their likelihood (importance resampling); else a uniform
+    sample. ``ess``: the effective share of the K (1 when all weigh alike)."""
+    cdef State cand
+    cdef double wsum = 0.0, w2 = 0.0, wt, lw
+    cdef int j, nev
+    if T == NULL or K <= 1:
+        info_world(IS, rng, out)
+        ess[0] = 1.0
+        return
+    for j in range(K):
+        info_world(IS, rng, &cand)
+        lw = world_loglik(IS, T, M, &cand, &nev)
+        wt = exp(lw if lw > -600.0 else -600.0)
+        wsum += wt
+        w2 += wt * wt
+        if j == 0 or unif(rng) * wsum < wt:
+            memcpy(out, &cand, sizeof(State))
+    ess[0] = wsum * wsum / (w2 * K) if w2 > 0 else 1.0
+
+
+cdef int rollout_seats(State* st, Gen* g, MoveBuf* b, const int* codes, uint64_t* rng,
+                       int8_t* order) noexcept nogil:
+    """rollout() with a policy per seat."""
+    cdef Py_ssize_t i
+    cdef int steps = 0
+    cdef uint64_t lo, hi
+    while st.phase == PH_PLAY:
+        b.n = 0
+        if st_legal(st, g, b) < 0 or b.n == 0:
+            return -100
+        i = policy_choose(codes[st.to_act], st, b, rng)
+        if i < 0 or i >= b.n:
+            return -100
+        lo = b.data[2 * i]
+        hi = b.data[2 * i + 1]
+        if ends_round(st, lo, hi):
+            terminal_order(st, st.to_act, order)
+            return order_value(order)
+        st_apply(st, lo, hi)
+        steps += 1
+        if steps > 100000:
+            return -100
+    return -100
+
+# ---------------------------------------------------------------------------
+# Determinized Monte-Carlo search (threads share the worlds by index)
+# ---------------------------------------------------------------------------
+
+cdef extern from "gdthread.h":
+    ctypedef struct gd_thread:
+        pass
+    int gd_thread_start(gd_thread* t, void* (*fn)(void*) noexcept nogil, void* arg) noexcept nogil
+    void gd_thread_join(gd_thread* t) noexcept nogil
+    int64_t gd_atomic_add64(int64_t* p, int64_t v) noexcept nogil
+    int gd_atomic_get(long* p) noexcept nogil
+    void gd_atomic_set(long* p, long v) noexcept nogil
+
+cdef enum:
+    MAXTHREADS = 64
+
+
+ctypedef struct Job:
+    const Info* IS
+    const Trail* T
+    const Model* M
+    const MoveBuf* legal
+    const SearchCfg* cfg
+    const SearchOut* shared             # ncand, cand
+    uint64_t seed
+    int64_t next_world                  # the next world index to take (atomic)
+    int64_t max_worlds                  # with a rollout budget: the worlds to evaluate (else 0)
+    double t0
+    int use_solve
+    long failed
+
+
+ctypedef struct Part:                   # one thread's sums
+    Job* job
+    SearchOut out
+    double ess_sum
+
+
+cdef void* search_worker(void* arg) noexcept nogil:
+    cdef Part* P = <Part*>arg
+    cdef Job* J = P.job
+    cdef const SearchCfg* cfg = J.cfg
+    cdef const Info* IS = J.IS
+    cdef const MoveBuf* legal = J.legal
+    cdef SearchOut* out = &P.out
     cdef State world, child
-    cdef Gen* g = NULL
+    cdef Gen* g = gen_new()
     cdef MoveBuf b
     cdef Solver* S = NULL
     cdef SolveOut so
     cdef int8_t order[4]
-    cdef double t0 = gd_now(), limit = cfg.ms / 1000.0, best, m
-    cdef double c0 = gd_thread_cpu() if cfg.cpu_clock else 0.0
-    cdef int seat = IS.seat, sign, total = 0, handn, c, v, v0 = 0, s, rc = 0
-    cdef double d, var
-    cdef bint use_solve
-    cdef Py_ssize_t p0, i
-    cdef int64_t evals = 0
+    cdef uint64_t rng[4]
+    cdef int64_t j
+    cdef int c, v, v0 = 0, sign = 1 if (IS.seat & 1) == 0 else -1, seat = IS.seat
+    cdef Py_ssize_t i
     cdef uint64_t lo, hi
-    memset(out, 0, sizeof(SearchOut))
-    if legal.n <= 0:
-        return -1
-    if legal.n == 1:
-        out.ncand = 1
-        out.cand[0] = 0
-        out.choice = 0
-        out.seconds = gd_now() - t0
-        return 0
-    st_seed(rng, seed)
-    g = gen_new()
-    if g == NULL:
-        return -1
+    cdef double ess, c0 = gd_thread_cpu() if cfg.cpu_clock else 0.0, limit = cfg.ms / 1000.0
+    cdef int K = cfg.proposals if (cfg.infer and J.T != NULL) else 1
     b.data = NULL
     b.n = 0
     b.cap = 0
-    info_world(IS, rng, &world)
-    p0 = policy_choose(cfg.rollout_code, &world, <MoveBuf*>legal, rng)
-    if p0 < 0 or p0 >= legal.n:
-        p0 = 0
-    handn = card_count(world.one[seat], world.two[seat])
-    out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand)
-    out.choice = out.cand[0] if out.ncand > 0 else p0
-    if out.ncand <= 1:
-        gen_free(g)
-        out.seconds = gd_now() - t0
-        return 0
-    for s in range(4):
-        total += card_count(world.one[s], world.two[s])
-    use_solve = cfg.solve_cards > 0 and total <= cfg.solve_cards
-    if use_solve:
+    if g == NULL:
+        gd_atomic_set(&J.failed, 1)
+        return NULL
+    if J.use_solve:
         S = solver_new(cfg.tt_bits)
-        if S == NULL:
-            use_solve = False
-    sign = 1 if (seat & 1) == 0 else -1
-    while rc == 0:
-        for c in range(out.ncand):
-            i = out.cand[c]
+    while not gd_atomic_get(&J.failed):
+        j = gd_atomic_add64(&J.next_world, 1) - 1
+        if J.max_worlds > 0:
+            if j >= J.max_worlds:
+                break
+        elif j > 0 and (gd_thread_cpu() - c0 if cfg.cpu_clock else gd_now() - J.t0) >= limit:
+            break
+        if j >= 10000000:
+            break
+        st_seed(rng, mix_seed(J.seed, <uint64_t>j + 1))
+        draw_world(IS, J.T, J.M, K, rng, &world, &ess)
+        if K > 1:
+            out.weighed += 1
+            P.ess_sum += ess
+        for c in range(J.shared.ncand):
+            i = J.shared.cand[c]
             lo = legal.data[2 * i]
             hi = legal.data[2 * i + 1]
             if ends_round(&world, lo, hi):
@@ -702,17 +866,17 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
                 memcpy(&child, &world, sizeof(State))
                 st_apply(&child, lo, hi)
                 v = -100
-                if use_solve:
+                if S != NULL:
                     if solve_state(S, &child, cfg.solve_nodes, 0.0, &so) == 0 and so.lo == so.hi:
                         v = so.lo
                         out.solved += 1
                     else:
                         out.solve_fail += 1
                 if v == -100:
-                    v = rollout(&child, g, &b, cfg.rollout_code, rng, order)
+                    v = rollout_seats(&child, g, &b, J.M.codes, rng, order)
                     out.rollouts += 1
                     if v == -100:
-                        rc = -1
+                        gd_atomic_set(&J.failed, 1)
                         break
             out.sum[c] += sign * v
             out.sumsq[c] += v * v
@@ -721,18 +885,102 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
                 v0 = sign * v
             else:
                 out.sumd2[c] += (sign * v - v0) * (sign * v - v0)
-            evals += 1
-        if rc != 0:
-            break
         out.worlds += 1
-        if cfg.rollouts > 0:
-            if evals >= cfg.rollouts:
-                break
-        elif (gd_thread_cpu() - c0 if cfg.cpu_clock else gd_now() - t0) >= limit:
-            break
-        if out.worlds >= 10000000:
-            break
-        info_world(IS, rng, &world)
+    buf_free(&b)
+    gen_free(g)
+    solver_free(S)
+    return NULL
+
+
+cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, const SearchCfg* cfg,
+                       uint64_t seed, SearchOut* out) noexcept nogil:
+    """Choose among ``legal`` (the seat to act's moves) for ``IS.seat``: draw
+    worlds (by the likelihood of this round's plays when ``T`` is given and
+    ``cfg.infer``), evaluate every candidate in each (common worlds for all)
+    by a rollout - each seat in its modelled style with ``cfg.model`` - or
+    exactly by the solver when few cards are left, and pick the best mean of
+    the seat's team level points. World ``j`` is drawn and played from its
+    own seed (``seed``, ``j``), so with a rollout budget the decision is the
+    same on any number of threads. Returns 0, or -1 on error."""
+    cdef uint64_t rng[4]
+    cdef State world
+    cdef Model M
+    cdef Job J
+    cdef Part* parts = NULL
+    cdef gd_thread th[MAXTHREADS]
+    cdef bint started[MAXTHREADS]
+    cdef double t0 = gd_now(), best, m, ess, d, var
+    cdef int seat = IS.seat, total = 0, handn, c, s, k, nth, rc = 0
+    cdef Py_ssize_t p0
+    memset(out, 0, sizeof(SearchOut))
+    if legal.n <= 0:
+        return -1
+    model_build(IS, T, cfg, &M)
+    for s in range(4):
+        out.codes[s] = M.codes[s]
+    if legal.n == 1:
+        out.ncand = 1
+        out.cand[0] = 0
+        out.choice = 0
+        out.seconds = gd_now() - t0
+        return 0
+    st_seed(rng, seed)
+    draw_world(IS, T if cfg.infer else NULL, &M, cfg.proposals, rng, &world, &ess)
+    if T != NULL:
+        world_loglik(IS, T, &M, &world, &out.evidence)
+    p0 = policy_choose(cfg.rollout_code, &world, <MoveBuf*>legal, rng)
+    if p0 < 0 or p0 >= legal.n:
+        p0 = 0
+    handn = card_count(world.one[seat], world.two[seat])
+    out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand)
+    out.choice = out.cand[0] if out.ncand > 0 else p0
+    if out.ncand <= 1:
+        out.seconds = gd_now() - t0
+        return 0
+    for s in range(4):
+        total += card_count(world.one[s], world.two[s])
+    J.IS = IS
+    J.T = T if cfg.infer else NULL
+    J.M = &M
+    J.legal = legal
+    J.cfg = cfg
+    J.shared = out
+    J.seed = seed
+    J.next_world = 0
+    J.max_worlds = (cfg.rollouts + out.ncand - 1) // out.ncand if cfg.rollouts > 0 else 0
+    J.t0 = t0
+    J.use_solve = cfg.solve_cards > 0 and total <= cfg.solve_cards
+    J.failed = 0
+    nth = cfg.threads if 1 <= cfg.threads <= MAXTHREADS else 1
+    parts = <Part*>calloc(nth, sizeof(Part))
+    if parts == NULL:
+        return -1
+    for k in range(nth):
+        parts[k].job = &J
+        started[k] = False
+    for k in range(1, nth):
+        started[k] = gd_thread_start(&th[k], search_worker, &parts[k]) == 0
+    search_worker(&parts[0])
+    for k in range(1, nth):
+        if started[k]:
+            gd_thread_join(&th[k])
+    ess = 0.0
+    for k in range(nth):
+        for c in range(out.ncand):
+            out.sum[c] += parts[k].out.sum[c]
+            out.sumsq[c] += parts[k].out.sumsq[c]
+            out.sumd2[c] += parts[k].out.sumd2[c]
+            out.cnt[c] += parts[k].out.cnt[c]
+        out.worlds += parts[k].out.worlds
+        out.rollouts += parts[k].out.rollouts
+        out.solved += parts[k].out.solved
+        out.solve_fail += parts[k].out.solve_fail
+        out.weighed += parts[k].out.weighed
+        ess += parts[k].ess_sum
+    free(parts)
+    out.ess = ess / out.weighed if out.weighed > 0 else 1.0
+    if J.failed:
+        rc = -1
     # the best mean, unless it beats the rollout policy's own choice (candidate
     # 0, evaluated in the same worlds) by less than cfg.margin paired standard
     # errors: with many candidates and few worlds the best mean is mostly luck
@@ -752,9 +1000,6 @@ cdef int search_decide(const Info* IS, const MoveBuf* legal, const SearchCfg* cf
         if d * d <= cfg.margin * cfg.margin * var:
             s = 0
     out.choice = out.cand[s]
-    buf_free(&b)
-    gen_free(g)
-    solver_free(S)
     out.seconds = gd_now() - t0
     return rc
 
@@ -781,7 +1026,7 @@ cdef Py_ssize_t _search_policy(const void* ctx, const View* v, MoveBuf* moves,
     if rc != 0:
         info_free(&IS)
         return 0
-    rc = search_decide(&IS, moves, cfg, rng_next(rng), &o)
+    rc = search_decide(&IS, v.trail, moves, cfg, rng_next(rng), &o)
     info_free(&IS)
     if rc != 0:
         return 0
@@ -805,7 +1050,8 @@ cdef class NativeSearchConfig:
     cdef int _code
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
-                 int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock):
+                 int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
+                 bint infer=False, int proposals=8, bint model=False):
         if not policy_rollout_ok(rollout_code):
             raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
                                f"search (code {rollout_code})")
@@ -817,6 +1063,10 @@ cdef class NativeSearchConfig:
             raise GuandanError("solve threshold 0..108 cards, nodes >= 0, tt_bits 4..30")
         if not 0 <= margin <= 100:
             raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
+        if not 1 <= threads <= MAXTHREADS:
+            raise GuandanError(f"threads must be 1..{MAXTHREADS}, got {threads}")
+        if not 1 <= proposals <= 256:
+            raise GuandanError(f"proposals must be 1..256, got {proposals}")
         self.cfg.rollout_code = rollout_code
         self.cfg.rollouts = rollouts
         self.cfg.ms = ms
@@ -826,6 +1076,10 @@ cdef class NativeSearchConfig:
         self.cfg.tt_bits = tt_bits
         self.cfg.margin = margin
         self.cfg.cpu_clock = cpu_clock
+        self.cfg.threads = threads
+        self.cfg.infer = infer
+        self.cfg.proposals = proposals
+        self.cfg.model = model
         self._code = 0
 
     def register(self):
@@ -849,14 +1103,16 @@ cdef class NativeSearchConfig:
     def __reduce__(self):
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
-                                  c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock)))
+                                  c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
+                                  bool(c.infer), c.proposals, bool(c.model)))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock):
+                    cpu_clock, threads=1, infer=False, proposals=8, model=False):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
-                              margin=margin, cpu_clock=cpu_clock)
+                              margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,
+                              proposals=proposals, model=model)
 
 # ---------------------------------------------------------------------------
 # Python-facing
@@ -1019,17 +1275,27 @@ cdef class InfoSet:
         ``code``: ``(orders (n, 4) int8, values (n,) int8)``."""
         return _rollouts(&self.info.base, &self.info, code, n, seed)
 
-    def search(self, NativeSearchConfig config not None, uint64_t seed):
+    def search(self, NativeSearchConfig config not None, uint64_t seed, GameCore game=None):
         """One search decision for the seat (which must be the seat to act).
+        ``game``: the game this information set was read from, whose trail
+        (this round's plays, the seats' habits) the opponent models read.
         Returns a dict: ``moves`` (the legal list as words), ``choice``
         (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
         (per candidate), ``worlds``, ``rollouts``, ``solved``, ``solve_fail``,
-        ``seconds``."""
+        ``seconds``, ``weighed`` (worlds drawn by likelihood), ``ess`` (their
+        mean effective share of the proposals), ``evidence`` (this round's
+        plays that bear on the hidden hands), ``codes`` (each seat's rollout
+        policy)."""
         cdef SearchOut o
         cdef MoveBuf legal
         cdef Gen* g
         cdef int rc, c
         cdef Py_ssize_t i
+        cdef const Trail* T = NULL
+        if game is not None:
+            T = game._trail()
+            if T != NULL and not (T.valid and T.round_index == game.st.round_index):
+                T = NULL
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
         g = gen_new()
@@ -1044,7 +1310,7 @@ cdef class InfoSet:
             if legal.n == 0:
                 raise GuandanError("no legal move")
             with nogil:
-                rc = search_decide(&self.info, &legal, &config.cfg, seed, &o)
+                rc = search_decide(&self.info, T, &legal, &config.cfg, seed, &o)
             if rc != 0:
                 raise GuandanError("the search failed (a rollout policy made no choice)")
             return {
@@ -1056,6 +1322,8 @@ cdef class InfoSet:
                 "cnt": [o.cnt[c] for c in range(o.ncand)],
                 "worlds": o.worlds, "rollouts": o.rollouts, "solved": o.solved,
                 "solve_fail": o.solve_fail, "seconds": o.seconds,
+                "weighed": o.weighed, "ess": o.ess, "evidence": o.evidence,
+                "codes": [o.codes[c] for c in range(4)],
             }
         finally:
             buf_free(&legal)

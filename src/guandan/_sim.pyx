@@ -4,7 +4,7 @@ native loop (no Python object per decision, GIL released), over the same
 state machine as :class:`guandan.Game` (``_engine.pyx``)."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
-from libc.stdlib cimport free
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 cimport cython
@@ -18,7 +18,7 @@ from guandan._gen cimport (
 )
 from guandan._engine cimport (
     State, NativeRules, PH_PLAY, PH_OVER, st_seed, st_new_game, st_new_round, st_legal, st_apply,
-    policy_choose,
+    policy_choose, policy_choose_trail, policy_reads_trail, Trail, trail_reset, trail_sync, trail_note,
 )
 from guandan._engine import policy_available
 
@@ -192,10 +192,12 @@ cdef class _Loop:
     cdef Py_ssize_t game              # the game's index, as the callback is told
     cdef object callback
     cdef list errors
+    cdef Trail* trail                 # the game's trail, when a seat's policy reads it (else NULL)
 
     def __cinit__(self, policies, object callback=None, bint check=False):
         cdef int k
         self.g = NULL
+        self.trail = NULL
         self.b.data = NULL
         self.b.n = 0
         self.b.cap = 0
@@ -222,12 +224,19 @@ cdef class _Loop:
         self.g = gen_new()
         if self.g == NULL or buf_reserve(&self.b, 1 << 15) < 0:
             raise MemoryError()
+        for k in range(4):
+            if self.trail == NULL and policy_reads_trail(self.pol[k]):
+                self.trail = <Trail*>malloc(sizeof(Trail))
+                if self.trail == NULL:
+                    raise MemoryError()
+                trail_reset(self.trail)
 
     def __dealloc__(self):
         gen_free(self.g)
         buf_free(&self.b)
         free(self.rec)
         free(self.pend)
+        free(self.trail)
 
     cdef void new_game(self, Py_ssize_t game, bint recording) noexcept nogil:
         """Start the bookkeeping of a new game (its recorded and pending actions)."""
@@ -235,6 +244,8 @@ cdef class _Loop:
         self.recording = recording
         self.rec_n = 0
         self.pend_n = 0
+        if self.trail != NULL:
+            trail_reset(self.trail)
 
     cdef int play_round(self, State* st) noexcept nogil:
         """Play the decisions of ``st`` until its round ends (or the game),
@@ -254,10 +265,15 @@ cdef class _Loop:
                 self.pend_n = 0
                 if i < 0:
                     return LOOP_RAISED
+            elif self.trail != NULL:
+                trail_sync(self.trail, st)
+                i = policy_choose_trail(self.pol[st.to_act], st, self.trail, b, self.prng)
             else:
                 i = policy_choose(self.pol[st.to_act], st, b, self.prng)
             if i < 0 or i >= b.n:
                 return LOOP_FAILED
+            if self.trail != NULL:
+                trail_note(self.trail, st, b.data[2 * i], b.data[2 * i + 1])
             if self.asking:
                 if push3(&self.pend, &self.pend_n, &self.pend_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
                     return LOOP_FAILED

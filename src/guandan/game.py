@@ -650,13 +650,15 @@ class Game:
         this round's plays and the trick under it)."""
         return self._lock
 
-    def native_state(self) -> "_engine.GameCore":
+    def native_state(self, history: bool = False) -> "_engine.GameCore":
         """A snapshot of the native state, for the native tools
         (:mod:`guandan.search`: worlds, rollouts, the solver): an opaque
-        native object (no undo history) that they take directly;
-        ``state_bytes()`` gives its bytes."""
+        native object that they take directly; ``state_bytes()`` gives its
+        bytes. ``history``: with the game's actions so far (what the
+        search's opponent models read: this round's plays, each seat's
+        habits)."""
         with self._lock:
-            return self._core.copy(history=False)
+            return self._core.copy(history=bool(history))
 
     @classmethod
     def from_native_state(cls, state: Union["_engine.GameCore", bytes], seed: int, *,

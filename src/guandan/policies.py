@@ -287,6 +287,14 @@ for _name in POOL:
     register(_name, _pool_factory(_name), native=_expert.STYLE_CODES[_name])
 
 
+def native_policy_name(code: int) -> str:
+    """The name of a built-in native policy code (the pool's styles and the
+    search's rollout styles included), else ``"native policy N"``."""
+    names = {v: k for k, v in _CODES.items()}
+    names.update({v: k for k, v in _expert.STYLE_CODES.items()})
+    return names.get(int(code), f"native policy {code}")
+
+
 def get_policy(name_or_callable: Any, seed: Optional[int] = None) -> Any:
     """A policy from a registered name (with options, e.g.
     ``"search:rollouts=200"``) with its own seeded stream, or a callable

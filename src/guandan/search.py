@@ -54,7 +54,7 @@ from ._checks import check_int
 from .errors import GuandanError
 from .game import Game
 from .moves import Move
-from .policies import NativePolicy, observation_view, parse_policy, register, rollout_code
+from .policies import NativePolicy, native_policy_name, observation_view, parse_policy, register, rollout_code
 from .positions import check_seed
 from .rules import resolve_rules, rules_of
 from .seeds import game_seed
@@ -102,6 +102,24 @@ class SearchConfig:
             mostly luck, which this guards against.
         seed: the decisions' seed (``None``: derived from the game, see
             :func:`explain`).
+        threads: threads of one decision. World ``j`` is drawn and played
+            from its own seed, so with a ``rollouts`` budget the decision is
+            the same for any number of threads; with a time budget each
+            thread spends it (``threads=2`` evaluates about twice the worlds).
+        infer: 1 (default) draws each world as the pick of ``proposals``
+            uniformly sampled worlds in proportion to the likelihood of this
+            round's plays of the other seats under their models (a pass on
+            an opponent's single, pair or triple while holding a loose
+            stronger one, a follow that broke a bigger group: docs/search.md);
+            0 samples uniformly. Needs the game's trail: the native loops
+            (``simulate``, built-in seats) and :func:`explain` over a
+            :class:`guandan.Game` have it; a decision from an observation
+            alone samples uniformly.
+        proposals: worlds sampled per world drawn when inferring.
+        model: 1 (default) rolls out each other seat in the style its
+            habits over the finished rounds of the game show (an expert that
+            bombs early, keeps its groups or follows eagerly), when the
+            rollout policy is the expert; 0 rolls out everyone alike.
     """
 
     rollouts: Optional[int] = None
@@ -114,6 +132,10 @@ class SearchConfig:
     tt: int = 16
     margin: float = DEFAULT_MARGIN
     seed: Optional[int] = None
+    threads: int = 1
+    infer: int = 1
+    proposals: int = 8
+    model: int = 1
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
@@ -140,9 +162,15 @@ class SearchConfig:
             raise GuandanError(f"seed must be a 64-bit unsigned int, got {self.seed!r}")
         if not isinstance(self.margin, (int, float)) or not 0 <= self.margin <= 100:
             raise GuandanError(f"margin must be 0..100 standard errors, got {self.margin!r}")
+        if not isinstance(self.threads, int) or not 1 <= self.threads <= 64:
+            raise GuandanError(f"threads must be 1..64, got {self.threads!r}")
+        if self.infer not in (0, 1) or self.model not in (0, 1):
+            raise GuandanError(f"infer and model are 0 or 1, got {self.infer!r} and {self.model!r}")
+        if not isinstance(self.proposals, int) or not 1 <= self.proposals <= 256:
+            raise GuandanError(f"proposals must be 1..256, got {self.proposals!r}")
         self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
-    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed")
+    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model")
 
     @classmethod
     def from_options(cls, opts: Dict[str, str]) -> "SearchConfig":
@@ -180,7 +208,8 @@ class SearchConfig:
         return _search.NativeSearchConfig(
             rollout_code=self.rollout_code(), rollouts=self.rollouts or 0, ms=float(ms or 0.0),
             topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
-            margin=float(self.margin), cpu_clock=self.cpu_ms is not None)
+            margin=float(self.margin), cpu_clock=self.cpu_ms is not None, threads=self.threads,
+            infer=bool(self.infer), proposals=self.proposals, model=bool(self.model))
 
 
 # -- results ---------------------------------------------------------------------
@@ -281,6 +310,11 @@ class SearchResult:
     seconds: float
     config: Optional[SearchConfig] = None
     note: str = ""          # why nothing was searched (one legal move, tribute or return)
+    weighed: int = 0        # worlds drawn by the likelihood of this round's plays
+    ess: float = 1.0        # their mean effective share of the proposals (1: the plays told nothing)
+    evidence: int = 0       # this round's plays of the other seats that bore on the first world
+    rollout_policies: Tuple[str, ...] = ()   # each seat's rollout policy
+    uniform: Optional[List[float]] = None    # each candidate's value with uniform worlds (explain(compare=True))
 
     @classmethod
     def forced(cls, move: Move, seat: int, note: str = "") -> "SearchResult":
@@ -303,7 +337,9 @@ class SearchResult:
         move = Move._from_native(moves[ch][0], moves[ch][1], level)
         return cls(seat, move, cands, len(moves), raw["worlds"], raw["rollouts"], raw["solved"],
                    raw["solve_fail"], raw["seconds"], cfg,
-                   note="the only legal move: nothing to search" if len(moves) == 1 else "")
+                   note="the only legal move: nothing to search" if len(moves) == 1 else "",
+                   weighed=raw.get("weighed", 0), ess=raw.get("ess", 1.0), evidence=raw.get("evidence", 0),
+                   rollout_policies=tuple(native_policy_name(c) for c in raw.get("codes", ())))
 
     def __str__(self) -> str:
         if self.note:
@@ -313,9 +349,17 @@ class SearchResult:
                 f"{f', {self.solve_fail} over the node limit' if self.solve_fail else ''}; "
                 f"{self.seconds * 1e3:.1f} ms)")
         rows = [head]
-        for c in sorted(self.candidates, key=lambda c: -c.value if c.n else 1e9):
+        if self.weighed:
+            rows.append(f"   worlds by likelihood: {self.weighed}, {self.evidence} plays of the others as "
+                        f"evidence, effective share {self.ess:.2f} of {self.config.proposals if self.config else '?'}"
+                        f" proposals; rollouts: {', '.join(self.rollout_policies)}")
+        order = sorted(range(len(self.candidates)),
+                       key=lambda i: -self.candidates[i].value if self.candidates[i].n else 1e9)
+        for i in order:
+            c = self.candidates[i]
             mark = "*" if c.chosen else " "
-            rows.append(f" {mark} {c.value:+.3f} ±{c.stderr:.3f}  n={c.n:<5d} {c.move}")
+            u = f"  (uniform {self.uniform[i]:+.3f})" if self.uniform is not None else ""
+            rows.append(f" {mark} {c.value:+.3f} ±{c.stderr:.3f}  n={c.n:<5d} {c.move}{u}")
         return "\n".join(rows)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -323,7 +367,9 @@ class SearchResult:
                 "candidates": [{"move": c.move.to_platform(), "value": c.value, "n": c.n,
                                 "stderr": c.stderr, "chosen": c.chosen} for c in self.candidates],
                 "legal": self.legal, "worlds": self.worlds, "rollouts": self.rollouts,
-                "solved": self.solved, "solve_fail": self.solve_fail, "seconds": self.seconds}
+                "solved": self.solved, "solve_fail": self.solve_fail, "seconds": self.seconds,
+                "weighed": self.weighed, "ess": self.ess, "evidence": self.evidence,
+                "rollout_policies": list(self.rollout_policies), "uniform": self.uniform}
 
 
 # -- functions over a Game ---------------------------------------------------------
@@ -479,7 +525,8 @@ def solve(game: Game, max_nodes: Optional[int] = None, time_limit: Optional[floa
     return SolveResult(r["lo"], r["hi"], best, r["nodes"], r["seconds"], r["aborted"], moves)
 
 
-def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -> SearchResult:
+def explain(game: Game, config: Optional[SearchConfig] = None, *, compare: bool = False,
+            **options: Any) -> SearchResult:
     """One decision of the determinized Monte-Carlo search for the seat to
     act, from what that seat knows, with every candidate's estimated value
     (mean level points of the seat's team) and number of samples.
@@ -487,7 +534,10 @@ def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -
     ``rollouts``, ``ms``, ``k``, ``rollout``, ``solve``, ``nodes``, ``tt``,
     ``seed``). Without a ``seed`` the decision's seed comes from the game's
     seed and the number of actions so far, so a replayed game makes the
-    same decisions. Tribute and return: the rollout policy's choice."""
+    same decisions. Tribute and return: the rollout policy's choice.
+    ``compare``: also search the same worlds' seeds with uniform worlds and
+    keep each candidate's value so (``uniform``): how much the inference
+    moved the values."""
     cfg = config if config is not None else SearchConfig(**options)
     if config is not None and options:
         cfg = cfg.replace(**options)
@@ -507,8 +557,17 @@ def explain(game: Game, config: Optional[SearchConfig] = None, **options: Any) -
         seed = cfg.seed if cfg.seed is not None else game_seed(game.seed, game.decisions)
         info = info_set(game, seat)
         level = game.level_index
-    raw = info.search(cfg.native, seed)
-    return SearchResult.from_native(raw, seat, level, cfg)
+        core = game.native_state(history=True)
+    raw = info.search(cfg.native, seed, core)
+    res = SearchResult.from_native(raw, seat, level, cfg)
+    if compare and res.candidates and res.candidates[0].n:
+        plain = info.search(cfg.replace(infer=0).native, seed, core)
+        by_index = {i: (plain["sum"][c] / plain["cnt"][c] if plain["cnt"][c] else float("nan"))
+                    for c, i in enumerate(plain["cand"])}
+        moves = raw["moves"]
+        idx = [next(j for j, w in enumerate(moves) if w == (c.move.words)) for c in res.candidates]
+        res = _dc_replace(res, uniform=[by_index.get(i, float("nan")) for i in idx])
+    return res
 
 
 def choose(game: Game, config: Optional[SearchConfig] = None, **options: Any) -> Move:
