@@ -102,6 +102,8 @@ ctypedef struct Trail:
     int8_t level               # the round's level (rank index)
     int32_t opp[4][NEV]        # per seat over the finished rounds seen whole: chances
     int32_t hit[4][NEV]        # ... and how many it took
+    int32_t early_bombs[4]     # this round: bombs on an opponent's non-bomb play (it held 10+, the bomber 6+ after)
+    int32_t overtakes[4]       # this round: plays over the partner's non-bomb play, not going out
     TrailEntry e[TRAIL_MAX]
 
 # -- native policies --------------------------------------------------------

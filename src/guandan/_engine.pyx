@@ -756,6 +756,9 @@ cdef void trail_sync(Trail* T, const State* st) noexcept nogil:
         T.round_index = st.round_index
         T.n = 0
         T.valid = fresh
+        for k in range(4):
+            T.early_bombs[k] = 0
+            T.overtakes[k] = 0
         T.level = st.rlevel
 
 
@@ -785,6 +788,11 @@ cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexce
         e.top_t = (st.top_lo >> TAG_SHIFT) & 15
         e.top_key = (st.top_hi >> TAG_SHIFT) & 31
         e.top_n = <int8_t>card_count(st.one[st.top_seat], st.two[st.top_seat])
+        if e.t != T_PASS and e.t != 15 and not is_bomb_type(e.top_t):
+            if (st.top_seat & 1) == (seat & 1):
+                T.overtakes[seat] += 1
+            elif is_bomb_type(e.t) and e.top_n >= 10 and e.own_n - card_count(e.one, e.two) >= 6:
+                T.early_bombs[seat] += 1
     else:
         e.top_t = 0
         e.top_key = 0

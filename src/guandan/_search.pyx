@@ -664,13 +664,15 @@ cdef int style_of_habits(const Trail* T, int s) noexcept nogil:
     """The rollout style (FAM_*) a seat's habits over the finished rounds show."""
     cdef const int32_t* o = T.opp[s]
     cdef const int32_t* h = T.hit[s]
+    if T.early_bombs[s] >= 1:
+        return FAM_BOMB_EARLY           # this round: bombed an opponent far from out
     if o[EV_BOMB] >= 2 and h[EV_BOMB] * 3 >= o[EV_BOMB]:
         return FAM_BOMB_EARLY           # bombs early a third of the times it can
     if o[EV_PASS] >= 6 and rate(h[EV_PASS], o[EV_PASS], PRIOR_PASS) >= PRIOR_PASS + 0.25:
         return FAM_KEEP                 # passes with a loose stronger group far more than the expert
     if o[EV_BREAK] >= 6 and rate(h[EV_BREAK], o[EV_BREAK], PRIOR_BREAK) >= PRIOR_BREAK + 0.25:
         return FAM_EAGER                # breaks its groups to follow
-    if o[EV_OVERTAKE] >= 6 and h[EV_OVERTAKE] * 2 >= o[EV_OVERTAKE]:
+    if T.overtakes[s] >= 2 or (o[EV_OVERTAKE] >= 6 and h[EV_OVERTAKE] * 2 >= o[EV_OVERTAKE]):
         return FAM_EAGER                # plays over its partner half the time
     return FAM_EXPERT
 
