@@ -641,10 +641,11 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
 # Opponent models: habits, likelihood of this round's plays, rollout styles
 # ---------------------------------------------------------------------------
 
-# what the expert does when it has the chance (measured on expert games;
-# the prior of every seat's rates)
-cdef double PRIOR_PASS = 0.30
-cdef double PRIOR_BREAK = 0.10
+# what the expert does when it has the chance (the prior of every seat's
+# rates; measured over the finished rounds of 60 six-round games against
+# the expert: 111 passes in 887 chances, 167 breaks in 754)
+cdef double PRIOR_PASS = 0.13
+cdef double PRIOR_BREAK = 0.22
 cdef double PRIOR_WEIGHT = 8.0          # the prior counts as this many chances
 cdef double EPS_MIN = 0.05              # no play is ever ruled out
 
@@ -668,10 +669,10 @@ cdef int style_of_habits(const Trail* T, int s) noexcept nogil:
         return FAM_BOMB_EARLY           # this round: bombed an opponent far from out
     if o[EV_BOMB] >= 2 and h[EV_BOMB] * 3 >= o[EV_BOMB]:
         return FAM_BOMB_EARLY           # bombs early a third of the times it can
-    if o[EV_PASS] >= 6 and rate(h[EV_PASS], o[EV_PASS], PRIOR_PASS) >= PRIOR_PASS + 0.25:
+    if o[EV_PASS] >= 8 and rate(h[EV_PASS], o[EV_PASS], PRIOR_PASS) >= PRIOR_PASS + 0.15:
         return FAM_KEEP                 # passes with a loose stronger group far more than the expert
-    if o[EV_BREAK] >= 6 and rate(h[EV_BREAK], o[EV_BREAK], PRIOR_BREAK) >= PRIOR_BREAK + 0.25:
-        return FAM_EAGER                # breaks its groups to follow
+    if o[EV_PASS] >= 12 and rate(h[EV_PASS], o[EV_PASS], PRIOR_PASS) <= PRIOR_PASS - 0.05:
+        return FAM_EAGER                # follows with a loose group more readily than the expert
     if T.overtakes[s] >= 2 or (o[EV_OVERTAKE] >= 6 and h[EV_OVERTAKE] * 2 >= o[EV_OVERTAKE]):
         return FAM_EAGER                # plays over its partner half the time
     return FAM_EXPERT
