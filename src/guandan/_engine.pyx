@@ -742,17 +742,17 @@ cdef void trail_sync(Trail* T, const State* st) noexcept nogil:
     """Catch up with ``st``'s round: a new round first turns the finished one
     into habits (when it was seen whole), then starts empty (valid when
     nothing of it has been played yet)."""
-    cdef int k
+    cdef int k, s
     cdef bint fresh
     if st.round_index != T.round_index:
         if T.valid and T.n > 0 and T.round_index >= 0:
             _trail_learn(T, st)
-        fresh = st.phase != PH_PLAY
-        if not fresh and st.pby_known:
-            fresh = True
-            for k in range(4):
-                if st.pby_one[k]:
-                    fresh = False
+        fresh = st.phase != PH_PLAY      # tribute first: the round seen from its start
+        if not fresh:
+            k = 0                         # else valid when no card of it has been played yet
+            for s in range(4):
+                k += card_count(st.one[s], st.two[s])
+            fresh = k == 108
         T.round_index = st.round_index
         T.n = 0
         T.valid = fresh

@@ -1265,6 +1265,77 @@ cdef class InfoSet:
                     v[i, s, 1] = w.two[s]
         return out
 
+    cdef const Trail* _game_trail(self, GameCore game) except? NULL:
+        cdef const Trail* T = game._trail()
+        if T == NULL:
+            raise MemoryError()
+        if not (T.valid and T.round_index == game.st.round_index):
+            raise GuandanError("the game's trail does not cover this round (a game started from a position)")
+        return T
+
+    def draw_hands(self, Py_ssize_t n, uint64_t seed, GameCore game not None, int proposals=8):
+        """``n`` worlds as :meth:`sample_hands` gives them, each drawn as the
+        search draws it with inference: the pick of ``proposals`` uniform
+        samples in proportion to the likelihood of this round's plays of
+        ``game`` (the game this information set was read from, with its
+        history: ``Game.native_state(history=True)``) under the seats'
+        models."""
+        cdef uint64_t rng[4]
+        cdef State w
+        cdef Model M
+        cdef SearchCfg cfg
+        cdef double ess
+        cdef Py_ssize_t i
+        cdef int s
+        cdef const Trail* T = self._game_trail(game)
+        if n < 0 or n > 10_000_000:
+            raise GuandanError("n must be 0..10,000,000")
+        if not 1 <= proposals <= 256:
+            raise GuandanError(f"proposals must be 1..256, got {proposals}")
+        memset(&cfg, 0, sizeof(SearchCfg))
+        cfg.rollout_code = POL_EXPERT
+        model_build(&self.info, T, &cfg, &M)
+        out = np.zeros((n, 4, 2), dtype=np.uint64)
+        cdef uint64_t[:, :, ::1] v = out
+        st_seed(rng, seed)
+        with nogil:
+            for i in range(n):
+                draw_world(&self.info, T, &M, proposals, rng, &w, &ess)
+                for s in range(4):
+                    v[i, s, 0] = w.one[s]
+                    v[i, s, 1] = w.two[s]
+        return out
+
+    def log_likelihoods(self, hands, GameCore game not None):
+        """Per world of ``hands`` (an array ``(n, 4, 2)`` as :meth:`sample_hands`
+        gives), the log likelihood (up to a constant) of this round's plays
+        of the other seats of ``game`` under their models, and how many of
+        them bore on it: ``(loglik, evidence)`` arrays."""
+        cdef Model M
+        cdef SearchCfg cfg
+        cdef State w
+        cdef Py_ssize_t i, n
+        cdef int s, nev
+        cdef const Trail* T = self._game_trail(game)
+        arr = np.ascontiguousarray(hands, dtype=np.uint64)
+        if arr.ndim != 3 or arr.shape[1] != 4 or arr.shape[2] != 2:
+            raise GuandanError("hands must be an array (n, 4, 2) of uint64")
+        n = arr.shape[0]
+        memset(&cfg, 0, sizeof(SearchCfg))
+        cfg.rollout_code = POL_EXPERT
+        model_build(&self.info, T, &cfg, &M)
+        ll = np.zeros(n, dtype=np.float64)
+        ev = np.zeros(n, dtype=np.int32)
+        cdef uint64_t[:, :, ::1] h = arr
+        memcpy(&w, &self.info.base, sizeof(State))
+        for i in range(n):
+            for s in range(4):
+                w.one[s] = h[i, s, 0]
+                w.two[s] = h[i, s, 1]
+            ll[i] = world_loglik(&self.info, T, &M, &w, &nev)
+            ev[i] = nev
+        return ll, ev
+
     def expected_counts(self):
         """Exact expected copies of each face per seat, an array ``(4, 54)``
         (the seat's own row is its hand): the marginals of the sampler."""

@@ -1,0 +1,174 @@
+"""The search's inference: the trail of this round's plays, worlds drawn by
+the likelihood of the other seats' plays (a statistical test of the
+importance-resampling sampler on a hand-made history whose inference is
+clear), the habits over finished rounds, threads and determinism, and the
+tribute in a native View."""
+
+import random
+
+import numpy as np
+import pytest
+
+from guandan import Game, search, simulate
+from guandan._engine import NativeView
+from guandan._search import InfoSet
+from guandan.state import Phase
+
+DECK = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+RANKS = "23456789TJQKA"
+
+
+def _play(g, text):
+    for m in g.legal_moves():
+        if str(m) == text:
+            g.play(m)
+            return
+    raise AssertionError(f"{text} not legal: {[str(m) for m in g.legal_moves()][:10]}")
+
+
+def _passing_history():
+    """Seat 0 leads the singles 3, 4 and 5 in turn; seat 1 (an opponent)
+    passes on each, seats 2 and 3 pass; seat 2 is to act after seat 1's
+    pass on the last. Seat 1 passing three low singles says it holds few
+    loose singles."""
+    d = DECK[:]
+    random.Random(4).shuffle(d)
+    hands = [d[27 * i:27 * i + 27] for i in range(4)]
+    g = Game.from_position(hands, level="2", to_act=0)
+    for lead in ("Single 3 H3", "Single 4 C4", "Single 5 D5"):
+        _play(g, lead)
+        if lead != "Single 5 D5":
+            for _ in range(3):
+                _play(g, "PASS")
+        else:
+            _play(g, "PASS")
+    assert g.to_act == 2
+    return g
+
+
+def _loose_singles_above(one, two, key):
+    """Ranks stronger than ``key`` (level 2: rank order, jokers on top) held
+    exactly once, in a hand given as its two masks."""
+    n = 0
+    for r in range(15):
+        if r < 13:
+            c = bin((int(one) >> (4 * r)) & 15).count("1") + bin((int(two) >> (4 * r)) & 15).count("1")
+        else:
+            f = 52 + (r - 13)
+            c = ((int(one) >> f) & 1) + ((int(two) >> f) & 1)
+        strength = r if r < 13 else r + 1
+        n += c == 1 and strength > (key if key != 0 else 100)
+    return n
+
+
+def test_the_trail_records_the_round_and_the_passes():
+    g = _passing_history()
+    valid, ents, opp, hit = g.native_state(history=True).trail_info()
+    assert valid
+    assert [e[0] for e in ents] == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]
+    passes_of_1 = [e for e in ents if e[0] == 1]
+    assert all(e[1] == 0 and e[3] == 0 and e[4] == 1 for e in passes_of_1)   # passes on seat 0's singles
+    assert [e[5] for e in passes_of_1] == [1, 2, 3]                          # keys 3, 4, 5
+    assert opp == [[0] * 4] * 4                                              # no round finished yet
+
+
+def test_worlds_by_likelihood_against_importance_weights():
+    """The sampler draws each world as the pick of K uniform worlds in
+    proportion to their likelihood: the share of worlds in which seat 1
+    holds a loose single above 3 is the importance-resampling expectation
+    (uniform worlds in batches of K, each batch's likelihood-weighted share),
+    estimated here independently of the sampler; and the passes lower it
+    clearly against uniform worlds."""
+    g = _passing_history()
+    core = g.native_state(history=True)
+    info = search.info_set(g, 2)
+    K, batches, n = 8, 4000, 4000
+    uni = info.sample_hands(K * batches, 11)
+    ll, ev = info.log_likelihoods(uni, core)
+    assert ev.max() >= 1 and ll.min() < 0
+    x = np.array([_loose_singles_above(h[1][0], h[1][1], 3) > 0 for h in uni], dtype=float)
+    w = np.exp(ll).reshape(batches, K)
+    share = (w * x.reshape(batches, K)).sum(axis=1) / w.sum(axis=1)
+    expect, se_e = float(share.mean()), float(share.std() / np.sqrt(batches))
+    prior = float(x.mean())
+    drawn = info.draw_hands(n, 12, core, proposals=K)
+    p = float(np.mean([_loose_singles_above(h[1][0], h[1][1], 3) > 0 for h in drawn]))
+    se = float(np.sqrt(se_e ** 2 + p * (1 - p) / n))
+    assert abs(p - expect) < 4 * se                      # the sampler is importance resampling
+    assert prior - p > 10 * se                           # and the passes moved the worlds
+    # more proposals move further toward the posterior
+    p64 = float(np.mean([_loose_singles_above(h[1][0], h[1][1], 3) > 0
+                         for h in info.draw_hands(n, 13, core, proposals=64)]))
+    assert p - p64 > 5 * se
+    # the seat's own hand is that of every world
+    assert all(int(h[2][0]) == int(drawn[0][2][0]) for h in drawn[:50])
+    # one proposal is a uniform draw: the same worlds as sample_hands
+    assert np.array_equal(info.draw_hands(50, 12, core, proposals=1), info.sample_hands(50, 12))
+
+
+def test_explain_shows_how_much_the_weighting_moved_the_values():
+    g = _passing_history()
+    r = search.explain(g, rollouts=400, compare=True, seed=3)
+    assert r.weighed == r.worlds and r.evidence >= 1 and 0 < r.ess <= 1
+    assert r.uniform is not None and len(r.uniform) == len(r.candidates)
+    assert "worlds by likelihood" in str(r) and "(uniform" in str(r)
+    plain = search.explain(g, rollouts=400, infer=0, seed=3)
+    assert plain.weighed == 0 and [round(c.value, 9) for c in plain.candidates] == \
+        [round(u, 9) for u in r.uniform]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_same_decision_for_a_rollout_budget(threads):
+    g = _passing_history()
+    one = search.explain(g, rollouts=600, seed=9)
+    many = search.explain(g, rollouts=600, seed=9, threads=threads)
+    assert many.move == one.move and many.worlds == one.worlds
+    assert [(c.value, c.n) for c in many.candidates] == [(c.value, c.n) for c in one.candidates]
+
+
+def test_threads_in_simulate_give_the_same_games():
+    a = simulate(3, policies=["search:rollouts=60", "expert"] * 2, seed=4, workers=1)
+    b = simulate(3, policies=["search:rollouts=60,threads=2", "expert"] * 2, seed=4, workers=1)
+    assert a.rows.keys() == b.rows.keys()
+    for k in a.rows:
+        assert np.array_equal(a.rows[k], b.rows[k]), k
+
+
+def test_habits_over_finished_rounds_pick_a_rollout_style():
+    g = Game(seed=3)
+    while g.round_index < 3 and not g.is_over:
+        g.play(g.choose("bomber" if g.to_act % 2 else "expert"))
+    valid, ents, opp, hit = g.native_state(history=True).trail_info()
+    assert sum(opp[1]) > 0 and hit[1][2] > hit[0][2]          # the bomber bombs more
+    while g.phase is not Phase.PLAY or g.to_act % 2 or len(g.legal_moves()) < 2:
+        g.play(g.choose("bomber" if g.to_act % 2 else "expert"))
+    r = search.explain(g, rollouts=50)
+    assert r.rollout_policies[1] == "fam-bomb-early" and r.rollout_policies[3] == "fam-bomb-early"
+    assert r.rollout_policies[g.to_act] == "expert"
+    assert search.explain(g, rollouts=50, model=0).rollout_policies == ("expert",) * 4
+
+
+def test_the_trail_is_the_same_kept_up_and_rebuilt_after_undo():
+    g = Game(seed=8)
+    for _ in range(150):
+        g.play(g.choose("expert"))
+    kept = g.native_state(history=True)
+    kept.trail_info()
+    g.undo()
+    g.play(g.choose("expert"))
+    assert g.native_state(history=True).trail_info() == kept.trail_info()
+
+
+def test_a_native_view_knows_this_rounds_tribute():
+    g = Game(seed=5)
+    while g.round_index < 1:
+        g.play(g.choose("expert"))
+    while g.phase is not Phase.PLAY:
+        g.play(g.choose("expert"))
+    assert g.tribute.payers
+    v = NativeView.of(g.native_state(), g.to_act)
+    assert v.tribute_known
+    native = InfoSet.from_view(v)
+    from_game = search.info_set(g, g.to_act)
+    assert native.total_weight == from_game.total_weight
+    assert native.split_weights() == from_game.split_weights()

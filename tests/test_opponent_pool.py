@@ -1,0 +1,94 @@
+"""The opponent pool (guandan.policies.POOL): each bot differs from the
+expert where its style says it must, and only in that direction, on the
+positions of seeded expert games."""
+
+from collections import Counter
+
+import pytest
+
+from guandan import Game, policies
+from guandan.state import Phase
+
+
+def _kind(m):
+    return "pass" if m.is_pass else ("bomb" if m.is_bomb else "play")
+
+
+@pytest.fixture(scope="module")
+def differences():
+    """(style, where, expert's kind, style's kind) -> count, over the
+    play-phase decisions with a choice of 12 three-round expert games."""
+    cnt = Counter()
+    for seed in range(12):
+        g = Game(seed=seed)
+        while not g.is_over and g.round_index < 3:
+            if g.phase is Phase.PLAY and len(g.legal_moves()) > 1:
+                e = g.choose("expert")
+                top = g.top
+                where = "lead" if top is None else ("partner" if (top.seat & 1) == (g.to_act & 1) else "opp")
+                for style in policies.POOL:
+                    m = g.choose(style)
+                    assert m in g.legal_moves()
+                    if m.words != e.words:
+                        cnt[(style, where, _kind(e), _kind(m))] += 1
+                    cnt[(style, "total")] += 1
+            g.play(g.choose("expert"))
+    return cnt
+
+
+def _n(cnt, style, where=None, e=None, m=None):
+    return sum(v for k, v in cnt.items() if len(k) == 4 and k[0] == style
+               and (where is None or k[1] == where) and (e is None or k[2] == e) and (m is None or k[3] == m))
+
+
+def test_the_pool_is_registered_and_native():
+    assert policies.POOL == ("bomber", "hoarder", "partner", "wobbly", "rusher")
+    for name in policies.POOL:
+        assert name in policies.policy_names()
+        assert policies.native_code(name) > 3
+        assert policies.native_policy_name(policies.native_code(name)) == name
+
+
+def test_bomber_bombs_where_the_expert_passes_and_never_passes_where_it_plays(differences):
+    assert _n(differences, "bomber", "opp", "pass", "bomb") >= differences[("bomber", "total")] // 100
+    assert _n(differences, "bomber", "opp", None, "pass") == 0
+
+
+def test_hoarder_keeps_its_bombs_and_never_follows_where_the_expert_passes(differences):
+    assert _n(differences, "hoarder", "opp", "bomb", "pass") > 0
+    assert _n(differences, "hoarder", "opp", "pass", None) == 0
+
+
+def test_partner_never_plays_over_its_partner_where_the_expert_passes(differences):
+    assert _n(differences, "partner", "partner", "pass", None) == 0
+    assert _n(differences, "partner", "opp", "pass", "bomb") > 0      # guarding a partner close to out
+
+
+def test_rusher_never_passes_on_an_opponent_where_the_expert_follows(differences):
+    assert _n(differences, "rusher", "opp", None, "pass") == 0
+    assert _n(differences, "rusher", "opp", "pass", "play") > 0
+    assert _n(differences, "rusher", "lead") > 0                     # longest groups first
+
+
+def test_wobbly_deviates_in_about_15_percent_of_decisions(differences):
+    share = _n(differences, "wobbly") / differences[("wobbly", "total")]
+    assert 0.05 < share < 0.2
+
+
+def test_hoarder_follows_only_with_whole_groups_of_its_split():
+    checked = 0
+    for seed in range(6):
+        g = Game(seed=seed)
+        while not g.is_over and g.round_index < 2:
+            top = g.top
+            if g.phase is Phase.PLAY and top is not None and (top.seat & 1) != (g.to_act & 1):
+                m = g.choose("hoarder")
+                if not m.is_pass and not m.is_bomb and len(m.cards) < sum(1 for _ in g.hands[g.to_act]):
+                    moves = g.legal_moves()
+                    i = [x.words for x in moves].index(m.words)
+                    whole = policies.split_features(g, moves)[i][policies.SPLIT_FEATURES.index("whole_group")]
+                    assert whole == 1
+                    checked += 1
+            g.play(g.choose("expert"))
+    assert checked > 20
+
