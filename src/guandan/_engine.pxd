@@ -172,6 +172,8 @@ cdef Py_ssize_t policy_choose_trail(int code, const State* st, const Trail* trai
                                     uint64_t* rng) noexcept nogil
 cdef void trail_reset(Trail* T) noexcept nogil
 cdef void trail_sync(Trail* T, const State* st) noexcept nogil
+cdef void trail_add(Trail* T, int seat, uint64_t lo, uint64_t hi, int top_seat, uint64_t top_lo,
+                    uint64_t top_hi, int top_n, int own_n) noexcept nogil
 cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexcept nogil
 cdef void trail_rank_counts(uint64_t one, uint64_t two, int8_t* c) noexcept nogil
 cdef bint trail_loose(const int8_t* c, int size, int top_key, int level) noexcept nogil
@@ -227,3 +229,4 @@ cdef class NativeView:
     # what one seat knows (a View), built once at the boundary: from an
     # observation's fields (range-checked) or from a GameCore
     cdef View v
+    cdef Trail* trail          # this round's trail, built from the plays given (else NULL)

@@ -762,13 +762,11 @@ cdef void trail_sync(Trail* T, const State* st) noexcept nogil:
         T.level = st.rlevel
 
 
-cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
-    """Note the action (lo, hi) the seat to act takes in ``st``, before it is
-    applied (a pass is (0, 0))."""
+cdef void trail_add(Trail* T, int seat, uint64_t lo, uint64_t hi, int top_seat, uint64_t top_lo,
+                    uint64_t top_hi, int top_n, int own_n) noexcept nogil:
+    """Append an action of this round (after trail_sync)."""
     cdef TrailEntry* e
-    cdef int seat = st.to_act
-    trail_sync(T, st)
-    if st.phase != PH_PLAY or not T.valid:
+    if not T.valid:
         return
     if T.n >= TRAIL_MAX:
         T.valid = 0
@@ -780,16 +778,16 @@ cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexce
     e.t = (lo >> TAG_SHIFT) & 15
     e.key = (hi >> TAG_SHIFT) & 31
     e.seat = seat
-    e.own_n = <int8_t>card_count(st.one[seat], st.two[seat])
+    e.own_n = <int8_t>own_n
     if e.t != T_PASS and card_count(e.one, e.two) == e.own_n:
         e.t = 15                        # went out
-    e.top_seat = st.top_seat
-    if st.top_seat >= 0:
-        e.top_t = (st.top_lo >> TAG_SHIFT) & 15
-        e.top_key = (st.top_hi >> TAG_SHIFT) & 31
-        e.top_n = <int8_t>card_count(st.one[st.top_seat], st.two[st.top_seat])
+    e.top_seat = top_seat
+    if top_seat >= 0:
+        e.top_t = (top_lo >> TAG_SHIFT) & 15
+        e.top_key = (top_hi >> TAG_SHIFT) & 31
+        e.top_n = <int8_t>top_n
         if e.t != T_PASS and e.t != 15 and not is_bomb_type(e.top_t):
-            if (st.top_seat & 1) == (seat & 1):
+            if (top_seat & 1) == (seat & 1):
                 T.overtakes[seat] += 1
             elif is_bomb_type(e.t) and e.top_n >= 10 and e.own_n - card_count(e.one, e.two) >= 6:
                 T.early_bombs[seat] += 1
@@ -797,6 +795,57 @@ cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexce
         e.top_t = 0
         e.top_key = 0
         e.top_n = 0
+
+
+cdef void trail_note(Trail* T, const State* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Note the action (lo, hi) the seat to act takes in ``st``, before it is
+    applied (a pass is (0, 0))."""
+    cdef int seat = st.to_act
+    trail_sync(T, st)
+    if st.phase != PH_PLAY or not T.valid:
+        return
+    trail_add(T, seat, lo, hi, st.top_seat, st.top_lo, st.top_hi,
+              card_count(st.one[st.top_seat], st.two[st.top_seat]) if st.top_seat >= 0 else 0,
+              card_count(st.one[seat], st.two[seat]))
+
+
+cdef int trail_of_plays(Trail* T, plays, const int8_t* counts_now, int rlevel) except -1:
+    """The trail of a round known only by its plays (an observation's
+    history: ``(seat, lo, hi)``, passes included, from the round's first
+    lead) and the counts now: who was on top at each action follows from the
+    plays (a trick ends when its top player leads again, or when every other
+    player still holding cards has passed). No habits."""
+    cdef int cnt[4]
+    cdef int s, k, top_seat = -1, passes = 0, active, n
+    cdef uint64_t lo, hi, top_lo = 0, top_hi = 0
+    trail_reset(T)
+    T.round_index = 0
+    T.valid = 1
+    T.level = rlevel
+    for k in range(4):
+        cnt[k] = counts_now[k]
+    for s, lo, hi in plays:
+        cnt[s] += card_count(lo & FACE_MASK, hi & FACE_MASK)
+    for s, lo, hi in plays:
+        if top_seat >= 0:
+            active = 0
+            for k in range(4):
+                if k != top_seat and cnt[k] > 0:
+                    active += 1
+            if s == top_seat or passes >= active:
+                top_seat = -1
+                passes = 0
+        trail_add(T, s, lo, hi, top_seat, top_lo, top_hi, cnt[top_seat] if top_seat >= 0 else 0, cnt[s])
+        if ((lo >> TAG_SHIFT) & 15) == T_PASS:
+            passes += 1
+        else:
+            n = card_count(lo & FACE_MASK, hi & FACE_MASK)
+            cnt[s] -= n
+            top_seat = s
+            top_lo = lo
+            top_hi = hi
+            passes = 0
+    return 0
 
 
 cdef void rules_derive(RuleSet* r) noexcept nogil:
@@ -1095,6 +1144,18 @@ cdef class NativeView:
             if tribute is not None:
                 _tribute_fill(&st.tr, tribute)
         view_fill(&self.v, &st, seat, played.one, played.two, cs)
+        if plays is not None and phase == PH_PLAY:
+            self.trail = <Trail*>malloc(sizeof(Trail))
+            if self.trail == NULL:
+                raise MemoryError()
+            trail_of_plays(self.trail, plays, cs, rlevel)
+            self.v.trail = self.trail
+
+    def __cinit__(self):
+        self.trail = NULL
+
+    def __dealloc__(self):
+        free(self.trail)
 
     @staticmethod
     def of(GameCore core not None, int seat):
@@ -1114,6 +1175,16 @@ cdef class NativeView:
     @property
     def phase(self):
         return self.v.phase
+
+    def trail_entries(self):
+        """This round's actions as the search's trail holds them (as
+        ``GameCore.trail_info``'s entries); None without a trail."""
+        cdef const Trail* T = self.v.trail
+        cdef int k
+        if T == NULL:
+            return None
+        return [(T.e[k].seat, T.e[k].t, T.e[k].key, T.e[k].top_seat, T.e[k].top_t, T.e[k].top_key,
+                 T.e[k].top_n, T.e[k].own_n, T.e[k].one, T.e[k].two) for k in range(T.n)]
 
     @property
     def tribute_known(self):

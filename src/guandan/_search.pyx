@@ -1349,10 +1349,13 @@ cdef class InfoSet:
         ``code``: ``(orders (n, 4) int8, values (n,) int8)``."""
         return _rollouts(&self.info.base, &self.info, code, n, seed)
 
-    def search(self, NativeSearchConfig config not None, uint64_t seed, GameCore game=None):
+    def search(self, NativeSearchConfig config not None, uint64_t seed, GameCore game=None,
+               NativeView view=None):
         """One search decision for the seat (which must be the seat to act).
         ``game``: the game this information set was read from, whose trail
-        (this round's plays, the seats' habits) the opponent models read.
+        (this round's plays, the seats' habits) the opponent models read;
+        or ``view``: the view this information set was built from, whose
+        trail (this round's plays, from an observation) they read.
         Returns a dict: ``moves`` (the legal list as words), ``choice``
         (index), ``cand`` (candidate indices), ``sum``, ``sumsq``, ``cnt``
         (per candidate), ``worlds``, ``rollouts``, ``solved``, ``solve_fail``,
@@ -1370,6 +1373,8 @@ cdef class InfoSet:
             T = game._trail()
             if T != NULL and not (T.valid and T.round_index == game.st.round_index):
                 T = NULL
+        elif view is not None:
+            T = view.v.trail
         if self.info.base.to_act != self.info.seat:
             raise GuandanError(f"seat {self.info.seat} is not to act")
         g = gen_new()

@@ -172,8 +172,8 @@ def _observation_fields(obs: Dict[str, Any], rules: Any) -> Dict[str, Any]:
     played = Hand()
     for s, triple in obs.get("history", ()):
         m = Move.from_platform(triple, obs["level"], rules=rules)
+        plays.append((int(s), *m.words))            # passes too: the search's trail reads them
         if not m.is_pass:
-            plays.append((int(s), *m.words))
             played = played + m.hand()
     top = obs.get("top")
     if top is not None:

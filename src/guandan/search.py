@@ -584,11 +584,19 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     position after some plays: use :func:`guandan.search.sample_worlds`).
     The rules are the observation's (:func:`guandan.rules.rules_of`; for an
     observation without them, ``rules``, else the default rules)."""
+    return _search.InfoSet.from_view(_view_of_observation(obs, rules))
+
+
+def _view_of_observation(obs: Dict[str, Any], rules: Any) -> Any:
+    """The native view of an observation with this round's record (its
+    plays, tribute and trail)."""
     r = rules_of(obs, rules)
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
     try:
-        return _search.InfoSet.from_view(observation_view(obs, r, record=True))
+        view = observation_view(obs, r, record=True)
+        _search.InfoSet.from_view(view)
+        return view
     except GuandanError as e:
         raise GuandanError(f"{e} (is the observation's history this round's complete history?)") from None
 
@@ -633,8 +641,9 @@ class SearchPolicy:
         observation = game_or_observation
         with self._lock:
             seed = self._rng.getrandbits(64) if self.config.seed is None else self.config.seed
-        info = info_from_observation(observation, self.rules)
-        raw = info.search(self.config.native, seed)
+        view = _view_of_observation(observation, self.rules)
+        info = _search.InfoSet.from_view(view)
+        raw = info.search(self.config.native, seed, None, view)
         res = SearchResult.from_native(raw, int(observation["seat"]),
                                        _core.level_index(observation["level"]), self.config)
         self.last = res

@@ -172,3 +172,22 @@ def test_a_native_view_knows_this_rounds_tribute():
     from_game = search.info_set(g, g.to_act)
     assert native.total_weight == from_game.total_weight
     assert native.split_weights() == from_game.split_weights()
+
+
+def test_an_observation_gives_the_same_trail_as_the_game():
+    """The trail rebuilt from an observation's history (who was on top at
+    each action inferred from the plays) is the game's own, over whole
+    games: tricks ended by passes, players going out, the partner's lead."""
+    from guandan.policies import observation_view
+    checked = 0
+    for seed in range(4):
+        g = Game(seed=seed)
+        while not g.is_over and g.round_index < 3:
+            if g.phase is Phase.PLAY and g.decisions % 7 == 0:
+                valid, ents, _, _ = g.native_state(history=True).trail_info()
+                v = observation_view(g.observation(g.to_act), g.rules, record=True)
+                if valid:
+                    assert v.trail_entries() == ents
+                    checked += 1
+            g.play(g.choose("expert"))
+    assert checked > 50
