@@ -268,3 +268,42 @@ def test_a_killed_worker_does_not_change_the_table(tmp_path):
         assert killed["pid"] not in set(client.run(os.getpid).values())
     local = arena(pool, concurrency=1, **kw)
     assert _table(remote) == _table(local) and len(remote[0].pairs) == 12
+
+
+EXIT_BOT = """
+import os
+
+
+class Exit:
+    # ends its own process a few plays into the deal (no exception to catch)
+
+    def act(self, observation, legal_moves):
+        if len(observation["history"]) > 6:
+            os._exit(7)
+        return 0
+"""
+
+
+def test_a_bot_that_kills_every_worker_is_forfeited_as_locally(tmp_path, monkeypatch):
+    """A bot that ends its own process kills each worker its batch runs on;
+    once Dask gives up (KilledWorker) the batch is replayed here half by half
+    and the bot forfeits, as in a local run."""
+    import dask
+    import importlib
+    (tmp_path / "arena_exit_bot.py").write_text(EXIT_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("arena_exit_bot")
+    try:
+        local = arena([mod.Exit(), "greedy"], deals=2, seed=1, concurrency=1)
+        assert len(local[0].forfeits) == 4 and "exit code 7" in local[0].forfeits[0]["reason"]
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+            with _cluster() as cl, distributed.Client(cl) as client:
+                client.wait_for_workers(2, timeout=60)
+                cloudpickle.register_pickle_by_value(mod)
+                try:
+                    remote = arena([mod.Exit(), "greedy"], deals=2, seed=1, executor=client)
+                finally:
+                    cloudpickle.unregister_pickle_by_value(mod)
+        assert _table(remote) == _table(local)
+    finally:
+        sys.modules.pop("arena_exit_bot", None)
