@@ -478,3 +478,13 @@ def test_cli_loads_a_bot_module_from_the_current_folder(tmp_path):
                        timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "cannot load" not in p.stderr
+
+
+def test_cli_dask_without_dask_installed_is_one_line(monkeypatch, capsys):
+    """--dask without the dask extra: one line saying what to install,
+    before anything is played (tests/test_arena_dask.py runs the cluster)."""
+    for name in ("distributed", "cloudpickle"):
+        monkeypatch.setitem(sys.modules, name, None)          # import -> ImportError
+    assert main(["arena", "greedy", "random", "--deals", "5", "--quiet", "--dask", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dask needs dask.distributed: pip install '.[dask]'" in err

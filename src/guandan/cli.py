@@ -429,6 +429,14 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if args.plot:
         from .arena.report import check_plot
         check_plot(args.plot)
+    if args.dask and args.engine:          # before connecting: one line, nothing started
+        raise GuandanError(f"{args.engine[0].name}: an external program (--engine) cannot play on a Dask "
+                           "cluster (the arena starts it as a local process connected to its own table "
+                           "server); rate it without --dask")
+    client = None
+    if args.dask:
+        from .arena.cluster import connect
+        client = connect(args.dask)        # dask missing, scheduler unreachable: one line
     stop_web, hub = None, None
     if args.web is not None:
         from .feed import Spectators
@@ -446,13 +454,17 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                             rules=Rules.named(args.rules), levels=args.levels,
                             tribute=not args.no_tribute,
                             sprt=" ".join(args.sprt) if args.sprt else None,
-                            concurrency=args.concurrency, limits=limits, records=args.records,
-                            progress=show, output=args.out, spectators=hub)
+                            concurrency=args.concurrency, executor=client, limits=limits,
+                            records=args.records, progress=show, output=args.out, spectators=hub)
             except ArenaInterrupted as e:
                 stopped = e
     finally:
-        if stop_web is not None:
-            stop_web()
+        try:
+            if stop_web is not None:
+                stop_web()
+        finally:
+            if client is not None:
+                client.close()
     if stopped is not None:
         if stopped.result is None:             # before the run had anything to keep
             _interrupted(f"by {stopped.signal_name} before the run started; nothing kept")
@@ -691,7 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="first-round deals (no seeded previous order, hence no tribute)")
     ar.add_argument("--sprt", nargs="+", metavar="K=V",
                     help="stop when decided: elo0=0 elo1=10 alpha=0.05 beta=0.05 (logistic Elo)")
-    ar.add_argument("--concurrency", type=int, default=None, help="tables at once (default: cores)")
+    ar.add_argument("--concurrency", type=int, default=None,
+                    help="tables at once (default: cores; with --dask, the cluster's worker threads)")
+    ar.add_argument("--dask", metavar="ADDRESS",
+                    help="play the tables on this Dask scheduler (tcp://HOST:8786 or a scheduler "
+                         "file .json; needs the dask extra): the same results as a local run with the "
+                         "same seed; built-in policies and picklable in-process bots play there, "
+                         "external programs (--engine) are refused")
     ar.add_argument("--move-time", type=float, default=10.0,
                     help="seconds per decision of an in-process or external bot (default 10)")
     ar.add_argument("--game-time", type=float, default=120.0,

@@ -11,6 +11,7 @@ Modules: :mod:`.participants` (built-in, in-process and external
 participants), :mod:`.schedule` (the seeded duplicate-deal schedule and the
 pairings), :mod:`.runner` (playing pairs: native loop, Game, forfeits),
 :mod:`.external` (external programs through a multi-table server),
+:mod:`.cluster` (Dask clusters: connecting, what runs on the workers),
 :mod:`.stats` (pentanomial score, Elo, LOS, SPRT, Bradley-Terry),
 :mod:`.report` (progress line, table, plot), :mod:`.match` (the driver).
 """

@@ -21,6 +21,7 @@ from .._files import check_output_path
 from ..errors import GuandanError
 from ..rules import Rules
 from . import stats as st
+from .cluster import check_cluster, cluster_threads, is_dask_client, pack, run_packed
 from .participants import Participant, parse_participants
 from .runner import (SPAWN_LOCK, Limits, play_batch_isolated, play_batch_native, play_batch_python,
                      worker_init)
@@ -177,10 +178,6 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-def _is_dask_client(ex: Any) -> bool:
-    return type(ex).__module__.startswith("distributed") and hasattr(ex, "gather")
-
-
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.#=-]+", "_", name)[:60]
 
@@ -211,10 +208,15 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
             return or anti-tribute); False: first-round deals.
         sprt: an :class:`SPRT`, a dict or ``"elo0=0 elo1=10 alpha=0.05
             beta=0.05"``: stop each pairing as soon as it decides.
-        concurrency: tables at once (default: the number of cores).
-        executor: a ``concurrent.futures`` executor or a Dask Client for the
-            built-in and in-process tables (default: threads for native
-            tables, a process pool otherwise).
+        concurrency: tables at once (default: the number of cores; on a
+            Dask cluster its worker threads).
+        executor: a ``concurrent.futures`` executor or a Dask
+            ``distributed.Client`` for the built-in and in-process tables
+            (default: threads for native tables, a process pool otherwise).
+            On a Dask cluster the result is the one of a local run with the
+            same seed; external programs and participants the workers
+            cannot make are refused before the first deal
+            (:mod:`guandan.arena.cluster`).
         limits: :class:`Limits` (per-move and per-game time, round cap).
         records: a folder: every game's record (``Game.record()`` plus an
             ``arena`` entry) is written there, one JSON file per half.
@@ -251,7 +253,11 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     if records:
         check_output_path(records, "records", folder=True)
     rules = rules if rules is not None else Rules.default()
-    concurrency = concurrency or os.cpu_count() or 1
+    dask = executor is not None and is_dask_client(executor)
+    if dask:
+        # everything the cluster cannot run is refused now, not hours later
+        check_cluster(executor, parts, (deal_spec(seed, 0, levels=lv, tribute=tribute), unit, rules, limits))
+    concurrency = concurrency or (cluster_threads(executor) if dask else os.cpu_count() or 1)
     settings = {"deals": deals, "unit": unit, "tournament": tournament, "seed": seed,
                 "rules": rules.to_dict(), "levels": levels, "tribute": tribute,
                 "sprt": sprt.to_dict() if sprt else None, "concurrency": concurrency,
@@ -304,6 +310,10 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
                 pools[k] = InlineExecutor()
         return pools[k]
 
+    # Dask: every task its own key (pure=False): two pairings with the same
+    # participants submit equal tasks, and stopping one must not cancel the other's
+    extra: Dict[str, Any] = {"pure": False} if dask else {}
+
     def submit(idx: int, deal_ids: List[int]) -> Any:
         r = results[idx]
         k = kinds[idx]
@@ -311,11 +321,14 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
         want = records is not None
         if k == "native":
             return pool_for(k).submit(play_batch_native, r.a.native, r.b.native, sp, unit, rules,
-                                      limits, want)
+                                      limits, want, **extra)
         if k == "python":
             pool = pool_for(k)
             # a process pool forks its workers in submit: not while a program starts
             with SPAWN_LOCK:
+                if dask:           # the participants go as cloudpickle makes them (cluster.pack)
+                    return pool.submit(run_packed, pack(play_batch_python, r.a, r.b, sp, unit, rules, limits,
+                                                        want), **extra)
                 return pool.submit(play_batch_python, r.a, r.b, sp, unit, rules, limits, want)
         return ext_table.submit(r.a, r.b, sp, want)
 
@@ -327,7 +340,6 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     pending: Dict[Any, int] = {}
     task_ids: Dict[Any, List[int]] = {}
     qi = 0
-    dask = executor is not None and _is_dask_client(executor)
     stopped: Optional[KeyboardInterrupt] = None
     failed = False
     try:
@@ -360,6 +372,20 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
                     broken = pools.pop("python", None)
                     if broken is not None:
                         broken.shutdown(wait=False, cancel_futures=True)
+                    pair_list, recs = play_batch_isolated(r.a, r.b, [spec(i) for i in ids], unit,
+                                                          rules, limits, records is not None)
+                except Exception as e:
+                    if not (dask and type(e).__name__ == "KilledWorker"):
+                        raise
+                    # Dask ran the batch again after each worker death (a killed
+                    # worker costs nothing) and gave up: the batch kills its
+                    # workers. As after a broken local pool: replayed here, half
+                    # by half in processes of their own, the side whose process
+                    # dies forfeits (the result of a local run)
+                    if kinds[idx] != "python":
+                        raise GuandanError(f"{r.a.name} vs {r.b.name}: the Dask workers died playing "
+                                           f"deals {ids[0]}..{ids[-1]} ({' '.join(str(e).split())[:200]})"
+                                           ) from None
                     pair_list, recs = play_batch_isolated(r.a, r.b, [spec(i) for i in ids], unit,
                                                           rules, limits, records is not None)
                 for n, pr in enumerate(pair_list):
