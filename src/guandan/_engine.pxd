@@ -170,6 +170,18 @@ cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef Py_ssize_t policy_choose_trail(int code, const State* st, const Trail* trail, MoveBuf* moves,
                                     uint64_t* rng) noexcept nogil
+cdef enum:
+    EVB_PASS_CHANCE = 1        # trail_pass_break: a loose stronger group was held
+    EVB_PASSED = 2
+    EVB_FOLLOWED = 4
+    EVB_BROKE = 8
+
+cdef inline void trail_unplay(uint64_t* one, uint64_t* two, const TrailEntry* e) noexcept nogil:
+    """Give a hand back the cards of its action ``e`` (a hand rebuilt backwards)."""
+    two[0] |= (one[0] & e.one & ~e.two) | e.two
+    one[0] |= e.one
+
+cdef int trail_pass_break(const Trail* T, const TrailEntry* e, uint64_t one, uint64_t two) noexcept nogil
 cdef void trail_reset(Trail* T) noexcept nogil
 cdef void trail_sync(Trail* T, const State* st) noexcept nogil
 cdef void trail_add(Trail* T, int seat, uint64_t lo, uint64_t hi, int top_seat, uint64_t top_lo,

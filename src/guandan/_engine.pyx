@@ -692,10 +692,29 @@ cdef bint trail_loose(const int8_t* c, int size, int top_key, int level) noexcep
     return False
 
 
-cdef inline void _add_cards(uint64_t* one, uint64_t* two, uint64_t a1, uint64_t a2) noexcept nogil:
-    """Add a move's cards (a1: its faces, a2: those it holds twice) to a hand."""
-    two[0] |= (one[0] & a1 & ~a2) | a2
-    one[0] |= a1
+cdef int trail_pass_break(const Trail* T, const TrailEntry* e, uint64_t one, uint64_t two) noexcept nogil:
+    """The pass and break evidence of entry ``e``, its seat holding (one,
+    two) then: 0 when it is no chance (a lead, a partner's play on top, not a
+    single, pair or triple on top, no loose stronger one held, going out),
+    else EVB_PASS_CHANCE, with EVB_PASSED when it passed, or with
+    EVB_FOLLOWED (followed in kind) and EVB_BROKE (from a bigger group)."""
+    cdef int8_t c[15]
+    cdef int size, out
+    if e.top_seat < 0 or e.t == 15 or (e.top_seat & 1) == (e.seat & 1):
+        return 0
+    if not (T_SINGLE <= e.top_t <= T_TRIPS) or (e.t != T_PASS and e.t != e.top_t):
+        return 0
+    trail_rank_counts(one, two, c)
+    size = e.top_t
+    if not trail_loose(c, size, e.top_key, T.level):
+        return 0
+    out = EVB_PASS_CHANCE
+    if e.t == T_PASS:
+        return out | EVB_PASSED
+    out |= EVB_FOLLOWED
+    if c[e.key] > size:
+        out |= EVB_BROKE
+    return out
 
 
 cdef void _trail_learn(Trail* T, const State* st) noexcept nogil:
@@ -704,7 +723,7 @@ cdef void _trail_learn(Trail* T, const State* st) noexcept nogil:
     cdef uint64_t h1[4]
     cdef uint64_t h2[4]
     cdef int8_t c[15]
-    cdef int k, s, size, bomb, r
+    cdef int k, s, bomb, r, ev
     cdef const TrailEntry* e
     for s in range(4):
         h1[s] = st.end_one[s]
@@ -712,7 +731,7 @@ cdef void _trail_learn(Trail* T, const State* st) noexcept nogil:
     for k in range(T.n - 1, -1, -1):
         e = &T.e[k]
         s = e.seat
-        _add_cards(&h1[s], &h2[s], e.one, e.two)
+        trail_unplay(&h1[s], &h2[s], e)
         if e.top_seat < 0 or e.t == 15:
             continue
         if (e.top_seat & 1) == (s & 1):
@@ -720,15 +739,14 @@ cdef void _trail_learn(Trail* T, const State* st) noexcept nogil:
                 T.opp[s][EV_OVERTAKE] += 1
                 T.hit[s][EV_OVERTAKE] += e.t != T_PASS
             continue
+        ev = trail_pass_break(T, e, h1[s], h2[s])
+        if ev:
+            T.opp[s][EV_PASS] += 1
+            T.hit[s][EV_PASS] += (ev & EVB_PASSED) != 0
+            if ev & EVB_FOLLOWED:
+                T.opp[s][EV_BREAK] += 1
+                T.hit[s][EV_BREAK] += (ev & EVB_BROKE) != 0
         trail_rank_counts(h1[s], h2[s], c)
-        if T_SINGLE <= e.top_t <= T_TRIPS:
-            size = e.top_t
-            if trail_loose(c, size, e.top_key, T.level):
-                T.opp[s][EV_PASS] += 1
-                T.hit[s][EV_PASS] += e.t == T_PASS
-                if e.t == e.top_t:
-                    T.opp[s][EV_BREAK] += 1
-                    T.hit[s][EV_BREAK] += c[e.key] > size
         if not is_bomb_type(e.top_t) and e.top_n >= 7:
             bomb = c[13] == 2 and c[14] == 2
             for r in range(13):

@@ -55,8 +55,8 @@ from guandan._gen cimport (
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
     POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
-    policy_rollout_ok, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_rank_counts, trail_loose,
-    EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE,
+    policy_rollout_ok, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
+    EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE,
 )
 from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER
 from guandan._solve cimport (
@@ -485,26 +485,12 @@ cdef int rollout(State* st, Gen* g, MoveBuf* b, int code, uint64_t* rng,
     """Play the round to its end with native policy ``code`` at every seat
     (``st`` is modified). Returns the team-0 value and fills the finishing
     order; -100 on error."""
-    cdef Py_ssize_t i
-    cdef int steps = 0
-    cdef uint64_t lo, hi
-    while st.phase == PH_PLAY:
-        b.n = 0
-        if st_legal(st, g, b) < 0 or b.n == 0:
-            return -100
-        i = policy_choose(code, st, b, rng)
-        if i < 0 or i >= b.n:
-            return -100
-        lo = b.data[2 * i]
-        hi = b.data[2 * i + 1]
-        if ends_round(st, lo, hi):
-            terminal_order(st, st.to_act, order)
-            return order_value(order)
-        st_apply(st, lo, hi)
-        steps += 1
-        if steps > 100000:
-            return -100
-    return -100
+    cdef int codes[4]
+    codes[0] = code
+    codes[1] = code
+    codes[2] = code
+    codes[3] = code
+    return rollout_seats(st, g, b, codes, rng, order)
 
 # ---------------------------------------------------------------------------
 # Determinized Monte-Carlo search
@@ -702,8 +688,7 @@ cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const S
     P(break); everything else weighs 1."""
     cdef uint64_t h1[4]
     cdef uint64_t h2[4]
-    cdef int8_t c[15]
-    cdef int k, s, size, n = 0
+    cdef int k, s, ev, n = 0
     cdef double lw = 0.0
     cdef const TrailEntry* e
     for s in range(4):
@@ -712,20 +697,14 @@ cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const S
     for k in range(T.n - 1, -1, -1):
         e = &T.e[k]
         s = e.seat
-        h2[s] |= (h1[s] & e.one & ~e.two) | e.two
-        h1[s] |= e.one
-        if s == IS.seat or e.top_seat < 0 or e.t == 15 or (e.top_seat & 1) == (s & 1):
+        trail_unplay(&h1[s], &h2[s], e)
+        if s == IS.seat:
             continue
-        if not (T_SINGLE <= e.top_t <= T_TRIPS) or (e.t != T_PASS and e.t != e.top_t):
-            continue
-        trail_rank_counts(h1[s], h2[s], c)
-        size = e.top_t
-        if not trail_loose(c, size, e.top_key, T.level):
-            continue
-        if e.t == T_PASS:
+        ev = trail_pass_break(T, e, h1[s], h2[s])
+        if ev & EVB_PASSED:
             lw += M.lpass[s]
             n += 1
-        elif c[e.key] > size:
+        elif ev & EVB_BROKE:
             lw += M.lbreak[s]
             n += 1
     nev[0] = n
