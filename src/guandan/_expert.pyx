@@ -156,6 +156,24 @@ cdef void _default_params() noexcept:
 
 _default_params()
 
+# Derived from P once per parameter change (build_tab reads them per
+# decision): the power of a group by the count of stronger plays still out
+# (0..15) for singles, pairs, triples and sequences, and of bombs by size.
+cdef int16_t PWT[4][16]
+cdef int16_t BPWT[11]
+
+
+cdef void _derive_params() noexcept:
+    cdef int h, k
+    for h in range(16):
+        PWT[0][h] = power(P.b1, P.s1, P.c1, h)
+        PWT[1][h] = power(P.b2, P.s2, P.c2, h)
+        PWT[2][h] = power(P.b3, P.s3, P.c3, h)
+        PWT[3][h] = power(P.bs, P.ss, P.cs, h)
+    for k in range(11):
+        BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+
+
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
                 "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg",
@@ -179,12 +197,14 @@ def set_params(**kw):
         if k not in _PARAM_NAMES:
             raise GuandanError(f"unknown expert parameter {k!r}")
         p[_PARAM_NAMES.index(k)] = int(val)
+    _derive_params()
     P_GEN += 1
 
 
 def reset_params():
     global P_GEN
     _default_params()
+    _derive_params()
     P_GEN += 1
 
 # ---------------------------------------------------------------------------
@@ -248,7 +268,9 @@ cdef extern from *:
     #else
     #define GD_TLS __thread
     #endif
-    static GD_TLS unsigned long long gd_split_cache[64 * 5];
+    /* 1,024 entries of 9 words (72 KB a thread): a rollout's four seats
+       see dozens of hands, and the same hands again in the next rollout */
+    static GD_TLS unsigned long long gd_split_cache[1024 * 9];
     static inline unsigned long long* gd_tls_split_cache(void) { return gd_split_cache; }
     """
     uint64_t* gd_tls_split_cache() noexcept nogil
@@ -271,85 +293,107 @@ cdef inline int16_t power(int base, int step, int ctrlb, int h) noexcept nogil:
     return <int16_t>(base - step * clampi(h, P.hcap) + (ctrlb if h == 0 else 0))
 
 
+# by level: rank indices by ascending strength (the level rank last) and
+# the strength of each rank index
+cdef int8_t ORDT[13][13]
+cdef int8_t KST[13][13]
+
+
+cdef void _level_tables() noexcept:
+    cdef int L, r, k
+    for L in range(13):
+        k = 0
+        for r in range(13):
+            if r != L:
+                ORDT[L][k] = r
+                k += 1
+            KST[L][r] = <int8_t>rank_strength(r, L)
+        ORDT[L][12] = L
+
+
+_level_tables()
+_derive_params()
+
+
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
-    cdef int r, k, s, q, n
-    cdef uint32_t o1, o2, o3
-    cdef int os[16]
+    cdef int r, s, q, n, K = P.K, h1, h2, h3
+    cdef uint32_t o1 = 0, o2 = 0, o3 = 0, m1 = 0, m2 = 0, m3 = 0
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
     tb.L = L
-    k = 0
+    memcpy(tb.ord, ORDT[L], 13)
+    memcpy(tb.ks, KST[L], 13)
     for r in range(13):
-        if r != L:
-            tb.ord[k] = r
-            k += 1
-        tb.ks[r] = <int8_t>rank_strength(r, L)
-        tb.out[r] = <int8_t>(8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15))
-    tb.ord[12] = L
+        n = 8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15)
+        tb.out[r] = <int8_t>n
+        # by strength (m: strength s has at least 1 / 2 / 3 cards out)
+        s = tb.ks[r]
+        m1 |= <uint32_t>(n >= 1) << s
+        m2 |= <uint32_t>(n >= 2) << s
+        m3 |= <uint32_t>(n >= 3) << s
+        # by natural position (the ace also at position 0)
+        q = r + 1
+        o1 |= <uint32_t>(n >= 1) << q
+        o2 |= <uint32_t>(n >= 2) << q
+        o3 |= <uint32_t>(n >= 3) << q
+    n = tb.out[12]
+    o1 |= <uint32_t>(n >= 1)
+    o2 |= <uint32_t>(n >= 2)
+    o3 |= <uint32_t>(n >= 3)
     tb.out[13] = <int8_t>(2 - <int>((one >> 52) & 1) - <int>((two >> 52) & 1)
                           - <int>((pone >> 52) & 1) - <int>((ptwo >> 52) & 1))
     tb.out[14] = <int8_t>(2 - <int>((one >> 53) & 1) - <int>((two >> 53) & 1)
                           - <int>((pone >> 53) & 1) - <int>((ptwo >> 53) & 1))
-    for s in range(16):
-        os[s] = 0
-    for r in range(13):
-        os[tb.ks[r]] = tb.out[r]
-    os[14] = tb.out[13]
-    os[15] = tb.out[14]
-    # stronger ranks still out, from the top down
-    tb.h1[15] = 0
-    tb.h2[15] = 0
-    tb.h3[15] = 0
-    for s in range(14, -1, -1):
-        tb.h1[s] = tb.h1[s + 1] + (os[s + 1] >= 1)
-        tb.h2[s] = tb.h2[s + 1] + (os[s + 1] >= 2)
-        tb.h3[s] = tb.h3[s + 1] + (os[s + 1] >= 3 and s + 1 <= 13)
-    for s in range(16):
-        tb.pw1[s] = power(P.b1, P.s1, P.c1, tb.h1[s])
-        tb.pw2[s] = power(P.b2, P.s2, P.c2, tb.h2[s])
-        tb.pw3[s] = power(P.b3, P.s3, P.c3, tb.h3[s])
+    m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
+    m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
+    # stronger ranks still out, from the top down (triples: ranks only)
+    h1 = 0
+    h2 = 0
+    h3 = 0
+    for s in range(15, -1, -1):
+        tb.h1[s] = <int8_t>h1
+        tb.h2[s] = <int8_t>h2
+        tb.h3[s] = <int8_t>h3
+        tb.pw1[s] = PWT[0][h1]
+        tb.pw2[s] = PWT[1][h2]
+        tb.pw3[s] = PWT[2][h3]
+        tb.csc[s][0] = 0
+        tb.cnc[s][0] = 0
+        tb.csc[s][1] = <int16_t>(PWT[0][h1] - K)
+        tb.cnc[s][1] = h1 == 0
+        tb.csc[s][2] = <int16_t>(PWT[1][h2] - K)
+        tb.cnc[s][2] = h2 == 0
+        tb.csc[s][3] = <int16_t>(PWT[2][h3] - K)
+        tb.cnc[s][3] = h3 == 0
+        h1 += (m1 >> s) & 1
+        h2 += (m2 >> s) & 1
+        h3 += (m3 >> s) & 1
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
-    o1 = 0
-    o2 = 0
-    o3 = 0
-    for q in range(14):
-        n = tb.out[rk(q)]
-        o1 |= (n >= 1) << q
-        o2 |= (n >= 2) << q
-        o3 |= (n >= 3) << q
     o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
     o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
     o3 = o3 & (o3 >> 1) & 0x1FFF
     for q in range(10):
-        tb.hs[q] = pop16(o1 >> (q + 1))
+        n = pop16(o1 >> (q + 1))
+        tb.hs[q] = <int8_t>n
+        tb.pws[q] = PWT[3][n]
     for q in range(12):
-        tb.ht[q] = pop16(o2 >> (q + 1))
+        n = pop16(o2 >> (q + 1))
+        tb.ht[q] = <int8_t>n
+        tb.pwt[q] = PWT[3][n]
     for q in range(13):
-        tb.hp[q] = pop16(o3 >> (q + 1))
-    for q in range(10):
-        tb.pws[q] = power(P.bs, P.ss, P.cs, tb.hs[q])
-    for q in range(12):
-        tb.pwt[q] = power(P.bs, P.ss, P.cs, tb.ht[q])
-    for q in range(13):
-        tb.pwp[q] = power(P.bs, P.ss, P.cs, tb.hp[q])
-    tb.bombs_out = (tb.out[13] == 2 and tb.out[14] == 2)
+        n = pop16(o3 >> (q + 1))
+        tb.hp[q] = <int8_t>n
+        tb.pwp[q] = PWT[3][n]
+    n = (tb.out[13] == 2 and tb.out[14] == 2)
     for r in range(13):
-        tb.bombs_out += tb.out[r] >= 4
-    for k in range(11):
-        tb.bpw[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
-    for s in range(16):
-        tb.csc[s][0] = 0
-        tb.cnc[s][0] = 0
-        tb.csc[s][1] = tb.pw1[s] - P.K
-        tb.cnc[s][1] = tb.h1[s] == 0
-        tb.csc[s][2] = tb.pw2[s] - P.K
-        tb.cnc[s][2] = tb.h2[s] == 0
-        tb.csc[s][3] = tb.pw3[s] - P.K
-        tb.cnc[s][3] = tb.h3[s] == 0
+        n += tb.out[r] >= 4
+    tb.bombs_out = <int8_t>n
+    memcpy(tb.bpw, BPWT, sizeof(BPWT))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
     tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
+
 
 # ---------------------------------------------------------------------------
 # Hand counts
@@ -871,7 +915,7 @@ cdef bint has_sf(const HC* h) noexcept nogil:
     return False
 
 
-ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
+ctypedef struct CacheEntry:          # 72 bytes: 9 words of gd_split_cache
     uint64_t one
     uint64_t two
     uint64_t tkey                    # the parameters' generation the split was searched with
@@ -879,14 +923,27 @@ ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
     int8_t npath
     int8_t path[MAXPATH]
     int8_t pad[2]
+    HC h                             # the hand's counts with the path's cards taken out
 
 
 cdef inline CacheEntry* cache_slot(uint64_t one, uint64_t two, int L) noexcept nogil:
     cdef uint64_t hsh = (one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F) ^ <uint64_t>L
-    return <CacheEntry*>(gd_tls_split_cache() + 5 * <int>((hsh >> 58) & 63))
+    return <CacheEntry*>(gd_tls_split_cache() + 9 * <int>((hsh >> 54) & 1023))
 
 
-cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e, X* x) noexcept nogil:
+cdef void entry_counts(CacheEntry* e, uint64_t one, uint64_t two) noexcept nogil:
+    """The counts of the hand with the cached path's cards taken out (once per entry)."""
+    cdef int i, k
+    hand_counts(one, two, e.level, &e.h)
+    for i in range(e.npath):
+        k = e.path[i]
+        if k >= 48:
+            take_sf(&e.h, (k - 48) >> 4, k & 15)
+        else:
+            take_seq(&e.h, k >> 4, k & 15)
+
+
+cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     """The cached split of this hand, searched with these very tables: its
     sequences and straight flushes applied, its leaf evaluated again - the
     search's own result (so a decision never depends on what was cached)."""
@@ -894,7 +951,7 @@ cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     cdef int i, k
     x.tb = tb
     x.replayed = 0
-    hand_counts(one, two, tb.L, &x.h)
+    memcpy(&x.h, &e.h, sizeof(HC))
     x.nodes = 1
     x.best = -(1 << 30)
     acc.score = 0
@@ -904,10 +961,6 @@ cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     for i in range(e.npath):
         k = e.path[i]
         x.path[i] = k
-        if k >= 48:
-            take_sf(&x.h, (k - 48) >> 4, k & 15)
-        else:
-            take_seq(&x.h, k >> 4, k & 15)
         entry_acc(tb, k, &acc, 1)
     x.npath = e.npath
     leaf(x, &acc)
@@ -931,7 +984,8 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
         e.level = <int8_t>tb.L
         e.npath = <int8_t>x.bnpath
         memcpy(e.path, x.bpath, x.bnpath)
-    rescore(tb, one, two, e, x)
+        entry_counts(e, one, two)
+    rescore(tb, e, x)
     return x.best
 
 
