@@ -30,7 +30,7 @@ cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     MoveBuf, card_count, rank_strength, is_bomb_type,
-    gd_ctz64,
+    gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
@@ -317,7 +317,7 @@ _derive_params()
 
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
-    cdef int r, s, q, n, K = P.K, h1, h2, h3
+    cdef int r, s, q, n, K = P.K, h1, h2, h3, p1, p2, p3
     cdef uint32_t o1 = 0, o2 = 0, o3 = 0, m1 = 0, m2 = 0, m3 = 0
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
@@ -347,43 +347,43 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
                           - <int>((pone >> 53) & 1) - <int>((ptwo >> 53) & 1))
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
-    # stronger ranks still out, from the top down (triples: ranks only)
-    h1 = 0
-    h2 = 0
-    h3 = 0
-    for s in range(15, -1, -1):
+    # stronger ranks still out (triples: ranks only), by strength
+    for s in range(16):
+        h1 = gd_popcount64(m1 >> (s + 1))
+        h2 = gd_popcount64(m2 >> (s + 1))
+        h3 = gd_popcount64(m3 >> (s + 1))
         tb.h1[s] = <int8_t>h1
         tb.h2[s] = <int8_t>h2
         tb.h3[s] = <int8_t>h3
-        tb.pw1[s] = PWT[0][h1]
-        tb.pw2[s] = PWT[1][h2]
-        tb.pw3[s] = PWT[2][h3]
+        p1 = PWT[0][h1]
+        p2 = PWT[1][h2]
+        p3 = PWT[2][h3]
+        tb.pw1[s] = p1
+        tb.pw2[s] = p2
+        tb.pw3[s] = p3
         tb.csc[s][0] = 0
+        tb.csc[s][1] = <int16_t>(p1 - K)
+        tb.csc[s][2] = <int16_t>(p2 - K)
+        tb.csc[s][3] = <int16_t>(p3 - K)
         tb.cnc[s][0] = 0
-        tb.csc[s][1] = <int16_t>(PWT[0][h1] - K)
         tb.cnc[s][1] = h1 == 0
-        tb.csc[s][2] = <int16_t>(PWT[1][h2] - K)
         tb.cnc[s][2] = h2 == 0
-        tb.csc[s][3] = <int16_t>(PWT[2][h3] - K)
         tb.cnc[s][3] = h3 == 0
-        h1 += (m1 >> s) & 1
-        h2 += (m2 >> s) & 1
-        h3 += (m3 >> s) & 1
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
     o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
     o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
     o3 = o3 & (o3 >> 1) & 0x1FFF
-    for q in range(10):
-        n = pop16(o1 >> (q + 1))
-        tb.hs[q] = <int8_t>n
-        tb.pws[q] = PWT[3][n]
-    for q in range(12):
-        n = pop16(o2 >> (q + 1))
-        tb.ht[q] = <int8_t>n
-        tb.pwt[q] = PWT[3][n]
     for q in range(13):
-        n = pop16(o3 >> (q + 1))
+        if q < 10:
+            n = gd_popcount64(o1 >> (q + 1))
+            tb.hs[q] = <int8_t>n
+            tb.pws[q] = PWT[3][n]
+        if q < 12:
+            n = gd_popcount64(o2 >> (q + 1))
+            tb.ht[q] = <int8_t>n
+            tb.pwt[q] = PWT[3][n]
+        n = gd_popcount64(o3 >> (q + 1))
         tb.hp[q] = <int8_t>n
         tb.pwp[q] = PWT[3][n]
     n = (tb.out[13] == 2 and tb.out[14] == 2)
@@ -461,6 +461,14 @@ ctypedef struct Acc:
 cdef enum:
     MAXPATH = 12
 
+ctypedef struct LB:
+    # a leaf: every single, pair, triple, bomb counted on its own, then pairs
+    # carried by triples (full houses) taken off in finish()
+    int sc, H, nc, nb
+    int np, nt
+    int8_t ps[16]            # pair strengths, ascending
+
+
 ctypedef struct X:
     const Tab* tb
     HC h
@@ -476,6 +484,8 @@ ctypedef struct X:
     HC bh                    # the best leaf's counts (before its wild assignment)
     Acc bpacc                # the sequences' part of the best score
     int replayed             # taken / sfface filled for bpath
+    int blb_ok               # blb holds the LB of bh (quick_rest, built on first use)
+    LB blb
     int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
     uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
 
@@ -483,13 +493,6 @@ ctypedef struct X:
 cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
     return (a + 1) | ((b + 1) << 5) | (ws << 10)
 
-
-ctypedef struct LB:
-    # a leaf: every single, pair, triple, bomb counted on its own, then pairs
-    # carried by triples (full houses) taken off in finish()
-    int sc, H, nc, nb
-    int np, nt
-    int8_t ps[16]            # pair strengths, ascending
 
 
 cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
@@ -951,6 +954,7 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     cdef int i, k
     x.tb = tb
     x.replayed = 0
+    x.blb_ok = 0
     memcpy(&x.h, &e.h, sizeof(HC))
     x.nodes = 1
     x.best = -(1 << 30)
@@ -995,6 +999,7 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
     cdef Acc acc
     x.tb = tb
     x.replayed = 0
+    x.blb_ok = 0
     x.sfsets = 0
     hand_counts(one, two, tb.L, &x.h)
     x.nodes = 0
@@ -1071,28 +1076,31 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
     (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
     that must give cards up is dissolved into the leaf; then the leaf is
     evaluated again. A lower bound of the best split of the rest (x gets a
-    valid split of it). False when no such split is found."""
+    valid split of it). False when no such split is found. The leaf's LB is
+    kept up to date by deltas from the LB of x0's leaf (built once per split,
+    x0.blb), as quick_value does: the same sums as building it anew."""
     cdef const Tab* tb = x0.tb
     cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, tb.L)
     cdef int need[14]
     cdef int8_t keep[MAXPATH]
-    cdef int r, n, i, k, e, deficit = 0
+    cdef int r, n, c, w, i, k, e, deficit = 0
+    cdef LB b
     cdef Acc acc
+    n = <int>((sig >> 52) & 3)
+    c = <int>((sig >> 54) & 3)
+    if n > x0.bh.sb or c > x0.bh.hr:
+        return False
+    if not x0.blb_ok:
+        lb_build(tb, x0.bh.c, x0.bh.sb, x0.bh.hr, x0.bh.w, &x0.blb)
+        x0.blb_ok = 1
     memcpy(&x.h, &x0.bh, sizeof(HC))
+    memcpy(&b, &x0.blb, sizeof(LB))
     acc = x0.bpacc
     for r in range(13):
         need[r] = <int>((sig >> (4 * r)) & 15)
         deficit += need[r] > x.h.c[r]
     need[13] = <int>((sig >> 56) & 3)
     deficit += need[13] > x.h.w
-    n = <int>((sig >> 52) & 3)
-    if n > x.h.sb:
-        return False
-    x.h.sb -= n
-    n = <int>((sig >> 54) & 3)
-    if n > x.h.hr:
-        return False
-    x.h.hr -= n
     for i in range(x0.bnpath):
         keep[i] = 1
     if deficit or (x0.bnpath and x0.bpath[0] >= 48):
@@ -1115,8 +1123,14 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
                 continue
             keep[i] = 0
             for r in range(13):
-                x.h.c[r] += x0.taken[i][r]
-            x.h.w += x0.taken[i][13]
+                if x0.taken[i][r]:
+                    c = x.h.c[r]
+                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
+                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
+            if x0.taken[i][13]:
+                w = x.h.w
+                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
+                x.h.w = <int8_t>(w + x0.taken[i][13])
             entry_acc(tb, e, &acc, -1)
             deficit = 0
             for r in range(13):
@@ -1125,19 +1139,47 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
         if deficit:
             return False
     for r in range(13):
-        x.h.c[r] -= need[r]
-    x.h.w -= need[13]
+        n = need[r]
+        if n:
+            c = x.h.c[r]
+            lb_recount(tb, &b, tb.ks[r], c, c - n)
+            x.h.c[r] = <int8_t>(c - n)
+    n = need[13]
+    if n:
+        w = x.h.w
+        lb_recount(tb, &b, 13, w, w - n)
+        x.h.w = <int8_t>(w - n)
+    n = <int>((sig >> 52) & 3)
+    c = <int>((sig >> 54) & 3)
+    if n or c:
+        lb_jokers(tb, &b, x.h.sb, x.h.hr, -1)
+        x.h.sb -= n
+        x.h.hr -= c
+        lb_jokers(tb, &b, x.h.sb, x.h.hr, 1)
     x.tb = tb
     x.best = -(1 << 30)
     x.npath = 0
     x.replayed = 0
+    x.blb_ok = 0
     for i in range(x0.bnpath):
         if keep[i]:
             x.path[x.npath] = x0.bpath[i]
             x.npath += 1
     x.nodes = 0
-    leaf(x, &acc)
+    leaf_from(x, &acc, &b)
     return True
+
+
+cdef inline void lb_jokers(const Tab* tb, LB* b, int sb, int hr, int sign) noexcept nogil:
+    """Add (sign 1) or remove (sign -1) the jokers' groups (sb small, hr big)."""
+    if sb == 2 and hr == 2:
+        b.sc += sign * tb.jbpw
+        b.nb += sign
+    else:
+        if sb:
+            lb_add(tb, b, 14, sb, sign)
+        if hr:
+            lb_add(tb, b, 15, hr, sign)
 
 
 cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
@@ -1262,6 +1304,7 @@ cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t
             x.path[x.npath] = x0.bpath[i]
             x.npath += 1
     x.replayed = 0
+    x.blb_ok = 0
     x.nodes = 0
     leaf_from(x, &acc, &b)
     return True
@@ -1653,7 +1696,7 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t seen[SEEN]
     cdef uint64_t csig, sfall
-    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt, sbits = 4
     cdef bint partner_top, lb0ok
     cdef LB lb0
     cdef Acc qa
@@ -1681,7 +1724,9 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
         urg = P.urg * (P.urg_from - nxt) if nxt < P.urg_from else 0
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
     lb0ok = not sfs
-    memset(seen, 0, sizeof(seen))
+    while sbits < 8 and (1 << sbits) < 2 * moves.n:
+        sbits += 1               # at most half full: no more than moves.n entries
+    memset(seen, 0, sizeof(uint64_t) << sbits)
     sfall = 0
     if sfs:
         replay(&x, v.one, v.two)
@@ -1703,9 +1748,9 @@ cdef Py_ssize_t follow(const View* v, const Tab* tb, MoveBuf* moves, int* rule) 
             sig = csig ^ (<uint64_t>t << 58)
             if sfs:
                 sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
-            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> (64 - sbits))
             while seen[j] and seen[j] != sig:
-                j = (j + 1) & (SEEN - 1)
+                j = (j + 1) & ((1 << sbits) - 1)
             if seen[j]:
                 continue
             seen[j] = sig
@@ -2003,3 +2048,4 @@ def split_rows(MoveList moves not None, NativeView view not None):
         with nogil:
             split_fill(&view.v, moves.buf.data, n, o, SPLIT_DIM)
     return out
+
