@@ -466,7 +466,8 @@ ctypedef struct LB:
     # carried by triples (full houses) taken off in finish()
     int sc, H, nc, nb
     int np, nt
-    int8_t ps[16]            # pair strengths, ascending
+    uint32_t pm              # pair strengths (bit ks), ascending from bit 0
+    int p13                  # pairs of strength 13 (the level rank's and the wilds'): 0..2
 
 
 ctypedef struct X:
@@ -488,6 +489,7 @@ ctypedef struct X:
     LB blb
     int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
     uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
+    uint16_t takenm[MAXPATH]     # the ranks (bit r) each best-path entry takes natural cards of
 
 
 cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
@@ -497,41 +499,34 @@ cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
 
 cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
-    cdef int i, j
-    if n == 1:
-        b.sc += sign * (tb.pw1[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h1[ks] == 0)
-    elif n == 2:
-        b.sc += sign * (tb.pw2[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h2[ks] == 0)
-        if sign > 0:
-            i = b.np
-            while i > 0 and b.ps[i - 1] > ks:
-                b.ps[i] = b.ps[i - 1]
-                i -= 1
-            b.ps[i] = <int8_t>ks
-            b.np += 1
-        else:
-            for i in range(b.np):
-                if b.ps[i] == ks:
-                    for j in range(i, b.np - 1):
-                        b.ps[j] = b.ps[j + 1]
-                    b.np -= 1
-                    break
-    elif n == 3:
-        b.sc += sign * (tb.pw3[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h3[ks] == 0)
-        b.nt += sign
-    elif n >= 4:
+    cdef uint32_t bit
+    if n <= 0:
+        return
+    if n >= 4:
         b.sc += sign * tb.bpw[n if n <= 10 else 10]
         b.nb += sign
+        return
+    b.sc += sign * tb.csc[ks][n]
+    b.H += sign
+    b.nc += sign * tb.cnc[ks][n]
+    if n == 3:
+        b.nt += sign
+    elif n == 2:
+        bit = (<uint32_t>1) << ks
+        if sign > 0:
+            b.pm |= bit
+            b.p13 += ks == 13
+            b.np += 1
+        elif b.pm & bit:
+            if ks != 13 or b.p13 == 1:
+                b.pm &= ~bit
+            b.p13 -= ks == 13
+            b.np -= 1
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
     cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
+    cdef uint32_t pm = 0
     for i in range(13):
         r = tb.ord[i]
         n = c[r]
@@ -543,7 +538,7 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             nc += tb.cnc[ks][n]
             H += 1
             if n == 2:
-                b.ps[npr] = <int8_t>ks          # ranks come in ascending strength
+                pm |= (<uint32_t>1) << ks
                 npr += 1
             elif n == 3:
                 nt += 1
@@ -556,6 +551,8 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
     b.nb = nb
     b.np = npr
     b.nt = nt
+    b.pm = pm
+    b.p13 = (pm >> 13) & 1
     if ws:
         lb_add(tb, b, 13, ws, 1)
     if sb == 2 and hr == 2:
@@ -569,16 +566,25 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
 
 
 cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
-    """Score of the leaf: triples carry the weakest pairs while that gains."""
-    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks
-    while k < b.np and k < b.nt:
-        ks = b.ps[k]
-        if P.K - tb.pw2[ks] <= 0:
+    """Score of the leaf: triples carry the weakest pairs while that gains
+    (the pairs in ascending strength: the bits of pm, strength 13 p13 times)."""
+    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks, d
+    cdef int lim = b.np if b.np < b.nt else b.nt
+    cdef int dup = b.p13 - 1
+    cdef uint32_t m = b.pm
+    while k < lim:
+        ks = gd_ctz64(m)
+        d = tb.csc[ks][2]           # pw2 - K
+        if d >= 0:
             break
-        sc -= tb.pw2[ks] - P.K
+        sc -= d
         H -= 1
-        nc -= tb.h2[ks] == 0
+        nc -= tb.cnc[ks][2]
         k += 1
+        if ks == 13 and dup > 0:
+            dup -= 1
+        else:
+            m &= m - 1
     a.H += H
     a.nctrl += nc
     a.nbomb += b.nb
@@ -1066,41 +1072,51 @@ cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
                 h.w -= k - tk
                 x0.taken[i][r] += tk
                 x0.taken[i][13] += k - tk
+    for i in range(x0.bnpath):
+        k = 0
+        for r in range(13):
+            if x0.taken[i][r]:
+                k |= 1 << r
+        x0.takenm[i] = <uint16_t>k
     x0.replayed = 1
 
 
-cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+cdef inline uint32_t need_ranks(uint64_t sig) noexcept nogil:
+    """The ranks (bit r) a card-count signature takes natural cards of."""
+    cdef uint64_t t = sig & RANK_MASK
+    cdef uint32_t m = 0
+    t = (t | (t >> 1) | (t >> 2) | (t >> 3)) & <uint64_t>0x1111111111111
+    while t:
+        m |= (<uint32_t>1) << (gd_ctz64(t) >> 2)
+        t &= t - 1
+    return m
+
+
+cdef inline int count_deficit(const HC* h, uint64_t sig, uint32_t needm, int nw) noexcept nogil:
+    """How many of the signature's ranks (and its wilds) h holds too few of."""
+    cdef int d = nw > h.w, r
+    while needm:
+        r = gd_ctz64(needm)
+        needm &= needm - 1
+        d += <int>((sig >> (4 * r)) & 15) > h.c[r]
+    return d
+
+
+cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
                      X* x) noexcept nogil:
-    """Value of the hand (one, two) minus a move's cards from its best split
-    ``x0``, without a new search: the move's cards come from the split's leaf
-    (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
-    that must give cards up is dissolved into the leaf; then the leaf is
-    evaluated again. A lower bound of the best split of the rest (x gets a
-    valid split of it). False when no such split is found. The leaf's LB is
-    kept up to date by deltas from the LB of x0's leaf (built once per split,
-    x0.blb), as quick_value does: the same sums as building it anew."""
+    """quick_rest / quick_value: x0's leaf (its LB ``lb``) minus the cards of
+    the signature ``sig`` (the move's words ``mo``: the straight flushes of
+    the split whose cards it plays are dissolved), by deltas on the LB."""
     cdef const Tab* tb = x0.tb
-    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, tb.L)
-    cdef int need[14]
-    cdef int8_t keep[MAXPATH]
-    cdef int r, n, c, w, i, k, e, deficit = 0
     cdef LB b
     cdef Acc acc
-    n = <int>((sig >> 52) & 3)
-    c = <int>((sig >> 54) & 3)
-    if n > x0.bh.sb or c > x0.bh.hr:
-        return False
-    if not x0.blb_ok:
-        lb_build(tb, x0.bh.c, x0.bh.sb, x0.bh.hr, x0.bh.w, &x0.blb)
-        x0.blb_ok = 1
+    cdef int8_t keep[MAXPATH]
+    cdef int r, n, c, w, t, i, k, e, deficit, nw = <int>((sig >> 56) & 3)
+    cdef uint32_t needm = need_ranks(sig), m
     memcpy(&x.h, &x0.bh, sizeof(HC))
-    memcpy(&b, &x0.blb, sizeof(LB))
+    memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
-    for r in range(13):
-        need[r] = <int>((sig >> (4 * r)) & 15)
-        deficit += need[r] > x.h.c[r]
-    need[13] = <int>((sig >> 56) & 3)
-    deficit += need[13] > x.h.w
+    deficit = count_deficit(&x.h, sig, needm, nw)
     for i in range(x0.bnpath):
         keep[i] = 1
     if deficit or (x0.bnpath and x0.bpath[0] >= 48):
@@ -1114,44 +1130,52 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
             if e >= 48 and (x0.sfface[i] & mo):
                 k = 1
             elif deficit:
-                for r in range(13):
-                    if need[r] > x.h.c[r] and x0.taken[i][r]:
+                m = needm & x0.takenm[i]
+                while m:
+                    r = gd_ctz64(m)
+                    m &= m - 1
+                    if <int>((sig >> (4 * r)) & 15) > x.h.c[r]:
                         k = 1
-                if need[13] > x.h.w and x0.taken[i][13]:
+                        break
+                if nw > x.h.w and x0.taken[i][13]:
                     k = 1
             if not k:
                 continue
             keep[i] = 0
-            for r in range(13):
-                if x0.taken[i][r]:
-                    c = x.h.c[r]
-                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
-                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
-            if x0.taken[i][13]:
+            m = x0.takenm[i]
+            while m:
+                r = gd_ctz64(m)
+                m &= m - 1
+                c = x.h.c[r]
+                t = x0.taken[i][r]
+                lb_recount(tb, &b, tb.ks[r], c, c + t)
+                x.h.c[r] = <int8_t>(c + t)
+            t = x0.taken[i][13]
+            if t:
                 w = x.h.w
-                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
-                x.h.w = <int8_t>(w + x0.taken[i][13])
+                lb_recount(tb, &b, 13, w, w + t)
+                x.h.w = <int8_t>(w + t)
             entry_acc(tb, e, &acc, -1)
-            deficit = 0
-            for r in range(13):
-                deficit += need[r] > x.h.c[r]
-            deficit += need[13] > x.h.w
+            deficit = count_deficit(&x.h, sig, needm, nw)
         if deficit:
             return False
-    for r in range(13):
-        n = need[r]
-        if n:
-            c = x.h.c[r]
-            lb_recount(tb, &b, tb.ks[r], c, c - n)
-            x.h.c[r] = <int8_t>(c - n)
-    n = need[13]
-    if n:
+    m = needm
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        n = <int>((sig >> (4 * r)) & 15)
+        c = x.h.c[r]
+        lb_recount(tb, &b, tb.ks[r], c, c - n)
+        x.h.c[r] = <int8_t>(c - n)
+    if nw:
         w = x.h.w
-        lb_recount(tb, &b, 13, w, w - n)
-        x.h.w = <int8_t>(w - n)
+        lb_recount(tb, &b, 13, w, w - nw)
+        x.h.w = <int8_t>(w - nw)
     n = <int>((sig >> 52) & 3)
     c = <int>((sig >> 54) & 3)
     if n or c:
+        if n > x.h.sb or c > x.h.hr:
+            return False
         lb_jokers(tb, &b, x.h.sb, x.h.hr, -1)
         x.h.sb -= n
         x.h.hr -= c
@@ -1168,6 +1192,23 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
     x.nodes = 0
     leaf_from(x, &acc, &b)
     return True
+
+
+cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+                     X* x) noexcept nogil:
+    """Value of the hand (one, two) minus a move's cards from its best split
+    ``x0``, without a new search: the move's cards come from the split's leaf
+    (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
+    that must give cards up is dissolved into the leaf; then the leaf is
+    evaluated again. A lower bound of the best split of the rest (x gets a
+    valid split of it). False when no such split is found. The leaf's LB is
+    kept by deltas from the LB of x0's leaf (built once per split, x0.blb):
+    the same sums as building it anew."""
+    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, x0.tb.L)
+    if not x0.blb_ok:
+        lb_build(x0.tb, x0.bh.c, x0.bh.sb, x0.bh.hr, x0.bh.w, &x0.blb)
+        x0.blb_ok = 1
+    return quick_core(x0, &x0.blb, one, two, sig, mo, x)
 
 
 cdef inline void lb_jokers(const Tab* tb, LB* b, int sb, int hr, int sign) noexcept nogil:
@@ -1215,99 +1256,7 @@ cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t
     wilds alone), for splits without straight flushes: the sequences that
     must give cards up are dissolved into the leaf, the play's cards taken
     out, the leaf evaluated. Fills x like quick_rest; False if no split."""
-    cdef const Tab* tb = x0.tb
-    cdef LB b
-    cdef Acc acc
-    cdef int need[14]
-    cdef int8_t keep[MAXPATH]
-    cdef int r, n, c, w, i, k, deficit = 0
-    memcpy(&x.h, &x0.bh, sizeof(HC))
-    memcpy(&b, lb0, sizeof(LB))
-    acc = x0.bpacc
-    for r in range(13):
-        need[r] = <int>((sig >> (4 * r)) & 15)
-        deficit += need[r] > x.h.c[r]
-    need[13] = <int>((sig >> 56) & 3)
-    deficit += need[13] > x.h.w
-    for i in range(x0.bnpath):
-        keep[i] = 1
-    if deficit:
-        if not x0.replayed:
-            replay(x0, one, two)
-        for i in range(x0.bnpath - 1, -1, -1):
-            if not deficit:
-                break
-            k = 0
-            for r in range(13):
-                if need[r] > x.h.c[r] and x0.taken[i][r]:
-                    k = 1
-            if need[13] > x.h.w and x0.taken[i][13]:
-                k = 1
-            if not k:
-                continue
-            keep[i] = 0
-            for r in range(13):
-                if x0.taken[i][r]:
-                    c = x.h.c[r]
-                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
-                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
-            if x0.taken[i][13]:
-                w = x.h.w
-                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
-                x.h.w = <int8_t>(w + x0.taken[i][13])
-            entry_acc(tb, x0.bpath[i], &acc, -1)
-            deficit = 0
-            for r in range(13):
-                deficit += need[r] > x.h.c[r]
-            deficit += need[13] > x.h.w
-        if deficit:
-            return False
-    for r in range(13):
-        n = need[r]
-        if n:
-            c = x.h.c[r]
-            lb_recount(tb, &b, tb.ks[r], c, c - n)
-            x.h.c[r] = <int8_t>(c - n)
-    n = need[13]
-    if n:
-        w = x.h.w
-        lb_recount(tb, &b, 13, w, w - n)
-        x.h.w = <int8_t>(w - n)
-    n = <int>((sig >> 52) & 3)
-    c = <int>((sig >> 54) & 3)
-    if n or c:
-        if n > x.h.sb or c > x.h.hr:
-            return False
-        if x.h.sb == 2 and x.h.hr == 2:
-            b.sc -= tb.jbpw
-            b.nb -= 1
-        else:
-            if x.h.sb:
-                lb_add(tb, &b, 14, x.h.sb, -1)
-            if x.h.hr:
-                lb_add(tb, &b, 15, x.h.hr, -1)
-        x.h.sb -= n
-        x.h.hr -= c
-        if x.h.sb == 2 and x.h.hr == 2:
-            b.sc += tb.jbpw
-            b.nb += 1
-        else:
-            if x.h.sb:
-                lb_add(tb, &b, 14, x.h.sb, 1)
-            if x.h.hr:
-                lb_add(tb, &b, 15, x.h.hr, 1)
-    x.tb = tb
-    x.best = -(1 << 30)
-    x.npath = 0
-    for i in range(x0.bnpath):
-        if keep[i]:
-            x.path[x.npath] = x0.bpath[i]
-            x.npath += 1
-    x.replayed = 0
-    x.blb_ok = 0
-    x.nodes = 0
-    leaf_from(x, &acc, &b)
-    return True
+    return quick_core(x0, lb0, one, two, sig, 0, x)
 
 
 cdef inline void add_group(Decomp* d, int t, int key, int size, int ctrl, int pw, uint64_t sig) noexcept nogil:
