@@ -160,6 +160,7 @@ _default_params()
 # decision): the power of a group by the count of stronger plays still out
 # (0..15) for singles, pairs, triples and sequences, and of bombs by size.
 cdef int16_t PWT[4][16]
+cdef int16_t CSCT[4][16]            # PWT - K (the leaf's score of the group)
 cdef int16_t BPWT[11]
 
 
@@ -170,6 +171,8 @@ cdef void _derive_params() noexcept:
         PWT[1][h] = power(P.b2, P.s2, P.c2, h)
         PWT[2][h] = power(P.b3, P.s3, P.c3, h)
         PWT[3][h] = power(P.bs, P.ss, P.cs, h)
+        for k in range(4):
+            CSCT[k][h] = <int16_t>(PWT[k][h] - P.K)
     for k in range(11):
         BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
 
@@ -233,8 +236,8 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    int16_t csc[16][4]      # leaf: score of n (0..3) cards of strength ks as one group
-    int8_t cnc[16][4]       # ... 1 if that group is control
+    int16_t csc[4][16]      # leaf: score of n (0..3) cards of strength ks as one group ([n][ks])
+    int8_t cnc[4][16]       # ... 1 if that group is control
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -315,60 +318,127 @@ _level_tables()
 _derive_params()
 
 
+cdef uint64_t EXP8[256]             # byte i of EXP8[v]: bit i of v
+
+
+cdef void _exp8_table() noexcept:
+    cdef int v, i
+    for v in range(256):
+        EXP8[v] = 0
+        for i in range(8):
+            EXP8[v] |= (<uint64_t>((v >> i) & 1)) << (8 * i)
+
+
+_exp8_table()
+
+
+cdef inline void suffix_counts(uint32_t m, uint64_t* lo, uint64_t* hi) noexcept nogil:
+    """Byte s (lo: s 0..7, hi: s 8..15): the set bits of m above bit s."""
+    cdef uint64_t ones = <uint64_t>0x0101010101010101
+    cdef uint64_t pa = EXP8[m & 255] * ones                 # byte k: bits 0..k
+    cdef uint64_t pb = EXP8[(m >> 8) & 255] * ones + (pa >> 56) * ones
+    cdef uint64_t t = (pb >> 56) * ones
+    lo[0] = t - pa
+    hi[0] = t - pb
+
+
+cdef inline uint64_t zero_bytes(uint64_t x) noexcept nogil:
+    """Byte i: 1 if byte i of x is 0, else 0 (exact)."""
+    cdef uint64_t t = ((x & <uint64_t>0x7F7F7F7F7F7F7F7F) + <uint64_t>0x7F7F7F7F7F7F7F7F) | x
+    return (~t & <uint64_t>0x8080808080808080) >> 7
+
+
+cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, int16_t* csc, int8_t* cnc,
+                            const int16_t* pwt, const int16_t* csct) noexcept nogil:
+    """For the 16 strengths s: hs[s] the bits of m above s (stronger ranks
+    out), pw[s] = pwt[hs[s]] (power()), csc[s] = csct[hs[s]] (pw - K) and
+    cnc[s] = hs[s] == 0."""
+    cdef uint64_t lo, hi, z
+    cdef int s, x
+    suffix_counts(m, &lo, &hi)
+    memcpy(hs, &lo, 8)
+    memcpy(hs + 8, &hi, 8)
+    z = zero_bytes(lo)
+    memcpy(cnc, &z, 8)
+    z = zero_bytes(hi)
+    memcpy(cnc + 8, &z, 8)
+    for s in range(8):
+        x = <int>((lo >> (8 * s)) & 255)
+        pw[s] = pwt[x]
+        csc[s] = csct[x]
+    for s in range(8):
+        x = <int>((hi >> (8 * s)) & 255)
+        pw[8 + s] = pwt[x]
+        csc[8 + s] = csct[x]
+
+
+cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
+    """Bit r: bit 4r of g (g has only bits 4r, r 0..12)."""
+    g = (g | (g >> 3)) & <uint64_t>0x0303030303030303
+    g = (g | (g >> 6)) & <uint64_t>0x000F000F000F000F
+    g = (g | (g >> 12)) & <uint64_t>0x000000FF000000FF
+    return <uint32_t>((g | (g >> 24)) & 0xFFFF)
+
+
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
-    cdef int r, s, q, n, K = P.K, h1, h2, h3, p1, p2, p3
+    cdef int r, s, q, n
     cdef uint32_t o1 = 0, o2 = 0, o3 = 0, m1 = 0, m2 = 0, m3 = 0
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
+    cdef uint64_t x, g1, g2, g3
+    cdef uint32_t a1, a2, a3, lb = (<uint32_t>1) << L
     tb.L = L
     memcpy(tb.ord, ORDT[L], 13)
     memcpy(tb.ks, KST[L], 13)
-    for r in range(13):
-        n = 8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15)
-        tb.out[r] = <int8_t>n
-        # by strength (m: strength s has at least 1 / 2 / 3 cards out)
-        s = tb.ks[r]
-        m1 |= <uint32_t>(n >= 1) << s
-        m2 |= <uint32_t>(n >= 2) << s
-        m3 |= <uint32_t>(n >= 3) << s
-        # by natural position (the ace also at position 0)
-        q = r + 1
-        o1 |= <uint32_t>(n >= 1) << q
-        o2 |= <uint32_t>(n >= 2) << q
-        o3 |= <uint32_t>(n >= 3) << q
-    n = tb.out[12]
-    o1 |= <uint32_t>(n >= 1)
-    o2 |= <uint32_t>(n >= 2)
-    o3 |= <uint32_t>(n >= 3)
+    if (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0:
+        # at most two copies of a face between the hand and the plays: every
+        # rank's count out (a nibble of x) is 0..8, computed word-wide
+        x = <uint64_t>0x8888888888888 - own - pl
+        for r in range(13):
+            tb.out[r] = <int8_t>((x >> (4 * r)) & 15)
+        g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
+        g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
+        g3 = ((x >> 2) | (x >> 3) | ((x >> 1) & x)) & <uint64_t>0x1111111111111
+        a1 = nib_bits(g1)
+        a2 = nib_bits(g2)
+        a3 = nib_bits(g3)
+        # by strength (m: strength s has at least 1 / 2 / 3 cards out: the
+        # level rank at 13), by natural position (o: the ace also at 0)
+        m1 = (a1 & ~lb) | (((a1 >> L) & 1) << 13)
+        m2 = (a2 & ~lb) | (((a2 >> L) & 1) << 13)
+        m3 = (a3 & ~lb) | (((a3 >> L) & 1) << 13)
+        o1 = (a1 << 1) | ((a1 >> 12) & 1)
+        o2 = (a2 << 1) | ((a2 >> 12) & 1)
+        o3 = (a3 << 1) | ((a3 >> 12) & 1)
+    else:
+        for r in range(13):
+            n = 8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15)
+            tb.out[r] = <int8_t>n
+            s = tb.ks[r]
+            m1 |= <uint32_t>(n >= 1) << s
+            m2 |= <uint32_t>(n >= 2) << s
+            m3 |= <uint32_t>(n >= 3) << s
+            q = r + 1
+            o1 |= <uint32_t>(n >= 1) << q
+            o2 |= <uint32_t>(n >= 2) << q
+            o3 |= <uint32_t>(n >= 3) << q
+        n = tb.out[12]
+        o1 |= <uint32_t>(n >= 1)
+        o2 |= <uint32_t>(n >= 2)
+        o3 |= <uint32_t>(n >= 3)
     tb.out[13] = <int8_t>(2 - <int>((one >> 52) & 1) - <int>((two >> 52) & 1)
                           - <int>((pone >> 52) & 1) - <int>((ptwo >> 52) & 1))
     tb.out[14] = <int8_t>(2 - <int>((one >> 53) & 1) - <int>((two >> 53) & 1)
                           - <int>((pone >> 53) & 1) - <int>((ptwo >> 53) & 1))
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
-    # stronger ranks still out (triples: ranks only), by strength
-    for s in range(16):
-        h1 = gd_popcount64(m1 >> (s + 1))
-        h2 = gd_popcount64(m2 >> (s + 1))
-        h3 = gd_popcount64(m3 >> (s + 1))
-        tb.h1[s] = <int8_t>h1
-        tb.h2[s] = <int8_t>h2
-        tb.h3[s] = <int8_t>h3
-        p1 = PWT[0][h1]
-        p2 = PWT[1][h2]
-        p3 = PWT[2][h3]
-        tb.pw1[s] = p1
-        tb.pw2[s] = p2
-        tb.pw3[s] = p3
-        tb.csc[s][0] = 0
-        tb.csc[s][1] = <int16_t>(p1 - K)
-        tb.csc[s][2] = <int16_t>(p2 - K)
-        tb.csc[s][3] = <int16_t>(p3 - K)
-        tb.cnc[s][0] = 0
-        tb.cnc[s][1] = h1 == 0
-        tb.cnc[s][2] = h2 == 0
-        tb.cnc[s][3] = h3 == 0
+    # stronger ranks still out (triples: ranks only), by strength, and their powers
+    tab_powers(m1, tb.h1, tb.pw1, tb.csc[1], tb.cnc[1], PWT[0], CSCT[0])
+    tab_powers(m2, tb.h2, tb.pw2, tb.csc[2], tb.cnc[2], PWT[1], CSCT[1])
+    tab_powers(m3, tb.h3, tb.pw3, tb.csc[3], tb.cnc[3], PWT[2], CSCT[2])
+    memset(tb.csc[0], 0, sizeof(tb.csc[0]))
+    memset(tb.cnc[0], 0, sizeof(tb.cnc[0]))
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
     o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
@@ -434,19 +504,42 @@ cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
         h.s2[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
 
 
+cdef extern from *:
+    """
+    /* Bit i of the result: byte i of x equals the byte k8 repeats (exact: no
+       borrow between bytes). */
+    static inline unsigned gd_bytes_eq(unsigned long long x, unsigned long long k8) {
+        unsigned long long y = x ^ k8;
+        unsigned long long t = ((y & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | y;
+        t = ~t & 0x8080808080808080ULL;
+        return (unsigned)(((t >> 7) * 0x0102040810204080ULL) >> 56);
+    }
+    /* m[k]: the ranks (bit r) of the 13 counts c[0..12] holding k cards
+       (k = 4: four or more); reads the 16 bytes from c (HC: c, w, sb, hr). */
+    static inline void gd_count_masks(const signed char* c, unsigned* m) {
+        unsigned long long lo, hi;
+        unsigned k, a = 0;
+        memcpy(&lo, c, 8);
+        memcpy(&hi, c + 8, 8);
+        for (k = 0; k < 4; k++) {
+            unsigned long long k8 = 0x0101010101010101ULL * k;
+            m[k] = (gd_bytes_eq(lo, k8) | (gd_bytes_eq(hi, k8) << 8)) & 0x1FFFu;
+            a |= m[k];
+        }
+        m[4] = ~a & 0x1FFFu;
+    }
+    """
+    void gd_count_masks(const int8_t* c, uint32_t* m) noexcept nogil
+
+
 cdef inline void pos_masks(const int8_t* c, uint16_t* pm) noexcept nogil:
-    """pm[k]: natural positions whose rank holds k cards (k = 4: four or more)."""
-    cdef int r, k
-    pm[0] = 0
-    pm[1] = 0
-    pm[2] = 0
-    pm[3] = 0
-    pm[4] = 0
-    for r in range(13):
-        k = c[r] if c[r] < 4 else 4
-        pm[k] |= <uint16_t>(1 << (r + 1))
-    k = c[12] if c[12] < 4 else 4
-    pm[k] |= 1
+    """pm[k]: natural positions whose rank holds k cards (k = 4: four or more).
+    ``c`` is an HC's counts (16 bytes are read)."""
+    cdef uint32_t m[5]
+    cdef int k
+    gd_count_masks(c, m)
+    for k in range(5):
+        pm[k] = <uint16_t>((m[k] << 1) | ((m[k] >> 12) & 1))
 
 # ---------------------------------------------------------------------------
 # Decomposition search
@@ -506,9 +599,9 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
         b.sc += sign * tb.bpw[n if n <= 10 else 10]
         b.nb += sign
         return
-    b.sc += sign * tb.csc[ks][n]
+    b.sc += sign * tb.csc[n][ks]
     b.H += sign
-    b.nc += sign * tb.cnc[ks][n]
+    b.nc += sign * tb.cnc[n][ks]
     if n == 3:
         b.nt += sign
     elif n == 2:
@@ -534,8 +627,8 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             continue
         ks = tb.ks[r]
         if n <= 3:
-            sc += tb.csc[ks][n]
-            nc += tb.cnc[ks][n]
+            sc += tb.csc[n][ks]
+            nc += tb.cnc[n][ks]
             H += 1
             if n == 2:
                 pm |= (<uint32_t>1) << ks
@@ -574,12 +667,12 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
     cdef uint32_t m = b.pm
     while k < lim:
         ks = gd_ctz64(m)
-        d = tb.csc[ks][2]           # pw2 - K
+        d = tb.csc[2][ks]           # pw2 - K
         if d >= 0:
             break
         sc -= d
         H -= 1
-        nc -= tb.cnc[ks][2]
+        nc -= tb.cnc[2][ks]
         k += 1
         if ks == 13 and dup > 0:
             dup -= 1
@@ -622,6 +715,14 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
     leaf_from(x, acc, &base)
 
 
+cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
+    """The first rank of the mask m in ascending strength (the level rank,
+    bit lb, last); -1 if none."""
+    if m & ~lb:
+        return gd_ctz64(m & ~lb)
+    return L if m & lb else -1
+
+
 cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     """leaf() from the LB of the counts x.h with every wild left alone;
     returns the leaf's best score."""
@@ -633,20 +734,26 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     cdef int t[4]
     cdef int nt = 0
     cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
+    cdef uint32_t cm[5]
+    cdef uint32_t m, lb
     cdef LB b0, b
     try_lb(x, tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
     if w:
-        for i in range(13):
-            r = tb.ord[i]
-            n = c[r]
-            if n == 1 and t1 < 0:
-                t1 = r
-            elif n == 2 and t2 < 0:
-                t2 = r
-            elif n == 3 and t3 < 0:
-                t3 = r
-            elif n >= 4 and (t4 < 0 or n > c[t4]):
+        # the first rank in ascending strength (tb.ord: the level rank last)
+        # holding 1, 2, 3 cards, and the first of the most cards (4 or more)
+        gd_count_masks(c, cm)
+        lb = (<uint32_t>1) << tb.L
+        t1 = first_in_ord(cm[1], lb, tb.L)
+        t2 = first_in_ord(cm[2], lb, tb.L)
+        t3 = first_in_ord(cm[3], lb, tb.L)
+        m = cm[4] & ~lb
+        while m:
+            r = gd_ctz64(m)
+            m &= m - 1
+            if t4 < 0 or c[r] > c[t4]:
                 t4 = r
+        if (cm[4] & lb) and (t4 < 0 or c[tb.L] > c[t4]):
+            t4 = tb.L
         if t1 >= 0:
             t[nt] = t1
             nt += 1
@@ -1997,4 +2104,3 @@ def split_rows(MoveList moves not None, NativeView view not None):
         with nogil:
             split_fill(&view.v, moves.buf.data, n, o, SPLIT_DIM)
     return out
-
