@@ -898,7 +898,9 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     cdef int q, tt, n = 0, i, j, bi
     cdef HC save
     cdef Child ch[MAXCHILD]
-    cdef Child tmp
+    cdef int8_t idx[MAXCHILD]
+    cdef Child* c
+    cdef int k
     if x.nodes >= P.nodes or x.npath >= MAXPATH:
         return
     pos_masks(x.h.c, pm)
@@ -942,22 +944,26 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
             ch[n].h = x.h
             memcpy(&x.h, &save, sizeof(HC))
             n += 1
-    # best first
+    # best first (a selection sort of indices: the order the children
+    # themselves would be sorted in, without moving them)
+    for i in range(n):
+        idx[i] = <int8_t>i
     for i in range(n):
         bi = i
         for j in range(i + 1, n):
-            if ch[j].value > ch[bi].value:
+            if ch[idx[j]].value > ch[idx[bi]].value:
                 bi = j
         if bi != i:
-            tmp = ch[i]
-            ch[i] = ch[bi]
-            ch[bi] = tmp
+            k = idx[i]
+            idx[i] = idx[bi]
+            idx[bi] = <int8_t>k
         if x.nodes >= P.nodes:
             break
-        x.h = ch[i].h
-        x.path[x.npath] = <int8_t>(ch[i].tt * 16 + ch[i].q)
+        c = &ch[idx[i]]
+        x.h = c.h
+        x.path[x.npath] = <int8_t>(c.tt * 16 + c.q)
         x.npath += 1
-        dfs_children(x, ch[i].q, ch[i].tt, &ch[i].acc, &ch[i].b)
+        dfs_children(x, c.q, c.tt, &c.acc, &c.b)
         x.npath -= 1
         memcpy(&x.h, &save, sizeof(HC))
 
