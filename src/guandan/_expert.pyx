@@ -589,7 +589,6 @@ cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
     return (a + 1) | ((b + 1) << 5) | (ws << 10)
 
 
-
 cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
     cdef uint32_t bit
@@ -727,7 +726,7 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     """leaf() from the LB of the counts x.h with every wild left alone;
     returns the leaf's best score."""
     cdef const Tab* tb = x.tb
-    cdef int w = x.h.w, i, j, r, n
+    cdef int w = x.h.w, i, j, r
     cdef int best = -(1 << 30), bopt = 0
     cdef Acc bacc
     cdef int8_t* c = x.h.c
