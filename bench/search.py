@@ -4,6 +4,14 @@
                            [--sizes 2,3,4,5,6,7] [--real 6,8,10] [--solve-n 40]
                            [--concurrency 1] [--skip-duplicate] [--stress 200] [--stress-seeds 7,11]
                            [--threads 2]
+    python bench/search.py --rates [--rate-deals 4000] [--rate-rollouts 2000]
+
+--rates: only the two per-core figures of the expert, then exit: expert
+   decisions/s in whole games (``simulate(N, policies=["expert"] * 4,
+   workers=1)``, four expert seats, CPU time of this process) and expert
+   rollouts/s from the mid-round positions of section 1 (from the position
+   and from sampled worlds), each over the whole run (the process's CPU time
+   for the figure's work, not the median of per-position rates).
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
@@ -80,6 +88,26 @@ def bench_rollouts(n_pos=10, n=2000, policies=("greedy", "expert")):
             rates_worlds.append(n / (time.process_time() - t))
         out[f"{pol}_per_s_position"] = round(statistics.median(rates_true))
         out[f"{pol}_per_s_sampled_worlds"] = round(statistics.median(rates_worlds))
+    return out
+
+
+def bench_rates(deals=4000, n=2000, n_pos=10):
+    """Expert decisions/s (whole games, four expert seats, one core) and
+    expert rollouts/s from the mid-round positions, CPU time."""
+    from guandan import simulate
+    t = time.process_time()
+    res = simulate(deals, policies=("expert",) * 4, seed=100, workers=1, keep_rows=False)
+    dt = time.process_time() - t
+    s = res.summary()
+    decisions = round(s["decisions_per_deal"] * deals)
+    out = {"deals": deals, "decisions": decisions, "expert_decisions_per_s": round(decisions / dt)}
+    pos = mid_round_positions(n_pos, 1)
+    for key, seat in (("position", False), ("sampled_worlds", True)):
+        t = time.process_time()
+        for g in pos:
+            search.rollouts(g, "expert", n, seed=1, **({"seat": g.to_act} if seat else {}))
+        out[f"expert_rollouts_per_s_{key}"] = round(n * n_pos / (time.process_time() - t))
+    out.update(positions=n_pos, rollouts_each=n, cards_left=60)
     return out
 
 
@@ -200,7 +228,19 @@ def main(argv=None):
                     help="also solve this many random deals of 6 cards per hand (seed 7)")
     ap.add_argument("--stress-seeds", default="7,11",
                     help="seeds of the two stress samples (leading, following)")
+    ap.add_argument("--rates", action="store_true",
+                    help="only expert decisions/s and expert rollouts/s per core, then exit")
+    ap.add_argument("--rate-deals", type=int, default=4000, help="--rates: deals of four expert seats")
+    ap.add_argument("--rate-rollouts", type=int, default=2000, help="--rates: rollouts per position")
     args = ap.parse_args(argv)
+    if args.rates:
+        r = bench_rates(args.rate_deals, args.rate_rollouts)
+        print(f"expert, one core: {r['expert_decisions_per_s']:,} decisions/s (whole games, "
+              f"{r['deals']:,} deals); {r['expert_rollouts_per_s_position']:,} rollouts/s from the "
+              f"position, {r['expert_rollouts_per_s_sampled_worlds']:,}/s from sampled worlds "
+              f"({r['positions']} positions, {r['cards_left']} cards left)")
+        print(json.dumps({"rates": r}))
+        return
     try:
         seeds = tuple(int(x) for x in args.stress_seeds.split(","))
     except ValueError:

@@ -30,7 +30,7 @@ cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     MoveBuf, card_count, rank_strength, is_bomb_type,
-    gd_ctz64,
+    gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
@@ -156,6 +156,27 @@ cdef void _default_params() noexcept:
 
 _default_params()
 
+# Derived from P once per parameter change (build_tab reads them per
+# decision): the power of a group by the count of stronger plays still out
+# (0..15) for singles, pairs, triples and sequences, and of bombs by size.
+cdef int16_t PWT[4][16]
+cdef int16_t CSCT[4][16]            # PWT - K (the leaf's score of the group)
+cdef int16_t BPWT[11]
+
+
+cdef void _derive_params() noexcept:
+    cdef int h, k
+    for h in range(16):
+        PWT[0][h] = power(P.b1, P.s1, P.c1, h)
+        PWT[1][h] = power(P.b2, P.s2, P.c2, h)
+        PWT[2][h] = power(P.b3, P.s3, P.c3, h)
+        PWT[3][h] = power(P.bs, P.ss, P.cs, h)
+        for k in range(4):
+            CSCT[k][h] = <int16_t>(PWT[k][h] - P.K)
+    for k in range(11):
+        BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+
+
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
                 "hcap", "bomb", "bstep", "st_odd", "tempo", "tempo_ctrl", "follow_min", "stop",
                 "bomb_opp", "lead_size", "danger", "feed", "ret_str", "nodes", "max_eval", "max_bombs", "urg",
@@ -179,12 +200,14 @@ def set_params(**kw):
         if k not in _PARAM_NAMES:
             raise GuandanError(f"unknown expert parameter {k!r}")
         p[_PARAM_NAMES.index(k)] = int(val)
+    _derive_params()
     P_GEN += 1
 
 
 def reset_params():
     global P_GEN
     _default_params()
+    _derive_params()
     P_GEN += 1
 
 # ---------------------------------------------------------------------------
@@ -213,8 +236,8 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    int16_t csc[16][4]      # leaf: score of n (0..3) cards of strength ks as one group
-    int8_t cnc[16][4]       # ... 1 if that group is control
+    int16_t csc[4][16]      # leaf: score of n (0..3) cards of strength ks as one group ([n][ks])
+    int8_t cnc[4][16]       # ... 1 if that group is control
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -248,7 +271,9 @@ cdef extern from *:
     #else
     #define GD_TLS __thread
     #endif
-    static GD_TLS unsigned long long gd_split_cache[64 * 5];
+    /* 1,024 entries of 9 words (72 KB a thread): a rollout's four seats
+       see dozens of hands, and the same hands again in the next rollout */
+    static GD_TLS unsigned long long gd_split_cache[1024 * 9];
     static inline unsigned long long* gd_tls_split_cache(void) { return gd_split_cache; }
     """
     uint64_t* gd_tls_split_cache() noexcept nogil
@@ -271,85 +296,174 @@ cdef inline int16_t power(int base, int step, int ctrlb, int h) noexcept nogil:
     return <int16_t>(base - step * clampi(h, P.hcap) + (ctrlb if h == 0 else 0))
 
 
+# by level: rank indices by ascending strength (the level rank last) and
+# the strength of each rank index
+cdef int8_t ORDT[13][13]
+cdef int8_t KST[13][13]
+
+
+cdef void _level_tables() noexcept:
+    cdef int L, r, k
+    for L in range(13):
+        k = 0
+        for r in range(13):
+            if r != L:
+                ORDT[L][k] = r
+                k += 1
+            KST[L][r] = <int8_t>rank_strength(r, L)
+        ORDT[L][12] = L
+
+
+_level_tables()
+_derive_params()
+
+
+cdef uint64_t EXP8[256]             # byte i of EXP8[v]: bit i of v
+
+
+cdef void _exp8_table() noexcept:
+    cdef int v, i
+    for v in range(256):
+        EXP8[v] = 0
+        for i in range(8):
+            EXP8[v] |= (<uint64_t>((v >> i) & 1)) << (8 * i)
+
+
+_exp8_table()
+
+
+cdef inline void suffix_counts(uint32_t m, uint64_t* lo, uint64_t* hi) noexcept nogil:
+    """Byte s (lo: s 0..7, hi: s 8..15): the set bits of m above bit s."""
+    cdef uint64_t ones = <uint64_t>0x0101010101010101
+    cdef uint64_t pa = EXP8[m & 255] * ones                 # byte k: bits 0..k
+    cdef uint64_t pb = EXP8[(m >> 8) & 255] * ones + (pa >> 56) * ones
+    cdef uint64_t t = (pb >> 56) * ones
+    lo[0] = t - pa
+    hi[0] = t - pb
+
+
+cdef inline uint64_t zero_bytes(uint64_t x) noexcept nogil:
+    """Byte i: 1 if byte i of x is 0, else 0 (exact)."""
+    cdef uint64_t t = ((x & <uint64_t>0x7F7F7F7F7F7F7F7F) + <uint64_t>0x7F7F7F7F7F7F7F7F) | x
+    return (~t & <uint64_t>0x8080808080808080) >> 7
+
+
+cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, int16_t* csc, int8_t* cnc,
+                            const int16_t* pwt, const int16_t* csct) noexcept nogil:
+    """For the 16 strengths s: hs[s] the bits of m above s (stronger ranks
+    out), pw[s] = pwt[hs[s]] (power()), csc[s] = csct[hs[s]] (pw - K) and
+    cnc[s] = hs[s] == 0."""
+    cdef uint64_t lo, hi, z
+    cdef int s, x
+    suffix_counts(m, &lo, &hi)
+    memcpy(hs, &lo, 8)
+    memcpy(hs + 8, &hi, 8)
+    z = zero_bytes(lo)
+    memcpy(cnc, &z, 8)
+    z = zero_bytes(hi)
+    memcpy(cnc + 8, &z, 8)
+    for s in range(8):
+        x = <int>((lo >> (8 * s)) & 255)
+        pw[s] = pwt[x]
+        csc[s] = csct[x]
+    for s in range(8):
+        x = <int>((hi >> (8 * s)) & 255)
+        pw[8 + s] = pwt[x]
+        csc[8 + s] = csct[x]
+
+
+cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
+    """Bit r: bit 4r of g (g has only bits 4r, r 0..12)."""
+    g = (g | (g >> 3)) & <uint64_t>0x0303030303030303
+    g = (g | (g >> 6)) & <uint64_t>0x000F000F000F000F
+    g = (g | (g >> 12)) & <uint64_t>0x000000FF000000FF
+    return <uint32_t>((g | (g >> 24)) & 0xFFFF)
+
+
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
-    cdef int r, k, s, q, n
-    cdef uint32_t o1, o2, o3
-    cdef int os[16]
+    cdef int r, s, q, n
+    cdef uint32_t o1 = 0, o2 = 0, o3 = 0, m1 = 0, m2 = 0, m3 = 0
     cdef uint64_t own = nib_counts(one & RANK_MASK) + nib_counts(two & RANK_MASK)
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
+    cdef uint64_t x, g1, g2, g3
+    cdef uint32_t a1, a2, a3, lb = (<uint32_t>1) << L
     tb.L = L
-    k = 0
-    for r in range(13):
-        if r != L:
-            tb.ord[k] = r
-            k += 1
-        tb.ks[r] = <int8_t>rank_strength(r, L)
-        tb.out[r] = <int8_t>(8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15))
-    tb.ord[12] = L
+    memcpy(tb.ord, ORDT[L], 13)
+    memcpy(tb.ks, KST[L], 13)
+    if (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0:
+        # at most two copies of a face between the hand and the plays: every
+        # rank's count out (a nibble of x) is 0..8, computed word-wide
+        x = <uint64_t>0x8888888888888 - own - pl
+        for r in range(13):
+            tb.out[r] = <int8_t>((x >> (4 * r)) & 15)
+        g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
+        g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
+        g3 = ((x >> 2) | (x >> 3) | ((x >> 1) & x)) & <uint64_t>0x1111111111111
+        a1 = nib_bits(g1)
+        a2 = nib_bits(g2)
+        a3 = nib_bits(g3)
+        # by strength (m: strength s has at least 1 / 2 / 3 cards out: the
+        # level rank at 13), by natural position (o: the ace also at 0)
+        m1 = (a1 & ~lb) | (((a1 >> L) & 1) << 13)
+        m2 = (a2 & ~lb) | (((a2 >> L) & 1) << 13)
+        m3 = (a3 & ~lb) | (((a3 >> L) & 1) << 13)
+        o1 = (a1 << 1) | ((a1 >> 12) & 1)
+        o2 = (a2 << 1) | ((a2 >> 12) & 1)
+        o3 = (a3 << 1) | ((a3 >> 12) & 1)
+    else:
+        for r in range(13):
+            n = 8 - <int>((own >> (4 * r)) & 15) - <int>((pl >> (4 * r)) & 15)
+            tb.out[r] = <int8_t>n
+            s = tb.ks[r]
+            m1 |= <uint32_t>(n >= 1) << s
+            m2 |= <uint32_t>(n >= 2) << s
+            m3 |= <uint32_t>(n >= 3) << s
+            q = r + 1
+            o1 |= <uint32_t>(n >= 1) << q
+            o2 |= <uint32_t>(n >= 2) << q
+            o3 |= <uint32_t>(n >= 3) << q
+        n = tb.out[12]
+        o1 |= <uint32_t>(n >= 1)
+        o2 |= <uint32_t>(n >= 2)
+        o3 |= <uint32_t>(n >= 3)
     tb.out[13] = <int8_t>(2 - <int>((one >> 52) & 1) - <int>((two >> 52) & 1)
                           - <int>((pone >> 52) & 1) - <int>((ptwo >> 52) & 1))
     tb.out[14] = <int8_t>(2 - <int>((one >> 53) & 1) - <int>((two >> 53) & 1)
                           - <int>((pone >> 53) & 1) - <int>((ptwo >> 53) & 1))
-    for s in range(16):
-        os[s] = 0
-    for r in range(13):
-        os[tb.ks[r]] = tb.out[r]
-    os[14] = tb.out[13]
-    os[15] = tb.out[14]
-    # stronger ranks still out, from the top down
-    tb.h1[15] = 0
-    tb.h2[15] = 0
-    tb.h3[15] = 0
-    for s in range(14, -1, -1):
-        tb.h1[s] = tb.h1[s + 1] + (os[s + 1] >= 1)
-        tb.h2[s] = tb.h2[s + 1] + (os[s + 1] >= 2)
-        tb.h3[s] = tb.h3[s + 1] + (os[s + 1] >= 3 and s + 1 <= 13)
-    for s in range(16):
-        tb.pw1[s] = power(P.b1, P.s1, P.c1, tb.h1[s])
-        tb.pw2[s] = power(P.b2, P.s2, P.c2, tb.h2[s])
-        tb.pw3[s] = power(P.b3, P.s3, P.c3, tb.h3[s])
+    m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
+    m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
+    # stronger ranks still out (triples: ranks only), by strength, and their powers
+    tab_powers(m1, tb.h1, tb.pw1, tb.csc[1], tb.cnc[1], PWT[0], CSCT[0])
+    tab_powers(m2, tb.h2, tb.pw2, tb.csc[2], tb.cnc[2], PWT[1], CSCT[1])
+    tab_powers(m3, tb.h3, tb.pw3, tb.csc[3], tb.cnc[3], PWT[2], CSCT[2])
+    memset(tb.csc[0], 0, sizeof(tb.csc[0]))
+    memset(tb.cnc[0], 0, sizeof(tb.cnc[0]))
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
-    o1 = 0
-    o2 = 0
-    o3 = 0
-    for q in range(14):
-        n = tb.out[rk(q)]
-        o1 |= (n >= 1) << q
-        o2 |= (n >= 2) << q
-        o3 |= (n >= 3) << q
     o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
     o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
     o3 = o3 & (o3 >> 1) & 0x1FFF
-    for q in range(10):
-        tb.hs[q] = pop16(o1 >> (q + 1))
-    for q in range(12):
-        tb.ht[q] = pop16(o2 >> (q + 1))
     for q in range(13):
-        tb.hp[q] = pop16(o3 >> (q + 1))
-    for q in range(10):
-        tb.pws[q] = power(P.bs, P.ss, P.cs, tb.hs[q])
-    for q in range(12):
-        tb.pwt[q] = power(P.bs, P.ss, P.cs, tb.ht[q])
-    for q in range(13):
-        tb.pwp[q] = power(P.bs, P.ss, P.cs, tb.hp[q])
-    tb.bombs_out = (tb.out[13] == 2 and tb.out[14] == 2)
+        if q < 10:
+            n = gd_popcount64(o1 >> (q + 1))
+            tb.hs[q] = <int8_t>n
+            tb.pws[q] = PWT[3][n]
+        if q < 12:
+            n = gd_popcount64(o2 >> (q + 1))
+            tb.ht[q] = <int8_t>n
+            tb.pwt[q] = PWT[3][n]
+        n = gd_popcount64(o3 >> (q + 1))
+        tb.hp[q] = <int8_t>n
+        tb.pwp[q] = PWT[3][n]
+    n = (tb.out[13] == 2 and tb.out[14] == 2)
     for r in range(13):
-        tb.bombs_out += tb.out[r] >= 4
-    for k in range(11):
-        tb.bpw[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
-    for s in range(16):
-        tb.csc[s][0] = 0
-        tb.cnc[s][0] = 0
-        tb.csc[s][1] = tb.pw1[s] - P.K
-        tb.cnc[s][1] = tb.h1[s] == 0
-        tb.csc[s][2] = tb.pw2[s] - P.K
-        tb.cnc[s][2] = tb.h2[s] == 0
-        tb.csc[s][3] = tb.pw3[s] - P.K
-        tb.cnc[s][3] = tb.h3[s] == 0
+        n += tb.out[r] >= 4
+    tb.bombs_out = <int8_t>n
+    memcpy(tb.bpw, BPWT, sizeof(BPWT))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
     tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
+
 
 # ---------------------------------------------------------------------------
 # Hand counts
@@ -390,19 +504,42 @@ cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
         h.s2[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
 
 
+cdef extern from *:
+    """
+    /* Bit i of the result: byte i of x equals the byte k8 repeats (exact: no
+       borrow between bytes). */
+    static inline unsigned gd_bytes_eq(unsigned long long x, unsigned long long k8) {
+        unsigned long long y = x ^ k8;
+        unsigned long long t = ((y & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | y;
+        t = ~t & 0x8080808080808080ULL;
+        return (unsigned)(((t >> 7) * 0x0102040810204080ULL) >> 56);
+    }
+    /* m[k]: the ranks (bit r) of the 13 counts c[0..12] holding k cards
+       (k = 4: four or more); reads the 16 bytes from c (HC: c, w, sb, hr). */
+    static inline void gd_count_masks(const signed char* c, unsigned* m) {
+        unsigned long long lo, hi;
+        unsigned k, a = 0;
+        memcpy(&lo, c, 8);
+        memcpy(&hi, c + 8, 8);
+        for (k = 0; k < 4; k++) {
+            unsigned long long k8 = 0x0101010101010101ULL * k;
+            m[k] = (gd_bytes_eq(lo, k8) | (gd_bytes_eq(hi, k8) << 8)) & 0x1FFFu;
+            a |= m[k];
+        }
+        m[4] = ~a & 0x1FFFu;
+    }
+    """
+    void gd_count_masks(const int8_t* c, uint32_t* m) noexcept nogil
+
+
 cdef inline void pos_masks(const int8_t* c, uint16_t* pm) noexcept nogil:
-    """pm[k]: natural positions whose rank holds k cards (k = 4: four or more)."""
-    cdef int r, k
-    pm[0] = 0
-    pm[1] = 0
-    pm[2] = 0
-    pm[3] = 0
-    pm[4] = 0
-    for r in range(13):
-        k = c[r] if c[r] < 4 else 4
-        pm[k] |= <uint16_t>(1 << (r + 1))
-    k = c[12] if c[12] < 4 else 4
-    pm[k] |= 1
+    """pm[k]: natural positions whose rank holds k cards (k = 4: four or more).
+    ``c`` is an HC's counts (16 bytes are read)."""
+    cdef uint32_t m[5]
+    cdef int k
+    gd_count_masks(c, m)
+    for k in range(5):
+        pm[k] = <uint16_t>((m[k] << 1) | ((m[k] >> 12) & 1))
 
 # ---------------------------------------------------------------------------
 # Decomposition search
@@ -416,6 +553,15 @@ ctypedef struct Acc:
 
 cdef enum:
     MAXPATH = 12
+
+ctypedef struct LB:
+    # a leaf: every single, pair, triple, bomb counted on its own, then pairs
+    # carried by triples (full houses) taken off in finish()
+    int sc, H, nc, nb
+    int np, nt
+    uint32_t pm              # pair strengths (bit ks), ascending from bit 0
+    int p13                  # pairs of strength 13 (the level rank's and the wilds'): 0..2
+
 
 ctypedef struct X:
     const Tab* tb
@@ -432,59 +578,47 @@ ctypedef struct X:
     HC bh                    # the best leaf's counts (before its wild assignment)
     Acc bpacc                # the sequences' part of the best score
     int replayed             # taken / sfface filled for bpath
+    int blb_ok               # blb holds the LB of bh (quick_rest, built on first use)
+    LB blb
     int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
     uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
+    uint16_t takenm[MAXPATH]     # the ranks (bit r) each best-path entry takes natural cards of
 
 
 cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
     return (a + 1) | ((b + 1) << 5) | (ws << 10)
 
 
-ctypedef struct LB:
-    # a leaf: every single, pair, triple, bomb counted on its own, then pairs
-    # carried by triples (full houses) taken off in finish()
-    int sc, H, nc, nb
-    int np, nt
-    int8_t ps[16]            # pair strengths, ascending
-
-
 cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
-    cdef int i, j
-    if n == 1:
-        b.sc += sign * (tb.pw1[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h1[ks] == 0)
-    elif n == 2:
-        b.sc += sign * (tb.pw2[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h2[ks] == 0)
-        if sign > 0:
-            i = b.np
-            while i > 0 and b.ps[i - 1] > ks:
-                b.ps[i] = b.ps[i - 1]
-                i -= 1
-            b.ps[i] = <int8_t>ks
-            b.np += 1
-        else:
-            for i in range(b.np):
-                if b.ps[i] == ks:
-                    for j in range(i, b.np - 1):
-                        b.ps[j] = b.ps[j + 1]
-                    b.np -= 1
-                    break
-    elif n == 3:
-        b.sc += sign * (tb.pw3[ks] - P.K)
-        b.H += sign
-        b.nc += sign * (tb.h3[ks] == 0)
-        b.nt += sign
-    elif n >= 4:
+    cdef uint32_t bit
+    if n <= 0:
+        return
+    if n >= 4:
         b.sc += sign * tb.bpw[n if n <= 10 else 10]
         b.nb += sign
+        return
+    b.sc += sign * tb.csc[n][ks]
+    b.H += sign
+    b.nc += sign * tb.cnc[n][ks]
+    if n == 3:
+        b.nt += sign
+    elif n == 2:
+        bit = (<uint32_t>1) << ks
+        if sign > 0:
+            b.pm |= bit
+            b.p13 += ks == 13
+            b.np += 1
+        elif b.pm & bit:
+            if ks != 13 or b.p13 == 1:
+                b.pm &= ~bit
+            b.p13 -= ks == 13
+            b.np -= 1
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
     cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
+    cdef uint32_t pm = 0
     for i in range(13):
         r = tb.ord[i]
         n = c[r]
@@ -492,11 +626,11 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             continue
         ks = tb.ks[r]
         if n <= 3:
-            sc += tb.csc[ks][n]
-            nc += tb.cnc[ks][n]
+            sc += tb.csc[n][ks]
+            nc += tb.cnc[n][ks]
             H += 1
             if n == 2:
-                b.ps[npr] = <int8_t>ks          # ranks come in ascending strength
+                pm |= (<uint32_t>1) << ks
                 npr += 1
             elif n == 3:
                 nt += 1
@@ -509,6 +643,8 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
     b.nb = nb
     b.np = npr
     b.nt = nt
+    b.pm = pm
+    b.p13 = (pm >> 13) & 1
     if ws:
         lb_add(tb, b, 13, ws, 1)
     if sb == 2 and hr == 2:
@@ -522,16 +658,25 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
 
 
 cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
-    """Score of the leaf: triples carry the weakest pairs while that gains."""
-    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks
-    while k < b.np and k < b.nt:
-        ks = b.ps[k]
-        if P.K - tb.pw2[ks] <= 0:
+    """Score of the leaf: triples carry the weakest pairs while that gains
+    (the pairs in ascending strength: the bits of pm, strength 13 p13 times)."""
+    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks, d
+    cdef int lim = b.np if b.np < b.nt else b.nt
+    cdef int dup = b.p13 - 1
+    cdef uint32_t m = b.pm
+    while k < lim:
+        ks = gd_ctz64(m)
+        d = tb.csc[2][ks]           # pw2 - K
+        if d >= 0:
             break
-        sc -= tb.pw2[ks] - P.K
+        sc -= d
         H -= 1
-        nc -= tb.h2[ks] == 0
+        nc -= tb.cnc[2][ks]
         k += 1
+        if ks == 13 and dup > 0:
+            dup -= 1
+        else:
+            m &= m - 1
     a.H += H
     a.nctrl += nc
     a.nbomb += b.nb
@@ -569,31 +714,45 @@ cdef void leaf(X* x, Acc* acc) noexcept nogil:
     leaf_from(x, acc, &base)
 
 
+cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
+    """The first rank of the mask m in ascending strength (the level rank,
+    bit lb, last); -1 if none."""
+    if m & ~lb:
+        return gd_ctz64(m & ~lb)
+    return L if m & lb else -1
+
+
 cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     """leaf() from the LB of the counts x.h with every wild left alone;
     returns the leaf's best score."""
     cdef const Tab* tb = x.tb
-    cdef int w = x.h.w, i, j, r, n
+    cdef int w = x.h.w, i, j, r
     cdef int best = -(1 << 30), bopt = 0
     cdef Acc bacc
     cdef int8_t* c = x.h.c
     cdef int t[4]
     cdef int nt = 0
     cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
+    cdef uint32_t cm[5]
+    cdef uint32_t m, lb
     cdef LB b0, b
     try_lb(x, tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
     if w:
-        for i in range(13):
-            r = tb.ord[i]
-            n = c[r]
-            if n == 1 and t1 < 0:
-                t1 = r
-            elif n == 2 and t2 < 0:
-                t2 = r
-            elif n == 3 and t3 < 0:
-                t3 = r
-            elif n >= 4 and (t4 < 0 or n > c[t4]):
+        # the first rank in ascending strength (tb.ord: the level rank last)
+        # holding 1, 2, 3 cards, and the first of the most cards (4 or more)
+        gd_count_masks(c, cm)
+        lb = (<uint32_t>1) << tb.L
+        t1 = first_in_ord(cm[1], lb, tb.L)
+        t2 = first_in_ord(cm[2], lb, tb.L)
+        t3 = first_in_ord(cm[3], lb, tb.L)
+        m = cm[4] & ~lb
+        while m:
+            r = gd_ctz64(m)
+            m &= m - 1
+            if t4 < 0 or c[r] > c[t4]:
                 t4 = r
+        if (cm[4] & lb) and (t4 < 0 or c[tb.L] > c[t4]):
+            t4 = tb.L
         if t1 >= 0:
             t[nt] = t1
             nt += 1
@@ -738,7 +897,9 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     cdef int q, tt, n = 0, i, j, bi
     cdef HC save
     cdef Child ch[MAXCHILD]
-    cdef Child tmp
+    cdef int8_t idx[MAXCHILD]
+    cdef Child* c
+    cdef int k
     if x.nodes >= P.nodes or x.npath >= MAXPATH:
         return
     pos_masks(x.h.c, pm)
@@ -782,22 +943,26 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
             ch[n].h = x.h
             memcpy(&x.h, &save, sizeof(HC))
             n += 1
-    # best first
+    # best first (a selection sort of indices: the order the children
+    # themselves would be sorted in, without moving them)
+    for i in range(n):
+        idx[i] = <int8_t>i
     for i in range(n):
         bi = i
         for j in range(i + 1, n):
-            if ch[j].value > ch[bi].value:
+            if ch[idx[j]].value > ch[idx[bi]].value:
                 bi = j
         if bi != i:
-            tmp = ch[i]
-            ch[i] = ch[bi]
-            ch[bi] = tmp
+            k = idx[i]
+            idx[i] = idx[bi]
+            idx[bi] = <int8_t>k
         if x.nodes >= P.nodes:
             break
-        x.h = ch[i].h
-        x.path[x.npath] = <int8_t>(ch[i].tt * 16 + ch[i].q)
+        c = &ch[idx[i]]
+        x.h = c.h
+        x.path[x.npath] = <int8_t>(c.tt * 16 + c.q)
         x.npath += 1
-        dfs_children(x, ch[i].q, ch[i].tt, &ch[i].acc, &ch[i].b)
+        dfs_children(x, c.q, c.tt, &c.acc, &c.b)
         x.npath -= 1
         memcpy(&x.h, &save, sizeof(HC))
 
@@ -871,7 +1036,7 @@ cdef bint has_sf(const HC* h) noexcept nogil:
     return False
 
 
-ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
+ctypedef struct CacheEntry:          # 72 bytes: 9 words of gd_split_cache
     uint64_t one
     uint64_t two
     uint64_t tkey                    # the parameters' generation the split was searched with
@@ -879,14 +1044,27 @@ ctypedef struct CacheEntry:          # 40 bytes: 5 words of gd_split_cache
     int8_t npath
     int8_t path[MAXPATH]
     int8_t pad[2]
+    HC h                             # the hand's counts with the path's cards taken out
 
 
 cdef inline CacheEntry* cache_slot(uint64_t one, uint64_t two, int L) noexcept nogil:
     cdef uint64_t hsh = (one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F) ^ <uint64_t>L
-    return <CacheEntry*>(gd_tls_split_cache() + 5 * <int>((hsh >> 58) & 63))
+    return <CacheEntry*>(gd_tls_split_cache() + 9 * <int>((hsh >> 54) & 1023))
 
 
-cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e, X* x) noexcept nogil:
+cdef void entry_counts(CacheEntry* e, uint64_t one, uint64_t two) noexcept nogil:
+    """The counts of the hand with the cached path's cards taken out (once per entry)."""
+    cdef int i, k
+    hand_counts(one, two, e.level, &e.h)
+    for i in range(e.npath):
+        k = e.path[i]
+        if k >= 48:
+            take_sf(&e.h, (k - 48) >> 4, k & 15)
+        else:
+            take_seq(&e.h, k >> 4, k & 15)
+
+
+cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     """The cached split of this hand, searched with these very tables: its
     sequences and straight flushes applied, its leaf evaluated again - the
     search's own result (so a decision never depends on what was cached)."""
@@ -894,7 +1072,8 @@ cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     cdef int i, k
     x.tb = tb
     x.replayed = 0
-    hand_counts(one, two, tb.L, &x.h)
+    x.blb_ok = 0
+    memcpy(&x.h, &e.h, sizeof(HC))
     x.nodes = 1
     x.best = -(1 << 30)
     acc.score = 0
@@ -904,10 +1083,6 @@ cdef void rescore(const Tab* tb, uint64_t one, uint64_t two, const CacheEntry* e
     for i in range(e.npath):
         k = e.path[i]
         x.path[i] = k
-        if k >= 48:
-            take_sf(&x.h, (k - 48) >> 4, k & 15)
-        else:
-            take_seq(&x.h, k >> 4, k & 15)
         entry_acc(tb, k, &acc, 1)
     x.npath = e.npath
     leaf(x, &acc)
@@ -931,7 +1106,8 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
         e.level = <int8_t>tb.L
         e.npath = <int8_t>x.bnpath
         memcpy(e.path, x.bpath, x.bnpath)
-    rescore(tb, one, two, e, x)
+        entry_counts(e, one, two)
+    rescore(tb, e, x)
     return x.best
 
 
@@ -941,6 +1117,7 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
     cdef Acc acc
     x.tb = tb
     x.replayed = 0
+    x.blb_ok = 0
     x.sfsets = 0
     hand_counts(one, two, tb.L, &x.h)
     x.nodes = 0
@@ -1007,38 +1184,51 @@ cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
                 h.w -= k - tk
                 x0.taken[i][r] += tk
                 x0.taken[i][13] += k - tk
+    for i in range(x0.bnpath):
+        k = 0
+        for r in range(13):
+            if x0.taken[i][r]:
+                k |= 1 << r
+        x0.takenm[i] = <uint16_t>k
     x0.replayed = 1
 
 
-cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+cdef inline uint32_t need_ranks(uint64_t sig) noexcept nogil:
+    """The ranks (bit r) a card-count signature takes natural cards of."""
+    cdef uint64_t t = sig & RANK_MASK
+    cdef uint32_t m = 0
+    t = (t | (t >> 1) | (t >> 2) | (t >> 3)) & <uint64_t>0x1111111111111
+    while t:
+        m |= (<uint32_t>1) << (gd_ctz64(t) >> 2)
+        t &= t - 1
+    return m
+
+
+cdef inline int count_deficit(const HC* h, uint64_t sig, uint32_t needm, int nw) noexcept nogil:
+    """How many of the signature's ranks (and its wilds) h holds too few of."""
+    cdef int d = nw > h.w, r
+    while needm:
+        r = gd_ctz64(needm)
+        needm &= needm - 1
+        d += <int>((sig >> (4 * r)) & 15) > h.c[r]
+    return d
+
+
+cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
                      X* x) noexcept nogil:
-    """Value of the hand (one, two) minus a move's cards from its best split
-    ``x0``, without a new search: the move's cards come from the split's leaf
-    (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
-    that must give cards up is dissolved into the leaf; then the leaf is
-    evaluated again. A lower bound of the best split of the rest (x gets a
-    valid split of it). False when no such split is found."""
+    """quick_rest / quick_value: x0's leaf (its LB ``lb``) minus the cards of
+    the signature ``sig`` (the move's words ``mo``: the straight flushes of
+    the split whose cards it plays are dissolved), by deltas on the LB."""
     cdef const Tab* tb = x0.tb
-    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, tb.L)
-    cdef int need[14]
-    cdef int8_t keep[MAXPATH]
-    cdef int r, n, i, k, e, deficit = 0
+    cdef LB b
     cdef Acc acc
+    cdef int8_t keep[MAXPATH]
+    cdef int r, n, c, w, t, i, k, e, deficit, nw = <int>((sig >> 56) & 3)
+    cdef uint32_t needm = need_ranks(sig), m
     memcpy(&x.h, &x0.bh, sizeof(HC))
+    memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
-    for r in range(13):
-        need[r] = <int>((sig >> (4 * r)) & 15)
-        deficit += need[r] > x.h.c[r]
-    need[13] = <int>((sig >> 56) & 3)
-    deficit += need[13] > x.h.w
-    n = <int>((sig >> 52) & 3)
-    if n > x.h.sb:
-        return False
-    x.h.sb -= n
-    n = <int>((sig >> 54) & 3)
-    if n > x.h.hr:
-        return False
-    x.h.hr -= n
+    deficit = count_deficit(&x.h, sig, needm, nw)
     for i in range(x0.bnpath):
         keep[i] = 1
     if deficit or (x0.bnpath and x0.bpath[0] >= 48):
@@ -1052,38 +1242,97 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
             if e >= 48 and (x0.sfface[i] & mo):
                 k = 1
             elif deficit:
-                for r in range(13):
-                    if need[r] > x.h.c[r] and x0.taken[i][r]:
+                m = needm & x0.takenm[i]
+                while m:
+                    r = gd_ctz64(m)
+                    m &= m - 1
+                    if <int>((sig >> (4 * r)) & 15) > x.h.c[r]:
                         k = 1
-                if need[13] > x.h.w and x0.taken[i][13]:
+                        break
+                if nw > x.h.w and x0.taken[i][13]:
                     k = 1
             if not k:
                 continue
             keep[i] = 0
-            for r in range(13):
-                x.h.c[r] += x0.taken[i][r]
-            x.h.w += x0.taken[i][13]
+            m = x0.takenm[i]
+            while m:
+                r = gd_ctz64(m)
+                m &= m - 1
+                c = x.h.c[r]
+                t = x0.taken[i][r]
+                lb_recount(tb, &b, tb.ks[r], c, c + t)
+                x.h.c[r] = <int8_t>(c + t)
+            t = x0.taken[i][13]
+            if t:
+                w = x.h.w
+                lb_recount(tb, &b, 13, w, w + t)
+                x.h.w = <int8_t>(w + t)
             entry_acc(tb, e, &acc, -1)
-            deficit = 0
-            for r in range(13):
-                deficit += need[r] > x.h.c[r]
-            deficit += need[13] > x.h.w
+            deficit = count_deficit(&x.h, sig, needm, nw)
         if deficit:
             return False
-    for r in range(13):
-        x.h.c[r] -= need[r]
-    x.h.w -= need[13]
+    m = needm
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        n = <int>((sig >> (4 * r)) & 15)
+        c = x.h.c[r]
+        lb_recount(tb, &b, tb.ks[r], c, c - n)
+        x.h.c[r] = <int8_t>(c - n)
+    if nw:
+        w = x.h.w
+        lb_recount(tb, &b, 13, w, w - nw)
+        x.h.w = <int8_t>(w - nw)
+    n = <int>((sig >> 52) & 3)
+    c = <int>((sig >> 54) & 3)
+    if n or c:
+        if n > x.h.sb or c > x.h.hr:
+            return False
+        lb_jokers(tb, &b, x.h.sb, x.h.hr, -1)
+        x.h.sb -= n
+        x.h.hr -= c
+        lb_jokers(tb, &b, x.h.sb, x.h.hr, 1)
     x.tb = tb
     x.best = -(1 << 30)
     x.npath = 0
     x.replayed = 0
+    x.blb_ok = 0
     for i in range(x0.bnpath):
         if keep[i]:
             x.path[x.npath] = x0.bpath[i]
             x.npath += 1
     x.nodes = 0
-    leaf(x, &acc)
+    leaf_from(x, &acc, &b)
     return True
+
+
+cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt,
+                     X* x) noexcept nogil:
+    """Value of the hand (one, two) minus a move's cards from its best split
+    ``x0``, without a new search: the move's cards come from the split's leaf
+    (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
+    that must give cards up is dissolved into the leaf; then the leaf is
+    evaluated again. A lower bound of the best split of the rest (x gets a
+    valid split of it). False when no such split is found. The leaf's LB is
+    kept by deltas from the LB of x0's leaf (built once per split, x0.blb):
+    the same sums as building it anew."""
+    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, x0.tb.L)
+    if not x0.blb_ok:
+        lb_build(x0.tb, x0.bh.c, x0.bh.sb, x0.bh.hr, x0.bh.w, &x0.blb)
+        x0.blb_ok = 1
+    return quick_core(x0, &x0.blb, one, two, sig, mo, x)
+
+
+cdef inline void lb_jokers(const Tab* tb, LB* b, int sb, int hr, int sign) noexcept nogil:
+    """Add (sign 1) or remove (sign -1) the jokers' groups (sb small, hr big)."""
+    if sb == 2 and hr == 2:
+        b.sc += sign * tb.jbpw
+        b.nb += sign
+    else:
+        if sb:
+            lb_add(tb, b, 14, sb, sign)
+        if hr:
+            lb_add(tb, b, 15, hr, sign)
 
 
 cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
@@ -1119,98 +1368,7 @@ cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t
     wilds alone), for splits without straight flushes: the sequences that
     must give cards up are dissolved into the leaf, the play's cards taken
     out, the leaf evaluated. Fills x like quick_rest; False if no split."""
-    cdef const Tab* tb = x0.tb
-    cdef LB b
-    cdef Acc acc
-    cdef int need[14]
-    cdef int8_t keep[MAXPATH]
-    cdef int r, n, c, w, i, k, deficit = 0
-    memcpy(&x.h, &x0.bh, sizeof(HC))
-    memcpy(&b, lb0, sizeof(LB))
-    acc = x0.bpacc
-    for r in range(13):
-        need[r] = <int>((sig >> (4 * r)) & 15)
-        deficit += need[r] > x.h.c[r]
-    need[13] = <int>((sig >> 56) & 3)
-    deficit += need[13] > x.h.w
-    for i in range(x0.bnpath):
-        keep[i] = 1
-    if deficit:
-        if not x0.replayed:
-            replay(x0, one, two)
-        for i in range(x0.bnpath - 1, -1, -1):
-            if not deficit:
-                break
-            k = 0
-            for r in range(13):
-                if need[r] > x.h.c[r] and x0.taken[i][r]:
-                    k = 1
-            if need[13] > x.h.w and x0.taken[i][13]:
-                k = 1
-            if not k:
-                continue
-            keep[i] = 0
-            for r in range(13):
-                if x0.taken[i][r]:
-                    c = x.h.c[r]
-                    lb_recount(tb, &b, tb.ks[r], c, c + x0.taken[i][r])
-                    x.h.c[r] = <int8_t>(c + x0.taken[i][r])
-            if x0.taken[i][13]:
-                w = x.h.w
-                lb_recount(tb, &b, 13, w, w + x0.taken[i][13])
-                x.h.w = <int8_t>(w + x0.taken[i][13])
-            entry_acc(tb, x0.bpath[i], &acc, -1)
-            deficit = 0
-            for r in range(13):
-                deficit += need[r] > x.h.c[r]
-            deficit += need[13] > x.h.w
-        if deficit:
-            return False
-    for r in range(13):
-        n = need[r]
-        if n:
-            c = x.h.c[r]
-            lb_recount(tb, &b, tb.ks[r], c, c - n)
-            x.h.c[r] = <int8_t>(c - n)
-    n = need[13]
-    if n:
-        w = x.h.w
-        lb_recount(tb, &b, 13, w, w - n)
-        x.h.w = <int8_t>(w - n)
-    n = <int>((sig >> 52) & 3)
-    c = <int>((sig >> 54) & 3)
-    if n or c:
-        if n > x.h.sb or c > x.h.hr:
-            return False
-        if x.h.sb == 2 and x.h.hr == 2:
-            b.sc -= tb.jbpw
-            b.nb -= 1
-        else:
-            if x.h.sb:
-                lb_add(tb, &b, 14, x.h.sb, -1)
-            if x.h.hr:
-                lb_add(tb, &b, 15, x.h.hr, -1)
-        x.h.sb -= n
-        x.h.hr -= c
-        if x.h.sb == 2 and x.h.hr == 2:
-            b.sc += tb.jbpw
-            b.nb += 1
-        else:
-            if x.h.sb:
-                lb_add(tb, &b, 14, x.h.sb, 1)
-            if x.h.hr:
-                lb_add(tb, &b, 15, x.h.hr, 1)
-    x.tb = tb
-    x.best = -(1 << 30)
-    x.npath = 0
-    for i in range(x0.bnpath):
-        if keep[i]:
-            x.path[x.npath] = x0.bpath[i]
-            x.npath += 1
-    x.replayed = 0
-    x.nodes = 0
-    leaf_from(x, &acc, &b)
-    return True
+    return quick_core(x0, lb0, one, two, sig, 0, x)
 
 
 cdef inline void add_group(Decomp* d, int t, int key, int size, int ctrl, int pw, uint64_t sig) noexcept nogil:
@@ -1599,7 +1757,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     cdef uint64_t sig, ro, rt, mo, mt
     cdef uint64_t seen[SEEN]
     cdef uint64_t csig, sfall
-    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt, stop = S.stop, bomb_opp = S.bomb_opp
+    cdef int nseen = 0, nbe = 0, nne = 0, urg, nxt, sbits = 4, stop = S.stop, bomb_opp = S.bomb_opp
     cdef int ps, bps = -(1 << 30), pc
     cdef bint partner_top, lb0ok
     cdef LB lb0
@@ -1633,7 +1791,9 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         urg = S.urg * (S.urg_from - nxt) if nxt < S.urg_from else 0
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
     lb0ok = not sfs
-    memset(seen, 0, sizeof(seen))
+    while sbits < 8 and (1 << sbits) < 2 * moves.n:
+        sbits += 1               # at most half full: no more than moves.n entries
+    memset(seen, 0, sizeof(uint64_t) << sbits)
     sfall = 0
     if sfs:
         replay(&x, v.one, v.two)
@@ -1655,9 +1815,9 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             sig = csig ^ (<uint64_t>t << 58)
             if sfs:
                 sig ^= (mo & sfall) * <uint64_t>0xD6E8FEB86659FD93
-            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+            j = <int>((sig * <uint64_t>0x9E3779B97F4A7C15) >> (64 - sbits))
             while seen[j] and seen[j] != sig:
-                j = (j + 1) & (SEEN - 1)
+                j = (j + 1) & ((1 << sbits) - 1)
             if seen[j]:
                 continue
             seen[j] = sig
