@@ -26,4 +26,5 @@ def test_a_searched_decision_lists_its_candidates():
         g.play_policy("greedy")
     r = search.explain(g, rollouts=100)
     if r.legal > 1:
-        assert "candidates" in str(r).splitlines()[0] and len(str(r).splitlines()) == len(r.candidates) + 1 + (r.weighed > 0)
+        lines = str(r).splitlines()
+        assert "candidates" in lines[0] and len(lines) == len(r.candidates) + 1 + (r.weighed > 0)

@@ -50,7 +50,7 @@ import numpy as np
 from guandan._core cimport Hand
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_free, card_count, move_size, is_bomb_type,
-    bomb_value, key_strength, rank_strength, T_PASS, T_SINGLE, T_TRIPS, TAG_SHIFT, mix_seed,
+    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, mix_seed,
 )
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,

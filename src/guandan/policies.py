@@ -270,7 +270,8 @@ POOL: Tuple[str, ...] = ("bomber", "hoarder", "partner", "wobbly", "rusher")
 _POOL_HELP = {
     "bomber": "bombs any opponent play it cannot follow cheaply, early, and follows more readily",
     "hoarder": "never breaks a group of its split to follow and keeps its bombs until an opponent is about to go out",
-    "partner": "never plays over its partner; once the partner holds 10 cards or fewer, stops every opponent play and leads for it",
+    "partner": ("never plays over its partner; once the partner holds 10 cards or fewer, stops every "
+                "opponent play and leads for it"),
     "wobbly": "the expert, except that 15% of its play-phase decisions are a uniformly random legal move",
     "rusher": "follows whenever it can, with its strongest play, and leads its longest groups first",
 }
