@@ -191,3 +191,28 @@ def test_an_observation_gives_the_same_trail_as_the_game():
                     checked += 1
             g.play(g.choose("expert"))
     assert checked > 50
+
+
+def test_hostile_inputs_to_the_inference_are_refused_or_harmless():
+    g = _passing_history()
+    core = g.native_state(history=True)
+    info = search.info_set(g, 2)
+    rng = np.random.default_rng(5)
+    junk = rng.integers(0, 2 ** 63, size=(200, 4, 2), dtype=np.uint64) * np.uint64(2)
+    ll, ev = info.log_likelihoods(junk, core)
+    assert np.isfinite(ll).all() and (ev >= 0).all()
+    for bad in (np.zeros((3, 4)), np.zeros((3, 3, 2)), [[1, 2]], "x"):
+        with pytest.raises(Exception) as e:
+            info.log_likelihoods(bad, core)
+        assert e.type.__name__ in ("GuandanError", "ValueError", "TypeError")
+    with pytest.raises(Exception):
+        info.draw_hands(10, 1, core, proposals=0)
+    with pytest.raises(Exception):
+        info.draw_hands(-1, 1, core)
+    started = Game.from_position(g.hands, level="2", to_act=2, trick=[(0, g.top.move), (1, "PASS")])
+    with pytest.raises(Exception, match="trail"):
+        info.draw_hands(5, 1, started.native_state(history=True))
+    from guandan import GuandanError
+    for opts in ("threads=0", "threads=65", "infer=2", "model=-1", "proposals=0", "proposals=257"):
+        with pytest.raises(GuandanError):
+            search.SearchConfig.from_spec("search:" + opts)
