@@ -630,13 +630,7 @@ cdef bint policy_rollout_ok(int code) noexcept nogil:
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     """Index of policy ``code``'s choice among ``moves`` for the seat to act
     (-1: unknown policy or no move)."""
-    cdef View v
-    if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
-        return -1
-    if code == POL_RANDOM:             # needs no view: skip building one (the hot path of bulk runs)
-        return <Py_ssize_t>rng_below(rng, moves.n)
-    view_of(st, st.to_act, &v)
-    return POLICY_TABLE[code].fn(POLICY_TABLE[code].ctx, &v, moves, rng)
+    return policy_choose_trail(code, st, NULL, moves, rng)
 
 
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
@@ -654,7 +648,7 @@ cdef Py_ssize_t policy_choose_trail(int code, const State* st, const Trail* trai
     cdef View v
     if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or moves.n == 0:
         return -1
-    if code == POL_RANDOM:
+    if code == POL_RANDOM:             # needs no view: skip building one (the hot path of bulk runs)
         return <Py_ssize_t>rng_below(rng, moves.n)
     view_of(st, st.to_act, &v)
     if trail != NULL and trail.valid and trail.round_index == st.round_index:
@@ -704,6 +698,8 @@ cdef int trail_pass_break(const Trail* T, const TrailEntry* e, uint64_t one, uin
         return 0
     if not (T_SINGLE <= e.top_t <= T_TRIPS) or (e.t != T_PASS and e.t != e.top_t):
         return 0
+    if e.top_key >= 15 or e.key >= 15:
+        return 0                        # not a rank key (words from outside): no evidence
     trail_rank_counts(one, two, c)
     size = e.top_t
     if not trail_loose(c, size, e.top_key, T.level):
@@ -842,9 +838,12 @@ cdef int trail_of_plays(Trail* T, plays, const int8_t* counts_now, int rlevel) e
     T.level = rlevel
     for k in range(4):
         cnt[k] = counts_now[k]
-    for s, lo, hi in plays:
-        cnt[s] += card_count(lo & FACE_MASK, hi & FACE_MASK)
-    for s, lo, hi in plays:
+    for entry in plays:                 # (checked by plays_by_seat)
+        cnt[<int>entry[0]] += card_count(<uint64_t>entry[1] & FACE_MASK, <uint64_t>entry[2] & FACE_MASK)
+    for entry in plays:
+        s = entry[0]
+        lo = entry[1]
+        hi = entry[2]
         if top_seat >= 0:
             active = 0
             for k in range(4):

@@ -2022,6 +2022,7 @@ STYLE_CODES = {}
 cdef void _register_styles() except *:
     cdef int k, code
     cdef int* f
+    assert len(_STYLE_CHANGES) <= 8, "STYLES holds 8 styles"
     for k, (name, changes) in enumerate(_STYLE_CHANGES.items()):
         style_of_params(&STYLES[k])
         f = <int*>&STYLES[k]

@@ -584,19 +584,18 @@ def info_from_observation(obs: Dict[str, Any], rules: Any = None) -> Any:
     position after some plays: use :func:`guandan.search.sample_worlds`).
     The rules are the observation's (:func:`guandan.rules.rules_of`; for an
     observation without them, ``rules``, else the default rules)."""
-    return _search.InfoSet.from_view(_view_of_observation(obs, rules))
+    return _info_of_observation(obs, rules)[0]
 
 
-def _view_of_observation(obs: Dict[str, Any], rules: Any) -> Any:
-    """The native view of an observation with this round's record (its
-    plays, tribute and trail)."""
+def _info_of_observation(obs: Dict[str, Any], rules: Any) -> Tuple[Any, Any]:
+    """The information set of an observation and the native view it was read
+    from (with this round's record: its plays, tribute and trail)."""
     r = rules_of(obs, rules)
     if obs.get("phase") != "play":
         raise GuandanError("worlds are sampled in the play phase")
     try:
         view = observation_view(obs, r, record=True)
-        _search.InfoSet.from_view(view)
-        return view
+        return _search.InfoSet.from_view(view), view
     except GuandanError as e:
         raise GuandanError(f"{e} (is the observation's history this round's complete history?)") from None
 
@@ -641,8 +640,7 @@ class SearchPolicy:
         observation = game_or_observation
         with self._lock:
             seed = self._rng.getrandbits(64) if self.config.seed is None else self.config.seed
-        view = _view_of_observation(observation, self.rules)
-        info = _search.InfoSet.from_view(view)
+        info, view = _info_of_observation(observation, self.rules)
         raw = info.search(self.config.native, seed, None, view)
         res = SearchResult.from_native(raw, int(observation["seat"]),
                                        _core.level_index(observation["level"]), self.config)

@@ -216,3 +216,18 @@ def test_hostile_inputs_to_the_inference_are_refused_or_harmless():
     for opts in ("threads=0", "threads=65", "infer=2", "model=-1", "proposals=0", "proposals=257"):
         with pytest.raises(GuandanError):
             search.SearchConfig.from_spec("search:" + opts)
+
+
+def test_a_view_with_hostile_play_words_gives_no_evidence_and_no_crash():
+    """Play words given to NativeView from outside whose keys are not rank
+    keys (31) reach the trail; the likelihood reads them as no evidence."""
+    from guandan._engine import NativeView as NV
+    from guandan.policies import observation_fields
+    g = _passing_history()
+    f = observation_fields(g.observation(2), g.rules)
+    f["plays"] = [(s, lo, hi | (31 << 56)) if lo else (s, lo, hi) for s, lo, hi in f["plays"]]
+    v = NV(**f)
+    assert any(e[2] == 31 for e in v.trail_entries())
+    info = InfoSet.from_view(v)
+    raw = info.search(search.SearchConfig(rollouts=200).native, 3, None, v)
+    assert raw["evidence"] == 0 and raw["weighed"] > 0 and raw["ess"] == 1.0
