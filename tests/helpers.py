@@ -1,7 +1,11 @@
 """Shared test helpers: seeded random hands and conversion to the reference's format."""
 
+import contextlib
 import json
 import os
+import signal
+import threading
+import time
 
 from guandan import Move
 
@@ -101,3 +105,33 @@ def pattern_of(m, level):
         assert len(suits) == 1
         suit = suits.pop()
     return (m.type, m.rank, tuple(sorted(counts.items())), nw, suit)
+
+
+@contextlib.contextmanager
+def killing_the_holder(marker, release, pids):
+    """While the block runs, SIGKILL the worker that holds a task: the one
+    of ``pids`` (a Dask cluster's workers, never anything else) whose pid a
+    held task wrote to the JSON file ``marker``. Yields the marker's dict,
+    with ``at`` (monotonic time) once the worker is killed; on exit
+    ``release`` is created, so that a held task that was not killed plays on."""
+    killed = {}
+    done = threading.Event()
+
+    def kill_the_holder():
+        while not os.path.exists(marker):
+            if done.wait(0.02):
+                return
+        with open(marker, encoding="utf-8") as f:
+            held = json.load(f)
+        if held["pid"] in pids:
+            os.kill(held["pid"], signal.SIGKILL)
+            killed.update(held, at=time.monotonic())
+
+    killer = threading.Thread(target=kill_the_holder, daemon=True)
+    killer.start()
+    try:
+        yield killed
+    finally:
+        done.set()
+        open(release, "w").close()
+        killer.join(10)

@@ -25,6 +25,7 @@ import guandan  # noqa: E402
 from guandan import GuandanError  # noqa: E402
 from guandan.arena import Engine, arena  # noqa: E402
 from guandan.cli import main  # noqa: E402
+from helpers import killing_the_holder  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
 
@@ -242,27 +243,8 @@ def test_a_killed_worker_does_not_change_the_table(tmp_path):
         finally:
             cloudpickle.unregister_pickle_by_value(module)
         assert len(pids) == 2 and os.getpid() not in pids
-        killed = {}
-        done = threading.Event()
-
-        def kill_the_holder():
-            while not os.path.exists(marker):
-                if done.wait(0.02):
-                    return
-            with open(marker, encoding="utf-8") as f:
-                held = json.load(f)
-            if held["pid"] in pids:          # only ever a worker of this cluster
-                os.kill(held["pid"], signal.SIGKILL)
-                killed.update(held)
-
-        killer = threading.Thread(target=kill_the_holder, daemon=True)
-        killer.start()
-        try:
+        with killing_the_holder(marker, release, pids) as killed:
             remote = arena(pool, executor=client, **kw)
-        finally:
-            done.set()
-            open(release, "w").close()       # a held batch that was not killed (a failure) plays on
-            killer.join(10)
         assert killed and killed["pid"] in pids, "no batch was held"
         client.wait_for_workers(2, timeout=60)          # the nanny started a new worker
         assert killed["pid"] not in set(client.run(os.getpid).values())

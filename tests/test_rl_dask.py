@@ -14,12 +14,8 @@ so the run cannot finish before it."""
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import os
-import signal
 import sys
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -31,6 +27,7 @@ cloudpickle = pytest.importorskip("cloudpickle")
 from guandan import Game  # noqa: E402
 from guandan.rl import NetPolicy, load_checkpoint  # noqa: E402
 from guandan.rl.train import TrainConfig, read_log, train  # noqa: E402
+from helpers import killing_the_holder  # noqa: E402
 
 ITERATIONS = 6
 HOLD_AFTER = 2          # the first task started once this many iterations are logged is held, then killed
@@ -115,27 +112,8 @@ def test_a_killed_worker_does_not_stop_training(tmp_path, cluster):
     worker_pids = set(pids.values())
     assert len(worker_pids) == 2 and os.getpid() not in worker_pids
 
-    killed = {}
-    done = threading.Event()
-
-    def kill_the_holder():
-        while not os.path.exists(marker):
-            if done.wait(0.02):
-                return
-        with open(marker, encoding="utf-8") as f:
-            held = json.load(f)
-        if held["pid"] in worker_pids:       # only ever a worker of this cluster
-            os.kill(held["pid"], signal.SIGKILL)
-            killed.update(held, at=time.monotonic())
-
-    killer = threading.Thread(target=kill_the_holder, daemon=True)
-    killer.start()
-    try:
+    with killing_the_holder(marker, release, worker_pids) as killed:
         r = train(out, TrainConfig(**CFG), executor=client)
-    finally:
-        done.set()
-        open(release, "w").close()       # a held task that was not killed (a failure) plays on
-        killer.join(10)
 
     # the held task's worker was killed in the middle of the run ...
     assert killed, "no worker task was held"
