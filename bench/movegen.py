@@ -45,7 +45,6 @@ from guandan.simulation import progress_bar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATES = [
-    os.path.join(HERE, "..", "..", "shared", "data", "anchor_hands_1000.jsonl"),
     os.path.join(HERE, "..", "tests", "data", "anchor_hands_1000.jsonl"),
 ]
 

@@ -14,9 +14,8 @@ from guandan import _bench, _core, _sim
 from guandan.simulation import chunk_seeds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PATHS = [os.path.join(HERE, "..", "..", "shared", "data", "anchor_hands_1000.jsonl"),
-         os.path.join(HERE, "..", "tests", "data", "anchor_hands_1000.jsonl")]
-HANDS = [json.loads(line) for line in open(next(p for p in PATHS if os.path.exists(p)))]
+PATH = os.path.join(HERE, "..", "tests", "data", "anchor_hands_1000.jsonl")
+HANDS = [json.loads(line) for line in open(PATH)]
 OBJS = [Hand(h["hand"]) for h in HANDS]
 COUNTS = np.stack([h.counts() for h in OBJS])
 LEVELS = np.array([_core.level_index(h["level"]) for h in HANDS], dtype=np.int64)

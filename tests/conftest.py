@@ -4,4 +4,3 @@ import sys
 # tests import the slow reference enumerator and helpers as plain modules
 sys.path.insert(0, os.path.dirname(__file__))
 
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")

@@ -15,15 +15,12 @@ FACES = [s + r for r in RANKS for s in SUITS] + ["SB", "HR"]
 DECK = [s + r for r in RANKS for s in SUITS] * 2 + ["SB", "SB", "HR", "HR"]
 LEVELS = list(RANKS)
 
-ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
-                           "anchor_hands_1000.jsonl")
-LOCAL_ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "data", "anchor_hands_1000.jsonl")
+ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "data", "anchor_hands_1000.jsonl")
 
 
 def anchor_hands():
-    """The 1,000 anchor hands (../shared/data; a copy ships in tests/data)."""
-    path = ANCHOR_PATH if os.path.exists(ANCHOR_PATH) else LOCAL_ANCHOR_PATH
-    with open(path) as f:
+    """The 1,000 anchor hands every benchmark shares (tests/data)."""
+    with open(ANCHOR_PATH) as f:
         return [json.loads(line) for line in f]
 
 

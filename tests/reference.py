@@ -570,7 +570,7 @@ def _self_check(full=False):
         import json
         import os
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            "..", "..", "shared", "data", "anchor_hands_1000.jsonl")
+                            "data", "anchor_hands_1000.jsonl")
         if os.path.exists(path):
             total = 0
             t0 = time.perf_counter()

@@ -92,3 +92,19 @@ def test_hoarder_follows_only_with_whole_groups_of_its_split():
             g.play(g.choose("expert"))
     assert checked > 20
 
+
+
+def test_inference_bench_runs_against_a_pool_bot():
+    """bench/inference.py (the placement table of docs/search.md) runs and
+    prints one row and its JSON for each opponent."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..")
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "inference.py"), "--opponents",
+                          "rusher", "--games", "2", "--worlds", "20", "--proposals", "8"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    assert out[2].startswith("| rusher |")
+    res = json.loads(out[-1])["rusher"]
+    assert res["positions"] > 0 and 0 < res["share"]["1"] < 1 and len(res["gain"]["8"]) == 3
