@@ -22,11 +22,11 @@ The last line is a JSON object with every figure.
 
 import argparse
 import json
-import math
 
 import numpy as np
 
 from guandan import Game, search
+from paired import interval     # bench/paired.py: a mean and its 95% normal interval
 
 
 def popcount(a: np.ndarray) -> np.ndarray:
@@ -56,14 +56,6 @@ def placed_right(opp: str, games: int, worlds: int, ks):
             g.play_policy(pol[s])
             n += 1
     return out
-
-
-def interval(xs):
-    n = len(xs)
-    m = sum(xs) / n
-    v = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    h = 1.96 * math.sqrt(v / n)
-    return m, m - h, m + h
 
 
 def main(argv=None):
