@@ -29,13 +29,14 @@ cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    MoveBuf, card_count, rank_strength, is_bomb_type,
+    Gen, MoveBuf, generate_types, card_count, rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, NativeView, rng_next,
+    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add,
+    NativeView, rng_next,
 )
 
 cimport numpy as cnp
@@ -1649,9 +1650,57 @@ cdef inline int best_group(const Style* S, const Decomp* d, int h, int arg) noex
     return bi
 
 
+cdef int lead_first(const Style* S, const View* v, const Decomp* d, int* rule) noexcept nogil:
+    """The group of the split ``d`` the leading heuristics pick first (and
+    the rule that picks it); -1 when there is none."""
+    cdef int seat = v.seat, i, s, o, omin = 99, pc, bi = -1, nb = 0, nc = 0
+    for s in range(1, 4, 2):
+        o = v.counts[(seat + s) & 3]
+        if 0 < o < omin:
+            omin = o
+    pc = v.counts[(seat + 2) & 3]
+    for i in range(d.ng):
+        if not is_bomb_type(d.g[i].t):
+            nb += 1
+            nc += d.g[i].ctrl
+    if nb == 0:
+        # only bombs: the smallest first
+        bi = best_group(S, d, L_SMALLEST_BOMB, 0)
+        rule[0] = R_LEAD_BOMB
+    elif nb - nc <= 1 and nc >= 1 and nb >= 2:
+        # everything but one group is control: play the controls, then go out
+        bi = best_group(S, d, L_CONTROL, 0)
+        rule[0] = R_LEAD_CONTROL
+    elif omin <= S.danger:
+        # an opponent close to out: lead what they cannot follow (more cards than they hold)
+        bi = best_group(S, d, L_LONGER, omin)
+        rule[0] = R_LEAD_UNFOLLOWABLE
+        if bi < 0:
+            # all short: lead the strongest
+            bi = best_group(S, d, L_STRONGEST, 0)
+            rule[0] = R_LEAD_STRONG
+    elif 0 < pc <= S.feed:
+        # the partner is close to out: lead low plays of their size
+        bi = best_group(S, d, L_PARTNER, pc)
+        rule[0] = R_LEAD_FOR_PARTNER
+    if bi < 0:
+        bi = best_group(S, d, L_WEAKEST, 0)
+        rule[0] = R_LEAD_WEAKEST
+    return bi
+
+
+cdef inline int lead_next(const Style* S, Decomp* d, int bi, int* rule) noexcept nogil:
+    """Group ``bi`` is not a legal play under these rules (a wild straight
+    flush on the contest server): strike it out and pick the next group by
+    the default order (-1: none left)."""
+    d.g[bi].t = T_PASS
+    bi = best_group(S, d, L_ANY_LEFT, 0)
+    rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
+    return bi
+
+
 cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
-    cdef int own = card_count(v.one, v.two), seat = v.seat, i, s, o, omin = 99, pc
-    cdef int bi = -1, nb, nc
+    cdef int own = card_count(v.one, v.two), bi
     cdef Py_ssize_t mi
     cdef Decomp d
     cdef X x
@@ -1660,51 +1709,60 @@ cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* move
         rule[0] = R_GO_OUT
         return mi
     decompose(tb, v.one, v.two, &d, &x)
-    for s in range(1, 4, 2):
-        o = v.counts[(seat + s) & 3]
-        if 0 < o < omin:
-            omin = o
-    pc = v.counts[(seat + 2) & 3]
-    nb = 0
-    nc = 0
-    for i in range(d.ng):
-        if not is_bomb_type(d.g[i].t):
-            nb += 1
-            nc += d.g[i].ctrl
-    if nb == 0:
-        # only bombs: the smallest first
-        bi = best_group(S, &d, L_SMALLEST_BOMB, 0)
-        rule[0] = R_LEAD_BOMB
-    elif nb - nc <= 1 and nc >= 1 and nb >= 2:
-        # everything but one group is control: play the controls, then go out
-        bi = best_group(S, &d, L_CONTROL, 0)
-        rule[0] = R_LEAD_CONTROL
-    elif omin <= S.danger:
-        # an opponent close to out: lead what they cannot follow (more cards than they hold)
-        bi = best_group(S, &d, L_LONGER, omin)
-        rule[0] = R_LEAD_UNFOLLOWABLE
-        if bi < 0:
-            # all short: lead the strongest
-            bi = best_group(S, &d, L_STRONGEST, 0)
-            rule[0] = R_LEAD_STRONG
-    elif 0 < pc <= S.feed:
-        # the partner is close to out: lead low plays of their size
-        bi = best_group(S, &d, L_PARTNER, pc)
-        rule[0] = R_LEAD_FOR_PARTNER
-    if bi < 0:
-        bi = best_group(S, &d, L_WEAKEST, 0)
-        rule[0] = R_LEAD_WEAKEST
+    bi = lead_first(S, v, &d, rule)
     while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
         if mi >= 0:
             return mi
-        # not a legal play under these rules (a wild straight flush on the
-        # contest server): the next group by the default order
-        d.g[bi].t = T_PASS
-        bi = best_group(S, &d, L_ANY_LEFT, 0)
-        rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
+        bi = lead_next(S, &d, bi, rule)
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)
+
+
+cdef inline uint32_t group_types(int t) noexcept nogil:
+    """The move types (bit t) among which find_group_move looks for a group
+    of type ``t`` (a straight may be played as a straight flush)."""
+    if t == T_STRAIGHT:
+        return ((<uint32_t>1) << T_STRAIGHT) | ((<uint32_t>1) << T_STRAIGHT_FLUSH)
+    return (<uint32_t>1) << t
+
+
+cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+                           uint64_t* hi) noexcept nogil:
+    """The expert's lead from a state (``expert_policy`` on the state's
+    legal moves) without generating every legal move: each group the
+    leading rules pick is looked for among the legal plays of its type
+    alone (the same plays, in the same order, as in the whole list).
+    Returns 1 with the move's words in ``lo``/``hi``; 0 when this is not a
+    lead of a hand above 10 cards (one that may go out in one play) or no
+    group of the split is a legal play (the fallback): the caller then
+    asks the policy with the whole list; -1 out of memory."""
+    cdef int seat = st.to_act, bi, rule
+    cdef Py_ssize_t mi
+    cdef View v
+    cdef Style S
+    cdef Tab tb
+    cdef Decomp d
+    cdef X x
+    if st.phase != PH_PLAY or st.top_seat >= 0 or card_count(st.one[seat], st.two[seat]) <= 10:
+        return 0
+    view_of(st, seat, &v)
+    style_of_params(&S)
+    build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
+    decompose(&tb, v.one, v.two, &d, &x)
+    bi = lead_first(&S, &v, &d, &rule)
+    while bi >= 0:
+        scratch.n = 0
+        if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                          st.rules.gen_flags, group_types(d.g[bi].t), scratch) < 0:
+            return -1
+        mi = find_group_move(&v, &x, scratch, &d.g[bi])
+        if mi >= 0:
+            lo[0] = scratch.data[2 * mi]
+            hi[0] = scratch.data[2 * mi + 1]
+            return 1
+        bi = lead_next(&S, &d, bi, &rule)
+    return 0
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
