@@ -381,6 +381,26 @@ cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
     return <uint32_t>((g | (g >> 24)) & 0xFFFF)
 
 
+cdef inline uint64_t nib_bytes(uint64_t x) noexcept nogil:
+    """Nibble i of the low 32 bits of x into byte i."""
+    x &= <uint64_t>0xFFFFFFFF
+    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
+    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline void seq_powers(uint32_t m, int n, int8_t* hs, int16_t* pw) noexcept nogil:
+    """For the n sequence keys q: hs[q] the windows of m above q (stronger
+    windows the cards out could fill) and pw[q] their power."""
+    cdef uint64_t lo, hi, y
+    cdef int q
+    suffix_counts(m, &lo, &hi)
+    for q in range(n):
+        y = (lo >> (8 * q)) & 255 if q < 8 else (hi >> (8 * (q - 8))) & 255
+        hs[q] = <int8_t>y
+        pw[q] = PWT[3][y]
+
+
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
     cdef int r, s, q, n
@@ -389,15 +409,18 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
     cdef uint64_t x, g1, g2, g3
     cdef uint32_t a1, a2, a3, lb = (<uint32_t>1) << L
+    cdef bint fast = (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0
     tb.L = L
     memcpy(tb.ord, ORDT[L], 13)
     memcpy(tb.ks, KST[L], 13)
-    if (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0:
+    if fast:
         # at most two copies of a face between the hand and the plays: every
         # rank's count out (a nibble of x) is 0..8, computed word-wide
         x = <uint64_t>0x8888888888888 - own - pl
-        for r in range(13):
-            tb.out[r] = <int8_t>((x >> (4 * r)) & 15)
+        g1 = nib_bytes(x)
+        memcpy(tb.out, &g1, 8)
+        g1 = nib_bytes(x >> 32)
+        memcpy(tb.out + 8, &g1, 5)
         g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g3 = ((x >> 2) | (x >> 3) | ((x >> 1) & x)) & <uint64_t>0x1111111111111
@@ -442,24 +465,15 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     memset(tb.cnc[0], 0, sizeof(tb.cnc[0]))
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
-    o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
-    o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
-    o3 = o3 & (o3 >> 1) & 0x1FFF
-    for q in range(13):
-        if q < 10:
-            n = gd_popcount64(o1 >> (q + 1))
-            tb.hs[q] = <int8_t>n
-            tb.pws[q] = PWT[3][n]
-        if q < 12:
-            n = gd_popcount64(o2 >> (q + 1))
-            tb.ht[q] = <int8_t>n
-            tb.pwt[q] = PWT[3][n]
-        n = gd_popcount64(o3 >> (q + 1))
-        tb.hp[q] = <int8_t>n
-        tb.pwp[q] = PWT[3][n]
+    seq_powers(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs, tb.pws)
+    seq_powers(o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF, 12, tb.ht, tb.pwt)
+    seq_powers(o3 & (o3 >> 1) & 0x1FFF, 13, tb.hp, tb.pwp)
     n = (tb.out[13] == 2 and tb.out[14] == 2)
-    for r in range(13):
-        n += tb.out[r] >= 4
+    if fast:
+        n += gd_popcount64(((x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111)   # nibbles >= 4
+    else:
+        for r in range(13):
+            n += tb.out[r] >= 4
     tb.bombs_out = <int8_t>n
     memcpy(tb.bpw, BPWT, sizeof(BPWT))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
@@ -478,31 +492,26 @@ ctypedef struct HC:
 
 
 cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
-    cdef int hb = 4 * L + 1, r, f, s, q
+    """The counts of the hand (word-wide: no loop over its cards)."""
+    cdef int hb = 4 * L + 1, s
     cdef uint64_t wb = (<uint64_t>1) << hb
     cdef uint64_t n1 = one & ~wb & RANK_MASK, n2 = two & ~wb & RANK_MASK
     cdef uint64_t cnt = nib_counts(n1) + nib_counts(n2)
-    cdef uint64_t m
+    cdef uint64_t y
+    cdef uint32_t q
+    y = nib_bytes(cnt)
+    memcpy(h.c, &y, 8)
+    y = nib_bytes(cnt >> 32)
+    memcpy(h.c + 8, &y, 5)
     h.w = <int8_t>(((one >> hb) & 1) + ((two >> hb) & 1))
     h.sb = <int8_t>(((one >> 52) & 1) + ((two >> 52) & 1))
     h.hr = <int8_t>(((one >> 53) & 1) + ((two >> 53) & 1))
-    for r in range(13):
-        h.c[r] = <int8_t>((cnt >> (4 * r)) & 15)
+    # per suit, bit q: natural position q held (rank q - 1; the ace also at 0)
     for s in range(4):
-        h.s1[s] = 0
-        h.s2[s] = 0
-    m = n1
-    while m:
-        f = gd_ctz64(m)
-        m &= m - 1
-        q = (f >> 2) + 1
-        h.s1[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
-    m = n2
-    while m:
-        f = gd_ctz64(m)
-        m &= m - 1
-        q = (f >> 2) + 1
-        h.s2[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
+        q = nib_bits((n1 >> s) & <uint64_t>0x1111111111111) << 1
+        h.s1[s] = <uint16_t>(q | ((q >> 13) & 1))
+        q = nib_bits((n2 >> s) & <uint64_t>0x1111111111111) << 1
+        h.s2[s] = <uint16_t>(q | ((q >> 13) & 1))
 
 
 cdef extern from *:
@@ -618,32 +627,35 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
-    cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
-    cdef uint32_t pm = 0
-    for i in range(13):
-        r = tb.ord[i]
-        n = c[r]
-        if n == 0:
-            continue
-        ks = tb.ks[r]
-        if n <= 3:
+    """The LB of the counts ``c`` (an HC's: 16 bytes are read) with ``ws``
+    wilds alone and the jokers ``sb``/``hr``: the ranks of each count
+    visited by masks (the sums do not depend on the order)."""
+    cdef int r, n, ks, sc = 0, nc = 0, nb
+    cdef uint32_t pm = 0, cm[5], m
+    gd_count_masks(c, cm)
+    for n in range(1, 4):
+        m = cm[n]
+        while m:
+            r = gd_ctz64(m)
+            m &= m - 1
+            ks = tb.ks[r]
             sc += tb.csc[n][ks]
             nc += tb.cnc[n][ks]
-            H += 1
             if n == 2:
                 pm |= (<uint32_t>1) << ks
-                npr += 1
-            elif n == 3:
-                nt += 1
-        else:
-            sc += tb.bpw[n if n <= 10 else 10]
-            nb += 1
+    m = cm[4]
+    nb = pop16(m)
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        n = c[r]
+        sc += tb.bpw[n if n <= 10 else 10]
     b.sc = sc
-    b.H = H
+    b.H = pop16(cm[1] | cm[2] | cm[3])
     b.nc = nc
     b.nb = nb
-    b.np = npr
-    b.nt = nt
+    b.np = pop16(cm[2])
+    b.nt = pop16(cm[3])
     b.pm = pm
     b.p13 = (pm >> 13) & 1
     if ws:
@@ -703,18 +715,6 @@ cdef inline void try_lb(X* x, const Tab* tb, const LB* b, Acc* acc, int opt, int
         bopt[0] = opt
 
 
-cdef void leaf(X* x, Acc* acc) noexcept nogil:
-    """Evaluate the rest of the hand with its wild cards assigned where they
-    gain most: left alone (level cards), or completing the weakest single
-    (a pair), pair (a triple), triple (a bomb), or the largest bomb."""
-    cdef const Tab* tb = x.tb
-    cdef int w = x.h.w
-    cdef int8_t* c = x.h.c
-    cdef LB base
-    lb_build(tb, c, x.h.sb, x.h.hr, w, &base)
-    leaf_from(x, acc, &base)
-
-
 cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
     """The first rank of the mask m in ascending strength (the level rank,
     bit lb, last); -1 if none."""
@@ -724,8 +724,11 @@ cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
 
 
 cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
-    """leaf() from the LB of the counts x.h with every wild left alone;
-    returns the leaf's best score."""
+    """Evaluate the rest of the hand (the counts x.h, ``base`` their LB with
+    every wild left alone) with its wild cards assigned where they gain
+    most: left alone (level cards), or completing the weakest single (a
+    pair), pair (a triple), triple (a bomb), or the largest bomb; returns
+    the leaf's best score."""
     cdef const Tab* tb = x.tb
     cdef int w = x.h.w, i, j, r
     cdef int best = -(1 << 30), bopt = 0
@@ -1068,7 +1071,9 @@ cdef void entry_counts(CacheEntry* e, uint64_t one, uint64_t two) noexcept nogil
 cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     """The cached split of this hand, searched with these very tables: its
     sequences and straight flushes applied, its leaf evaluated again - the
-    search's own result (so a decision never depends on what was cached)."""
+    search's own result (so a decision never depends on what was cached).
+    The leaf's LB (every wild alone) is kept in x.blb: the leaf's counts
+    are the best leaf's (x.bh), whose LB quick_rest and follow() read."""
     cdef Acc acc
     cdef int i, k
     x.tb = tb
@@ -1086,7 +1091,9 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
         x.path[i] = k
         entry_acc(tb, k, &acc, 1)
     x.npath = e.npath
-    leaf(x, &acc)
+    lb_build(tb, x.h.c, x.h.sb, x.h.hr, x.h.w, &x.blb)
+    leaf_from(x, &acc, &x.blb)
+    x.blb_ok = 1
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
@@ -1858,7 +1865,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         for j in range(x.bnpath):
             sfall |= x.sfface[j]
     if lb0ok:
-        lb_build(tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+        lb0 = x.blb              # the LB of x.bh (rescore)
     for i in range(1, moves.n):
         t = mtype(moves, i)
         if t == T_PASS or t > T_JOKER_BOMB:
@@ -2208,7 +2215,7 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
         for j in range(x.bnpath):
             sfall |= x.sfface[j]
     if lb0ok:
-        lb_build(&tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+        lb0 = x.blb              # the LB of x.bh (rescore)
     memset(used, 0, sizeof(used))
     for k in range(m):
         lo = words[2 * k]
