@@ -23,7 +23,7 @@ The pieces, each a small nogil function:
   decomposition and the counts.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 cimport cython
 
@@ -161,21 +161,51 @@ _default_params()
 # decision): the power of a group by the count of stronger plays still out
 # (0..15) for singles, pairs, triples and sequences, and of bombs by size.
 cdef int16_t PWT[4][16]
-cdef int16_t CSCT[4][16]            # PWT - K (the leaf's score of the group)
 cdef int16_t BPWT[11]
+
+# A leaf's sums (LB.k) packed in one word, so that adding or removing a
+# group is one addition: the groups (bits 0..7), the control groups
+# (8..15), the bombs (16..23), the pairs (24..31), the triples (32..39) and
+# the score (40..63, signed: read with an arithmetic shift). Every count is
+# 0..255 and the score fits when the sums are read (they are those of real
+# counts then), so the word's carries and borrows cancel out.
+cdef enum:
+    LK_SC = 40
+cdef uint64_t LK_H = 1
+cdef uint64_t LK_NC = (<uint64_t>1) << 8
+cdef uint64_t LK_NB = (<uint64_t>1) << 16
+cdef uint64_t LK_NP = (<uint64_t>1) << 24
+cdef uint64_t LK_NT = (<uint64_t>1) << 32
+cdef uint64_t DKT[3][16]            # n (1..3) cards as one group, by the stronger plays out: [n - 1][h]
+cdef uint64_t BKT[11]               # a bomb of n cards (4..10)
+cdef uint64_t JBK                   # the joker bomb
+
+
+cdef inline uint64_t lk_score(int sc) noexcept nogil:
+    """A score in the packed sums' score field."""
+    return (<uint64_t><int64_t>sc) << LK_SC
+
+
+cdef inline int lk_sc(uint64_t k) noexcept nogil:
+    """The score of packed sums."""
+    return <int>((<int64_t>k) >> LK_SC)
 
 
 cdef void _derive_params() noexcept:
+    global JBK
     cdef int h, k
     for h in range(16):
         PWT[0][h] = power(P.b1, P.s1, P.c1, h)
         PWT[1][h] = power(P.b2, P.s2, P.c2, h)
         PWT[2][h] = power(P.b3, P.s3, P.c3, h)
         PWT[3][h] = power(P.bs, P.ss, P.cs, h)
-        for k in range(4):
-            CSCT[k][h] = <int16_t>(PWT[k][h] - P.K)
+        for k in range(3):
+            DKT[k][h] = (lk_score(<int16_t>(PWT[k][h] - P.K)) + LK_H + (LK_NC if h == 0 else 0)
+                         + (LK_NP if k == 1 else 0) + (LK_NT if k == 2 else 0))
     for k in range(11):
         BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+        BKT[k] = lk_score(BPWT[k]) + LK_NB
+    JBK = lk_score(<int16_t>(P.bomb + P.bstep * 9)) + LK_NB     # tb.jbpw
 
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
@@ -237,8 +267,7 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    int16_t csc[4][16]      # leaf: score of n (0..3) cards of strength ks as one group ([n][ks])
-    int8_t cnc[4][16]       # ... 1 if that group is control
+    uint64_t dk[3][16]      # leaf: packed sums (LB.k) of n (1..3) cards of strength ks as one group ([n - 1][ks])
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -343,34 +372,24 @@ cdef inline void suffix_counts(uint32_t m, uint64_t* lo, uint64_t* hi) noexcept 
     hi[0] = t - pb
 
 
-cdef inline uint64_t zero_bytes(uint64_t x) noexcept nogil:
-    """Byte i: 1 if byte i of x is 0, else 0 (exact)."""
-    cdef uint64_t t = ((x & <uint64_t>0x7F7F7F7F7F7F7F7F) + <uint64_t>0x7F7F7F7F7F7F7F7F) | x
-    return (~t & <uint64_t>0x8080808080808080) >> 7
-
-
-cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, int16_t* csc, int8_t* cnc,
-                            const int16_t* pwt, const int16_t* csct) noexcept nogil:
+cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, uint64_t* dk,
+                            const int16_t* pwt, const uint64_t* dkt) noexcept nogil:
     """For the 16 strengths s: hs[s] the bits of m above s (stronger ranks
-    out), pw[s] = pwt[hs[s]] (power()), csc[s] = csct[hs[s]] (pw - K) and
-    cnc[s] = hs[s] == 0."""
-    cdef uint64_t lo, hi, z
+    out), pw[s] = pwt[hs[s]] (power()) and dk[s] = dkt[hs[s]] (the packed
+    sums of the group)."""
+    cdef uint64_t lo, hi
     cdef int s, x
     suffix_counts(m, &lo, &hi)
     memcpy(hs, &lo, 8)
     memcpy(hs + 8, &hi, 8)
-    z = zero_bytes(lo)
-    memcpy(cnc, &z, 8)
-    z = zero_bytes(hi)
-    memcpy(cnc + 8, &z, 8)
     for s in range(8):
         x = <int>((lo >> (8 * s)) & 255)
         pw[s] = pwt[x]
-        csc[s] = csct[x]
+        dk[s] = dkt[x]
     for s in range(8):
         x = <int>((hi >> (8 * s)) & 255)
         pw[8 + s] = pwt[x]
-        csc[8 + s] = csct[x]
+        dk[8 + s] = dkt[x]
 
 
 cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
@@ -458,11 +477,9 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
     # stronger ranks still out (triples: ranks only), by strength, and their powers
-    tab_powers(m1, tb.h1, tb.pw1, tb.csc[1], tb.cnc[1], PWT[0], CSCT[0])
-    tab_powers(m2, tb.h2, tb.pw2, tb.csc[2], tb.cnc[2], PWT[1], CSCT[1])
-    tab_powers(m3, tb.h3, tb.pw3, tb.csc[3], tb.cnc[3], PWT[2], CSCT[2])
-    memset(tb.csc[0], 0, sizeof(tb.csc[0]))
-    memset(tb.cnc[0], 0, sizeof(tb.cnc[0]))
+    tab_powers(m1, tb.h1, tb.pw1, tb.dk[0], PWT[0], DKT[0])
+    tab_powers(m2, tb.h2, tb.pw2, tb.dk[1], PWT[1], DKT[1])
+    tab_powers(m3, tb.h3, tb.pw3, tb.dk[2], PWT[2], DKT[2])
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
     seq_powers(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs, tb.pws)
@@ -567,8 +584,7 @@ cdef enum:
 ctypedef struct LB:
     # a leaf: every single, pair, triple, bomb counted on its own, then pairs
     # carried by triples (full houses) taken off in finish()
-    int sc, H, nc, nb
-    int np, nt
+    uint64_t k               # packed: score, groups, control groups, bombs, pairs, triples (LK_*)
     uint32_t pm              # pair strengths (bit ks), ascending from bit 0
     int p13                  # pairs of strength 13 (the level rank's and the wilds'): 0..2
 
@@ -605,33 +621,29 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
     if n <= 0:
         return
     if n >= 4:
-        b.sc += sign * tb.bpw[n if n <= 10 else 10]
-        b.nb += sign
+        b.k += <uint64_t><int64_t>sign * BKT[n if n <= 10 else 10]
         return
-    b.sc += sign * tb.csc[n][ks]
-    b.H += sign
-    b.nc += sign * tb.cnc[n][ks]
-    if n == 3:
-        b.nt += sign
-    elif n == 2:
+    b.k += <uint64_t><int64_t>sign * tb.dk[n - 1][ks]
+    if n == 2:
         bit = (<uint32_t>1) << ks
         if sign > 0:
             b.pm |= bit
             b.p13 += ks == 13
-            b.np += 1
         elif b.pm & bit:
             if ks != 13 or b.p13 == 1:
                 b.pm &= ~bit
             b.p13 -= ks == 13
-            b.np -= 1
+        else:
+            b.k += LK_NP        # a pair not counted: its count stays
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
     """The LB of the counts ``c`` (an HC's: 16 bytes are read) with ``ws``
     wilds alone and the jokers ``sb``/``hr``: the ranks of each count
     visited by masks (the sums do not depend on the order)."""
-    cdef int r, n, ks, sc = 0, nc = 0, nb
+    cdef int r, n, ks
     cdef uint32_t pm = 0, cm[5], m
+    cdef uint64_t k = 0
     gd_count_masks(c, cm)
     for n in range(1, 4):
         m = cm[n]
@@ -639,30 +651,22 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             r = gd_ctz64(m)
             m &= m - 1
             ks = tb.ks[r]
-            sc += tb.csc[n][ks]
-            nc += tb.cnc[n][ks]
+            k += tb.dk[n - 1][ks]
             if n == 2:
                 pm |= (<uint32_t>1) << ks
     m = cm[4]
-    nb = pop16(m)
     while m:
         r = gd_ctz64(m)
         m &= m - 1
         n = c[r]
-        sc += tb.bpw[n if n <= 10 else 10]
-    b.sc = sc
-    b.H = pop16(cm[1] | cm[2] | cm[3])
-    b.nc = nc
-    b.nb = nb
-    b.np = pop16(cm[2])
-    b.nt = pop16(cm[3])
+        k += BKT[n if n <= 10 else 10]
+    b.k = k
     b.pm = pm
     b.p13 = (pm >> 13) & 1
     if ws:
         lb_add(tb, b, 13, ws, 1)
     if sb == 2 and hr == 2:
-        b.sc += tb.jbpw
-        b.nb += 1
+        b.k += JBK
     else:
         if sb:
             lb_add(tb, b, 14, sb, 1)
@@ -673,18 +677,21 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
 cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
     """Score of the leaf: triples carry the weakest pairs while that gains
     (the pairs in ascending strength: the bits of pm, strength 13 p13 times)."""
-    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks, d
-    cdef int lim = b.np if b.np < b.nt else b.nt
+    cdef uint64_t bk = b.k, g
+    cdef int k = 0, sc = lk_sc(bk), H = <int>(bk & 255), nc = <int>((bk >> 8) & 255), ks, d
+    cdef int npr = <int>((bk >> 24) & 255), nt = <int>((bk >> 32) & 255)
+    cdef int lim = npr if npr < nt else nt
     cdef int dup = b.p13 - 1
     cdef uint32_t m = b.pm
     while k < lim:
         ks = gd_ctz64(m)
-        d = tb.csc[2][ks]           # pw2 - K
+        g = tb.dk[1][ks]
+        d = lk_sc(g)                # pw2 - K
         if d >= 0:
             break
         sc -= d
         H -= 1
-        nc -= tb.cnc[2][ks]
+        nc -= <int>((g >> 8) & 1)
         k += 1
         if ks == 13 and dup > 0:
             dup -= 1
@@ -692,7 +699,7 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
             m &= m - 1
     a.H += H
     a.nctrl += nc
-    a.nbomb += b.nb
+    a.nbomb += <int>((bk >> 16) & 255)
     return sc
 
 
@@ -1334,8 +1341,7 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
 cdef inline void lb_jokers(const Tab* tb, LB* b, int sb, int hr, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) the jokers' groups (sb small, hr big)."""
     if sb == 2 and hr == 2:
-        b.sc += sign * tb.jbpw
-        b.nb += sign
+        b.k += <uint64_t><int64_t>sign * JBK
     else:
         if sb:
             lb_add(tb, b, 14, sb, sign)
