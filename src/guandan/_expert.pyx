@@ -256,14 +256,7 @@ ctypedef struct Tab:
     int8_t h3[16]
     int8_t hs[10]           # by key: stronger straights / tubes / plates still makeable
     int8_t ht[12]
-    int8_t hp[13]
-    int16_t pw1[16]
-    int16_t pw2[16]
-    int16_t pw3[16]
-    int16_t pws[10]
-    int16_t pwt[12]
-    int16_t pwp[13]
-    int16_t bpw[11]         # bombs by size
+    int8_t hp[13]           # (the powers: PWT[0..2][h1..h3[ks]], PWT[3][hs/ht/hp[key]], BPWT[size])
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
@@ -372,24 +365,17 @@ cdef inline void suffix_counts(uint32_t m, uint64_t* lo, uint64_t* hi) noexcept 
     hi[0] = t - pb
 
 
-cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, uint64_t* dk,
-                            const int16_t* pwt, const uint64_t* dkt) noexcept nogil:
+cdef inline void tab_powers(uint32_t m, int8_t* hs, uint64_t* dk, const uint64_t* dkt) noexcept nogil:
     """For the 16 strengths s: hs[s] the bits of m above s (stronger ranks
-    out), pw[s] = pwt[hs[s]] (power()) and dk[s] = dkt[hs[s]] (the packed
-    sums of the group)."""
+    out) and dk[s] = dkt[hs[s]] (the packed sums of the group)."""
     cdef uint64_t lo, hi
-    cdef int s, x
+    cdef int s
     suffix_counts(m, &lo, &hi)
     memcpy(hs, &lo, 8)
     memcpy(hs + 8, &hi, 8)
     for s in range(8):
-        x = <int>((lo >> (8 * s)) & 255)
-        pw[s] = pwt[x]
-        dk[s] = dkt[x]
-    for s in range(8):
-        x = <int>((hi >> (8 * s)) & 255)
-        pw[8 + s] = pwt[x]
-        dk[8 + s] = dkt[x]
+        dk[s] = dkt[(lo >> (8 * s)) & 255]
+        dk[8 + s] = dkt[(hi >> (8 * s)) & 255]
 
 
 cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
@@ -408,16 +394,13 @@ cdef inline uint64_t nib_bytes(uint64_t x) noexcept nogil:
     return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
 
 
-cdef inline void seq_powers(uint32_t m, int n, int8_t* hs, int16_t* pw) noexcept nogil:
-    """For the n sequence keys q: hs[q] the windows of m above q (stronger
-    windows the cards out could fill) and pw[q] their power."""
-    cdef uint64_t lo, hi, y
-    cdef int q
+cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
+    """For the n (9..16) sequence keys q: hs[q] the windows of m above q
+    (stronger windows the cards out could fill)."""
+    cdef uint64_t lo, hi
     suffix_counts(m, &lo, &hi)
-    for q in range(n):
-        y = (lo >> (8 * q)) & 255 if q < 8 else (hi >> (8 * (q - 8))) & 255
-        hs[q] = <int8_t>y
-        pw[q] = PWT[3][y]
+    memcpy(hs, &lo, 8)
+    memcpy(hs + 8, &hi, n - 8)
 
 
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
@@ -477,14 +460,14 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
     # stronger ranks still out (triples: ranks only), by strength, and their powers
-    tab_powers(m1, tb.h1, tb.pw1, tb.dk[0], PWT[0], DKT[0])
-    tab_powers(m2, tb.h2, tb.pw2, tb.dk[1], PWT[1], DKT[1])
-    tab_powers(m3, tb.h3, tb.pw3, tb.dk[2], PWT[2], DKT[2])
+    tab_powers(m1, tb.h1, tb.dk[0], DKT[0])
+    tab_powers(m2, tb.h2, tb.dk[1], DKT[1])
+    tab_powers(m3, tb.h3, tb.dk[2], DKT[2])
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
-    seq_powers(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs, tb.pws)
-    seq_powers(o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF, 12, tb.ht, tb.pwt)
-    seq_powers(o3 & (o3 >> 1) & 0x1FFF, 13, tb.hp, tb.pwp)
+    seq_counts(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs)
+    seq_counts(o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF, 12, tb.ht)
+    seq_counts(o3 & (o3 >> 1) & 0x1FFF, 13, tb.hp)
     n = (tb.out[13] == 2 and tb.out[14] == 2)
     if fast:
         n += gd_popcount64(((x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111)   # nibbles >= 4
@@ -492,7 +475,6 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         for r in range(13):
             n += tb.out[r] >= 4
     tb.bombs_out = <int8_t>n
-    memcpy(tb.bpw, BPWT, sizeof(BPWT))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
     tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
 
@@ -809,10 +791,10 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
 
 cdef inline int seq_pw(const Tab* tb, int tt, int q) noexcept nogil:
     if tt == 0:
-        return tb.pws[q]
+        return PWT[3][tb.hs[q]]
     if tt == 1:
-        return tb.pwt[q]
-    return tb.pwp[q]
+        return PWT[3][tb.ht[q]]
+    return PWT[3][tb.hp[q]]
 
 
 cdef inline int seq_h(const Tab* tb, int tt, int q) noexcept nogil:
@@ -1470,7 +1452,7 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
             continue
         ks = tb.ks[r]
         if n >= 4:
-            add_group(d, T_BOMB, r, n, 0, tb.bpw[n if n <= 10 else 10], rank_sig(r, n - wc[r], wc[r]))
+            add_group(d, T_BOMB, r, n, 0, BPWT[n if n <= 10 else 10], rank_sig(r, n - wc[r], wc[r]))
         elif n == 3:
             tr[nt] = r
             nt += 1
@@ -1478,9 +1460,9 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
             pr[npr] = r
             npr += 1
         else:
-            add_group(d, T_SINGLE, r, 1, tb.h1[ks] == 0, tb.pw1[ks] - 0, rank_sig(r, 1 - wc[r], wc[r]))
+            add_group(d, T_SINGLE, r, 1, tb.h1[ks] == 0, PWT[0][tb.h1[ks]], rank_sig(r, 1 - wc[r], wc[r]))
     if ws == 1:
-        add_group(d, T_SINGLE, tb.L, 1, tb.h1[13] == 0, tb.pw1[13], rank_sig(0, 0, 1))
+        add_group(d, T_SINGLE, tb.L, 1, tb.h1[13] == 0, PWT[0][tb.h1[13]], rank_sig(0, 0, 1))
     elif ws == 2:
         pr[npr] = 13 + 16          # the wild pair (level)
         npr += 1
@@ -1488,18 +1470,18 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
         add_group(d, T_JOKER_BOMB, 15, 4, 0, tb.jbpw, ((<uint64_t>2) << 52) | ((<uint64_t>2) << 54))
     else:
         if h.sb == 1:
-            add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, tb.pw1[14], (<uint64_t>1) << 52)
+            add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, PWT[0][tb.h1[14]], (<uint64_t>1) << 52)
         elif h.sb == 2:
             pr[npr] = 14 + 16
             npr += 1
         if h.hr == 1:
-            add_group(d, T_SINGLE, 14, 1, tb.h1[15] == 0, tb.pw1[15], (<uint64_t>1) << 54)
+            add_group(d, T_SINGLE, 14, 1, tb.h1[15] == 0, PWT[0][tb.h1[15]], (<uint64_t>1) << 54)
         elif h.hr == 2:
             pr[npr] = 15 + 16
             npr += 1
     # pair ids: 0..12 natural ranks, 29 wild pair, 30 SB pair, 31 HR pair
     np2 = 0
-    while np2 < npr and np2 < nt and K - tb.pw2[_pair_ks(tb, pr[np2])] > 0:
+    while np2 < npr and np2 < nt and K - PWT[1][tb.h2[_pair_ks(tb, pr[np2])]] > 0:
         np2 += 1
     for i in range(nt):
         r = tr[i]
@@ -1507,12 +1489,12 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
         sig = rank_sig(r, 3 - wc[r], wc[r])
         if i < np2:
             psig = _pair_sig(pr[i], wc)
-            add_group(d, T_THREE_WITH_TWO, r, 5, tb.h3[ks] == 0, tb.pw3[ks], sig + psig)
+            add_group(d, T_THREE_WITH_TWO, r, 5, tb.h3[ks] == 0, PWT[2][tb.h3[ks]], sig + psig)
         else:
-            add_group(d, T_TRIPS, r, 3, tb.h3[ks] == 0, tb.pw3[ks], sig)
+            add_group(d, T_TRIPS, r, 3, tb.h3[ks] == 0, PWT[2][tb.h3[ks]], sig)
     for i in range(np2, npr):
         ks = _pair_ks(tb, pr[i])
-        add_group(d, T_PAIR, _pair_key(tb, pr[i]), 2, tb.h2[ks] == 0, tb.pw2[ks],
+        add_group(d, T_PAIR, _pair_key(tb, pr[i]), 2, tb.h2[ks] == 0, PWT[1][tb.h2[ks]],
                   _pair_sig(pr[i], wc))
 
 
