@@ -808,7 +808,9 @@ cdef inline int seq_h(const Tab* tb, int tt, int q) noexcept nogil:
 cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int q) noexcept nogil:
     """Whether a window is worth trying: no bomb broken, gaps within the wilds,
     and it takes enough of what would otherwise be odd cards (singles, the
-    third card of a triple) or pairs (tubes) or triples (plates)."""
+    third card of a triple) or pairs (tubes) or triples (plates). The rule
+    as written; the search reads it for every window at once
+    (promising_masks)."""
     cdef int need, n2
     if tt == 0:
         if q > 9 or ((pm[4] >> q) & 31) or POP8[(odd >> q) & 31] < P.st_odd:
@@ -826,6 +828,87 @@ cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int 
         return False
     need = 3 * POP8[(pm[0] >> q) & 3] + 2 * POP8[(pm[1] >> q) & 3] + POP8[(pm[2] >> q) & 3]
     return need <= w
+
+
+cdef inline uint32_t win_any(uint32_t m, int ln) noexcept nogil:
+    """Bit q: some bit of m in the window q .. q + ln - 1."""
+    cdef uint32_t a = 0
+    cdef int i
+    for i in range(ln):
+        a |= m >> i
+    return a
+
+
+cdef inline void win_count(uint32_t m, int ln, uint32_t* c) noexcept nogil:
+    """Bit q of c[0], c[1], c[2]: bits 0, 1, 2 of the count of m's bits in
+    the window q .. q + ln - 1 (ln <= 7), bit-sliced."""
+    cdef uint32_t a0 = 0, a1 = 0, a2 = 0, x, t
+    cdef int i
+    for i in range(ln):
+        x = m >> i
+        t = a0 & x
+        a0 ^= x
+        a2 |= a1 & t
+        a1 ^= t
+    c[0] = a0
+    c[1] = a1
+    c[2] = a2
+
+
+cdef inline uint32_t count_ge(const uint32_t* c, int k) noexcept nogil:
+    """Bit q: the bit-sliced count c (0..7) at q is at least k."""
+    cdef uint32_t k0, k1, k2
+    if k <= 0:
+        return 0xFFFFFFFF
+    if k > 7:
+        return 0
+    k0 = 0xFFFFFFFF if k & 1 else 0
+    k1 = 0xFFFFFFFF if k & 2 else 0
+    k2 = 0xFFFFFFFF if k & 4 else 0
+    return ((c[2] & ~k2) | (~(c[2] ^ k2) & ((c[1] & ~k1) | (~(c[1] ^ k1) & (c[0] | ~k0)))))
+
+
+cdef inline void promising_masks(const uint16_t* pm, uint32_t odd, int w, uint32_t* pr) noexcept nogil:
+    """pr[tt], bit q: promising(pm, odd, w, tt, q), for every window at once
+    (w 0..2: the wild cards of a hand)."""
+    cdef uint32_t c0[3]
+    cdef uint32_t c1[3]
+    cdef uint32_t c2[3]
+    cdef uint32_t z0, z1, z2, one1, none, m
+    # straights: no bomb broken, at least st_odd odd cards, gaps within the wilds
+    win_count(odd, 5, c0)
+    win_count(pm[0], 5, c1)
+    pr[0] = ~win_any(pm[4], 5) & count_ge(c0, P.st_odd) & ~count_ge(c1, w + 1) & 0x3FF
+    # tubes: need = 2 * (empty ranks) + (single ranks) <= w, a pair taken,
+    # and two pairs or a card to complete
+    win_count(pm[0], 3, c0)
+    win_count(pm[1], 3, c1)
+    win_count(pm[2], 3, c2)
+    z0 = ~(c0[0] | c0[1] | c0[2])                 # no empty rank
+    z1 = ~(c1[0] | c1[1] | c1[2])                 # no single
+    one1 = c1[0] & ~c1[1] & ~c1[2]                # one single
+    none = z0 & z1                                # need 0
+    if w == 0:
+        m = none
+    elif w == 1:
+        m = z0 & (z1 | one1)
+    else:
+        m = (z0 & ~count_ge(c1, 3)) | (c0[0] & ~c0[1] & ~c0[2] & z1)
+    pr[1] = (~win_any(pm[4], 3) & win_any(pm[2], 3) & m & (count_ge(c2, 2) | ~none)) & 0xFFF
+    # plates: a triple taken, no bomb broken, need = 3 * empty + 2 * single + pairs <= w
+    win_count(pm[0], 2, c0)
+    win_count(pm[1], 2, c1)
+    win_count(pm[2], 2, c2)
+    z0 = ~(c0[0] | c0[1])
+    z1 = ~(c1[0] | c1[1])
+    z2 = ~(c2[0] | c2[1])
+    if w == 0:
+        m = z0 & z1 & z2
+    elif w == 1:
+        m = z0 & z1 & ~c2[1]
+    else:
+        m = z0 & ((z1 & ~(c2[1] & c2[0])) | (c1[0] & ~c1[1] & z2))
+    pr[2] = (win_any(pm[3], 2) & ~win_any(pm[4], 2) & m) & 0x1FFF
 
 
 cdef inline void take_seq(HC* h, int tt, int q) noexcept nogil:
@@ -886,7 +969,7 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     """The node's children (one more window each), evaluated, then searched
     best first while the node budget lasts."""
     cdef uint16_t pm[5]
-    cdef uint32_t odd, cand, m4, m2, m3
+    cdef uint32_t odd, cand, pr[3]
     cdef int q, tt, n = 0, i, j, bi
     cdef HC save
     cdef Child ch[MAXCHILD]
@@ -899,27 +982,22 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     odd = pm[1] | pm[3]
     if pop16(odd) < P.st_odd and pm[2] == 0 and pm[3] == 0:
         return
-    # start positions where some window may be promising (a cheap superset)
-    m4 = pm[4]
-    m2 = pm[2]
-    m3 = pm[3]
-    cand = 0
-    if pop16(odd) >= P.st_odd:
-        cand |= ~(m4 | (m4 >> 1) | (m4 >> 2) | (m4 >> 3) | (m4 >> 4)) & 0x3FF
-    if m2:
-        cand |= (m2 | (m2 >> 1) | (m2 >> 2)) & 0xFFF
-    if m3:
-        cand |= (m3 | (m3 >> 1)) & 0x1FFF
-    cand &= ~((1 << p) - 1)
+    # the promising windows of each type, from (p, t) on in (position, type) order
+    promising_masks(pm, odd, x.h.w, pr)
+    for tt in range(3):
+        pr[tt] &= ~((<uint32_t>1 << p) - 1)
+        if tt < t:
+            pr[tt] &= ~(<uint32_t>1 << p)
+    cand = pr[0] | pr[1] | pr[2]
     memcpy(&save, &x.h, sizeof(HC))
     while cand and n < MAXCHILD:
         q = gd_ctz64(cand)
         cand &= cand - 1
-        for tt in range(t if q == p else 0, 3):
+        for tt in range(3):
+            if not ((pr[tt] >> q) & 1):
+                continue
             if n >= MAXCHILD or x.nodes >= P.nodes:
                 break
-            if not promising(pm, odd, save.w, tt, q):
-                continue
             ch[n].tt = <int8_t>tt
             ch[n].q = <int8_t>q
             ch[n].b = lb[0]
