@@ -23,19 +23,20 @@ The pieces, each a small nogil function:
   decomposition and the counts.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    MoveBuf, card_count, rank_strength, is_bomb_type,
+    Gen, MoveBuf, generate_types, card_count, rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, NativeView, rng_next,
+    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add,
+    NativeView, rng_next,
 )
 
 cimport numpy as cnp
@@ -160,21 +161,51 @@ _default_params()
 # decision): the power of a group by the count of stronger plays still out
 # (0..15) for singles, pairs, triples and sequences, and of bombs by size.
 cdef int16_t PWT[4][16]
-cdef int16_t CSCT[4][16]            # PWT - K (the leaf's score of the group)
 cdef int16_t BPWT[11]
+
+# A leaf's sums (LB.k) packed in one word, so that adding or removing a
+# group is one addition: the groups (bits 0..7), the control groups
+# (8..15), the bombs (16..23), the pairs (24..31), the triples (32..39) and
+# the score (40..63, signed: read with an arithmetic shift). Every count is
+# 0..255 and the score fits when the sums are read (they are those of real
+# counts then), so the word's carries and borrows cancel out.
+cdef enum:
+    LK_SC = 40
+cdef uint64_t LK_H = 1
+cdef uint64_t LK_NC = (<uint64_t>1) << 8
+cdef uint64_t LK_NB = (<uint64_t>1) << 16
+cdef uint64_t LK_NP = (<uint64_t>1) << 24
+cdef uint64_t LK_NT = (<uint64_t>1) << 32
+cdef uint64_t DKT[3][16]            # n (1..3) cards as one group, by the stronger plays out: [n - 1][h]
+cdef uint64_t BKT[11]               # a bomb of n cards (4..10)
+cdef uint64_t JBK                   # the joker bomb
+
+
+cdef inline uint64_t lk_score(int sc) noexcept nogil:
+    """A score in the packed sums' score field."""
+    return (<uint64_t><int64_t>sc) << LK_SC
+
+
+cdef inline int lk_sc(uint64_t k) noexcept nogil:
+    """The score of packed sums."""
+    return <int>((<int64_t>k) >> LK_SC)
 
 
 cdef void _derive_params() noexcept:
+    global JBK
     cdef int h, k
     for h in range(16):
         PWT[0][h] = power(P.b1, P.s1, P.c1, h)
         PWT[1][h] = power(P.b2, P.s2, P.c2, h)
         PWT[2][h] = power(P.b3, P.s3, P.c3, h)
         PWT[3][h] = power(P.bs, P.ss, P.cs, h)
-        for k in range(4):
-            CSCT[k][h] = <int16_t>(PWT[k][h] - P.K)
+        for k in range(3):
+            DKT[k][h] = (lk_score(<int16_t>(PWT[k][h] - P.K)) + LK_H + (LK_NC if h == 0 else 0)
+                         + (LK_NP if k == 1 else 0) + (LK_NT if k == 2 else 0))
     for k in range(11):
         BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
+        BKT[k] = lk_score(BPWT[k]) + LK_NB
+    JBK = lk_score(<int16_t>(P.bomb + P.bstep * 9)) + LK_NB     # tb.jbpw
 
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
@@ -225,19 +256,11 @@ ctypedef struct Tab:
     int8_t h3[16]
     int8_t hs[10]           # by key: stronger straights / tubes / plates still makeable
     int8_t ht[12]
-    int8_t hp[13]
-    int16_t pw1[16]
-    int16_t pw2[16]
-    int16_t pw3[16]
-    int16_t pws[10]
-    int16_t pwt[12]
-    int16_t pwp[13]
-    int16_t bpw[11]         # bombs by size
+    int8_t hp[13]           # (the powers: PWT[0..2][h1..h3[ks]], PWT[3][hs/ht/hp[key]], BPWT[size])
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    int16_t csc[4][16]      # leaf: score of n (0..3) cards of strength ks as one group ([n][ks])
-    int8_t cnc[4][16]       # ... 1 if that group is control
+    uint64_t dk[3][16]      # leaf: packed sums (LB.k) of n (1..3) cards of strength ks as one group ([n - 1][ks])
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -342,34 +365,17 @@ cdef inline void suffix_counts(uint32_t m, uint64_t* lo, uint64_t* hi) noexcept 
     hi[0] = t - pb
 
 
-cdef inline uint64_t zero_bytes(uint64_t x) noexcept nogil:
-    """Byte i: 1 if byte i of x is 0, else 0 (exact)."""
-    cdef uint64_t t = ((x & <uint64_t>0x7F7F7F7F7F7F7F7F) + <uint64_t>0x7F7F7F7F7F7F7F7F) | x
-    return (~t & <uint64_t>0x8080808080808080) >> 7
-
-
-cdef inline void tab_powers(uint32_t m, int8_t* hs, int16_t* pw, int16_t* csc, int8_t* cnc,
-                            const int16_t* pwt, const int16_t* csct) noexcept nogil:
+cdef inline void tab_powers(uint32_t m, int8_t* hs, uint64_t* dk, const uint64_t* dkt) noexcept nogil:
     """For the 16 strengths s: hs[s] the bits of m above s (stronger ranks
-    out), pw[s] = pwt[hs[s]] (power()), csc[s] = csct[hs[s]] (pw - K) and
-    cnc[s] = hs[s] == 0."""
-    cdef uint64_t lo, hi, z
-    cdef int s, x
+    out) and dk[s] = dkt[hs[s]] (the packed sums of the group)."""
+    cdef uint64_t lo, hi
+    cdef int s
     suffix_counts(m, &lo, &hi)
     memcpy(hs, &lo, 8)
     memcpy(hs + 8, &hi, 8)
-    z = zero_bytes(lo)
-    memcpy(cnc, &z, 8)
-    z = zero_bytes(hi)
-    memcpy(cnc + 8, &z, 8)
     for s in range(8):
-        x = <int>((lo >> (8 * s)) & 255)
-        pw[s] = pwt[x]
-        csc[s] = csct[x]
-    for s in range(8):
-        x = <int>((hi >> (8 * s)) & 255)
-        pw[8 + s] = pwt[x]
-        csc[8 + s] = csct[x]
+        dk[s] = dkt[(lo >> (8 * s)) & 255]
+        dk[8 + s] = dkt[(hi >> (8 * s)) & 255]
 
 
 cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
@@ -380,6 +386,23 @@ cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
     return <uint32_t>((g | (g >> 24)) & 0xFFFF)
 
 
+cdef inline uint64_t nib_bytes(uint64_t x) noexcept nogil:
+    """Nibble i of the low 32 bits of x into byte i."""
+    x &= <uint64_t>0xFFFFFFFF
+    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
+    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+
+
+cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
+    """For the n (9..16) sequence keys q: hs[q] the windows of m above q
+    (stronger windows the cards out could fill)."""
+    cdef uint64_t lo, hi
+    suffix_counts(m, &lo, &hi)
+    memcpy(hs, &lo, 8)
+    memcpy(hs + 8, &hi, n - 8)
+
+
 cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t ptwo,
                     int L) noexcept nogil:
     cdef int r, s, q, n
@@ -388,15 +411,18 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     cdef uint64_t pl = nib_counts(pone & RANK_MASK) + nib_counts(ptwo & RANK_MASK)
     cdef uint64_t x, g1, g2, g3
     cdef uint32_t a1, a2, a3, lb = (<uint32_t>1) << L
+    cdef bint fast = (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0
     tb.L = L
     memcpy(tb.ord, ORDT[L], 13)
     memcpy(tb.ks, KST[L], 13)
-    if (((two & pone) | (one & ptwo) | (two & ~one) | (ptwo & ~pone)) & RANK_MASK) == 0:
+    if fast:
         # at most two copies of a face between the hand and the plays: every
         # rank's count out (a nibble of x) is 0..8, computed word-wide
         x = <uint64_t>0x8888888888888 - own - pl
-        for r in range(13):
-            tb.out[r] = <int8_t>((x >> (4 * r)) & 15)
+        g1 = nib_bytes(x)
+        memcpy(tb.out, &g1, 8)
+        g1 = nib_bytes(x >> 32)
+        memcpy(tb.out + 8, &g1, 5)
         g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g3 = ((x >> 2) | (x >> 3) | ((x >> 1) & x)) & <uint64_t>0x1111111111111
@@ -434,33 +460,21 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
     # stronger ranks still out (triples: ranks only), by strength, and their powers
-    tab_powers(m1, tb.h1, tb.pw1, tb.csc[1], tb.cnc[1], PWT[0], CSCT[0])
-    tab_powers(m2, tb.h2, tb.pw2, tb.csc[2], tb.cnc[2], PWT[1], CSCT[1])
-    tab_powers(m3, tb.h3, tb.pw3, tb.csc[3], tb.cnc[3], PWT[2], CSCT[2])
-    memset(tb.csc[0], 0, sizeof(tb.csc[0]))
-    memset(tb.cnc[0], 0, sizeof(tb.cnc[0]))
+    tab_powers(m1, tb.h1, tb.dk[0], DKT[0])
+    tab_powers(m2, tb.h2, tb.dk[1], DKT[1])
+    tab_powers(m3, tb.h3, tb.dk[2], DKT[2])
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
-    o1 = o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF
-    o2 = o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF
-    o3 = o3 & (o3 >> 1) & 0x1FFF
-    for q in range(13):
-        if q < 10:
-            n = gd_popcount64(o1 >> (q + 1))
-            tb.hs[q] = <int8_t>n
-            tb.pws[q] = PWT[3][n]
-        if q < 12:
-            n = gd_popcount64(o2 >> (q + 1))
-            tb.ht[q] = <int8_t>n
-            tb.pwt[q] = PWT[3][n]
-        n = gd_popcount64(o3 >> (q + 1))
-        tb.hp[q] = <int8_t>n
-        tb.pwp[q] = PWT[3][n]
+    seq_counts(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs)
+    seq_counts(o2 & (o2 >> 1) & (o2 >> 2) & 0xFFF, 12, tb.ht)
+    seq_counts(o3 & (o3 >> 1) & 0x1FFF, 13, tb.hp)
     n = (tb.out[13] == 2 and tb.out[14] == 2)
-    for r in range(13):
-        n += tb.out[r] >= 4
+    if fast:
+        n += gd_popcount64(((x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111)   # nibbles >= 4
+    else:
+        for r in range(13):
+            n += tb.out[r] >= 4
     tb.bombs_out = <int8_t>n
-    memcpy(tb.bpw, BPWT, sizeof(BPWT))
     tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
     tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
 
@@ -477,31 +491,26 @@ ctypedef struct HC:
 
 
 cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
-    cdef int hb = 4 * L + 1, r, f, s, q
+    """The counts of the hand (word-wide: no loop over its cards)."""
+    cdef int hb = 4 * L + 1, s
     cdef uint64_t wb = (<uint64_t>1) << hb
     cdef uint64_t n1 = one & ~wb & RANK_MASK, n2 = two & ~wb & RANK_MASK
     cdef uint64_t cnt = nib_counts(n1) + nib_counts(n2)
-    cdef uint64_t m
+    cdef uint64_t y
+    cdef uint32_t q
+    y = nib_bytes(cnt)
+    memcpy(h.c, &y, 8)
+    y = nib_bytes(cnt >> 32)
+    memcpy(h.c + 8, &y, 5)
     h.w = <int8_t>(((one >> hb) & 1) + ((two >> hb) & 1))
     h.sb = <int8_t>(((one >> 52) & 1) + ((two >> 52) & 1))
     h.hr = <int8_t>(((one >> 53) & 1) + ((two >> 53) & 1))
-    for r in range(13):
-        h.c[r] = <int8_t>((cnt >> (4 * r)) & 15)
+    # per suit, bit q: natural position q held (rank q - 1; the ace also at 0)
     for s in range(4):
-        h.s1[s] = 0
-        h.s2[s] = 0
-    m = n1
-    while m:
-        f = gd_ctz64(m)
-        m &= m - 1
-        q = (f >> 2) + 1
-        h.s1[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
-    m = n2
-    while m:
-        f = gd_ctz64(m)
-        m &= m - 1
-        q = (f >> 2) + 1
-        h.s2[f & 3] |= <uint16_t>((1 << q) | (1 if q == 13 else 0))
+        q = nib_bits((n1 >> s) & <uint64_t>0x1111111111111) << 1
+        h.s1[s] = <uint16_t>(q | ((q >> 13) & 1))
+        q = nib_bits((n2 >> s) & <uint64_t>0x1111111111111) << 1
+        h.s2[s] = <uint16_t>(q | ((q >> 13) & 1))
 
 
 cdef extern from *:
@@ -557,8 +566,7 @@ cdef enum:
 ctypedef struct LB:
     # a leaf: every single, pair, triple, bomb counted on its own, then pairs
     # carried by triples (full houses) taken off in finish()
-    int sc, H, nc, nb
-    int np, nt
+    uint64_t k               # packed: score, groups, control groups, bombs, pairs, triples (LK_*)
     uint32_t pm              # pair strengths (bit ks), ascending from bit 0
     int p13                  # pairs of strength 13 (the level rank's and the wilds'): 0..2
 
@@ -595,61 +603,52 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
     if n <= 0:
         return
     if n >= 4:
-        b.sc += sign * tb.bpw[n if n <= 10 else 10]
-        b.nb += sign
+        b.k += <uint64_t><int64_t>sign * BKT[n if n <= 10 else 10]
         return
-    b.sc += sign * tb.csc[n][ks]
-    b.H += sign
-    b.nc += sign * tb.cnc[n][ks]
-    if n == 3:
-        b.nt += sign
-    elif n == 2:
+    b.k += <uint64_t><int64_t>sign * tb.dk[n - 1][ks]
+    if n == 2:
         bit = (<uint32_t>1) << ks
         if sign > 0:
             b.pm |= bit
             b.p13 += ks == 13
-            b.np += 1
         elif b.pm & bit:
             if ks != 13 or b.p13 == 1:
                 b.pm &= ~bit
             b.p13 -= ks == 13
-            b.np -= 1
+        else:
+            b.k += LK_NP        # a pair not counted: its count stays
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
-    cdef int i, r, n, ks, sc = 0, H = 0, nc = 0, nb = 0, npr = 0, nt = 0
-    cdef uint32_t pm = 0
-    for i in range(13):
-        r = tb.ord[i]
-        n = c[r]
-        if n == 0:
-            continue
-        ks = tb.ks[r]
-        if n <= 3:
-            sc += tb.csc[n][ks]
-            nc += tb.cnc[n][ks]
-            H += 1
+    """The LB of the counts ``c`` (an HC's: 16 bytes are read) with ``ws``
+    wilds alone and the jokers ``sb``/``hr``: the ranks of each count
+    visited by masks (the sums do not depend on the order)."""
+    cdef int r, n, ks
+    cdef uint32_t pm = 0, cm[5], m
+    cdef uint64_t k = 0
+    gd_count_masks(c, cm)
+    for n in range(1, 4):
+        m = cm[n]
+        while m:
+            r = gd_ctz64(m)
+            m &= m - 1
+            ks = tb.ks[r]
+            k += tb.dk[n - 1][ks]
             if n == 2:
                 pm |= (<uint32_t>1) << ks
-                npr += 1
-            elif n == 3:
-                nt += 1
-        else:
-            sc += tb.bpw[n if n <= 10 else 10]
-            nb += 1
-    b.sc = sc
-    b.H = H
-    b.nc = nc
-    b.nb = nb
-    b.np = npr
-    b.nt = nt
+    m = cm[4]
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        n = c[r]
+        k += BKT[n if n <= 10 else 10]
+    b.k = k
     b.pm = pm
     b.p13 = (pm >> 13) & 1
     if ws:
         lb_add(tb, b, 13, ws, 1)
     if sb == 2 and hr == 2:
-        b.sc += tb.jbpw
-        b.nb += 1
+        b.k += JBK
     else:
         if sb:
             lb_add(tb, b, 14, sb, 1)
@@ -660,18 +659,21 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
 cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
     """Score of the leaf: triples carry the weakest pairs while that gains
     (the pairs in ascending strength: the bits of pm, strength 13 p13 times)."""
-    cdef int k = 0, sc = b.sc, H = b.H, nc = b.nc, ks, d
-    cdef int lim = b.np if b.np < b.nt else b.nt
+    cdef uint64_t bk = b.k, g
+    cdef int k = 0, sc = lk_sc(bk), H = <int>(bk & 255), nc = <int>((bk >> 8) & 255), ks, d
+    cdef int npr = <int>((bk >> 24) & 255), nt = <int>((bk >> 32) & 255)
+    cdef int lim = npr if npr < nt else nt
     cdef int dup = b.p13 - 1
     cdef uint32_t m = b.pm
     while k < lim:
         ks = gd_ctz64(m)
-        d = tb.csc[2][ks]           # pw2 - K
+        g = tb.dk[1][ks]
+        d = lk_sc(g)                # pw2 - K
         if d >= 0:
             break
         sc -= d
         H -= 1
-        nc -= tb.cnc[2][ks]
+        nc -= <int>((g >> 8) & 1)
         k += 1
         if ks == 13 and dup > 0:
             dup -= 1
@@ -679,7 +681,7 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
             m &= m - 1
     a.H += H
     a.nctrl += nc
-    a.nbomb += b.nb
+    a.nbomb += <int>((bk >> 16) & 255)
     return sc
 
 
@@ -702,18 +704,6 @@ cdef inline void try_lb(X* x, const Tab* tb, const LB* b, Acc* acc, int opt, int
         bopt[0] = opt
 
 
-cdef void leaf(X* x, Acc* acc) noexcept nogil:
-    """Evaluate the rest of the hand with its wild cards assigned where they
-    gain most: left alone (level cards), or completing the weakest single
-    (a pair), pair (a triple), triple (a bomb), or the largest bomb."""
-    cdef const Tab* tb = x.tb
-    cdef int w = x.h.w
-    cdef int8_t* c = x.h.c
-    cdef LB base
-    lb_build(tb, c, x.h.sb, x.h.hr, w, &base)
-    leaf_from(x, acc, &base)
-
-
 cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
     """The first rank of the mask m in ascending strength (the level rank,
     bit lb, last); -1 if none."""
@@ -723,8 +713,11 @@ cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
 
 
 cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
-    """leaf() from the LB of the counts x.h with every wild left alone;
-    returns the leaf's best score."""
+    """Evaluate the rest of the hand (the counts x.h, ``base`` their LB with
+    every wild left alone) with its wild cards assigned where they gain
+    most: left alone (level cards), or completing the weakest single (a
+    pair), pair (a triple), triple (a bomb), or the largest bomb; returns
+    the leaf's best score."""
     cdef const Tab* tb = x.tb
     cdef int w = x.h.w, i, j, r
     cdef int best = -(1 << 30), bopt = 0
@@ -798,10 +791,10 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
 
 cdef inline int seq_pw(const Tab* tb, int tt, int q) noexcept nogil:
     if tt == 0:
-        return tb.pws[q]
+        return PWT[3][tb.hs[q]]
     if tt == 1:
-        return tb.pwt[q]
-    return tb.pwp[q]
+        return PWT[3][tb.ht[q]]
+    return PWT[3][tb.hp[q]]
 
 
 cdef inline int seq_h(const Tab* tb, int tt, int q) noexcept nogil:
@@ -815,7 +808,9 @@ cdef inline int seq_h(const Tab* tb, int tt, int q) noexcept nogil:
 cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int q) noexcept nogil:
     """Whether a window is worth trying: no bomb broken, gaps within the wilds,
     and it takes enough of what would otherwise be odd cards (singles, the
-    third card of a triple) or pairs (tubes) or triples (plates)."""
+    third card of a triple) or pairs (tubes) or triples (plates). The rule
+    as written; the search reads it for every window at once
+    (promising_masks)."""
     cdef int need, n2
     if tt == 0:
         if q > 9 or ((pm[4] >> q) & 31) or POP8[(odd >> q) & 31] < P.st_odd:
@@ -833,6 +828,87 @@ cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int 
         return False
     need = 3 * POP8[(pm[0] >> q) & 3] + 2 * POP8[(pm[1] >> q) & 3] + POP8[(pm[2] >> q) & 3]
     return need <= w
+
+
+cdef inline uint32_t win_any(uint32_t m, int ln) noexcept nogil:
+    """Bit q: some bit of m in the window q .. q + ln - 1."""
+    cdef uint32_t a = 0
+    cdef int i
+    for i in range(ln):
+        a |= m >> i
+    return a
+
+
+cdef inline void win_count(uint32_t m, int ln, uint32_t* c) noexcept nogil:
+    """Bit q of c[0], c[1], c[2]: bits 0, 1, 2 of the count of m's bits in
+    the window q .. q + ln - 1 (ln <= 7), bit-sliced."""
+    cdef uint32_t a0 = 0, a1 = 0, a2 = 0, x, t
+    cdef int i
+    for i in range(ln):
+        x = m >> i
+        t = a0 & x
+        a0 ^= x
+        a2 |= a1 & t
+        a1 ^= t
+    c[0] = a0
+    c[1] = a1
+    c[2] = a2
+
+
+cdef inline uint32_t count_ge(const uint32_t* c, int k) noexcept nogil:
+    """Bit q: the bit-sliced count c (0..7) at q is at least k."""
+    cdef uint32_t k0, k1, k2
+    if k <= 0:
+        return 0xFFFFFFFF
+    if k > 7:
+        return 0
+    k0 = 0xFFFFFFFF if k & 1 else 0
+    k1 = 0xFFFFFFFF if k & 2 else 0
+    k2 = 0xFFFFFFFF if k & 4 else 0
+    return ((c[2] & ~k2) | (~(c[2] ^ k2) & ((c[1] & ~k1) | (~(c[1] ^ k1) & (c[0] | ~k0)))))
+
+
+cdef inline void promising_masks(const uint16_t* pm, uint32_t odd, int w, uint32_t* pr) noexcept nogil:
+    """pr[tt], bit q: promising(pm, odd, w, tt, q), for every window at once
+    (w 0..2: the wild cards of a hand)."""
+    cdef uint32_t c0[3]
+    cdef uint32_t c1[3]
+    cdef uint32_t c2[3]
+    cdef uint32_t z0, z1, z2, one1, none, m
+    # straights: no bomb broken, at least st_odd odd cards, gaps within the wilds
+    win_count(odd, 5, c0)
+    win_count(pm[0], 5, c1)
+    pr[0] = ~win_any(pm[4], 5) & count_ge(c0, P.st_odd) & ~count_ge(c1, w + 1) & 0x3FF
+    # tubes: need = 2 * (empty ranks) + (single ranks) <= w, a pair taken,
+    # and two pairs or a card to complete
+    win_count(pm[0], 3, c0)
+    win_count(pm[1], 3, c1)
+    win_count(pm[2], 3, c2)
+    z0 = ~(c0[0] | c0[1] | c0[2])                 # no empty rank
+    z1 = ~(c1[0] | c1[1] | c1[2])                 # no single
+    one1 = c1[0] & ~c1[1] & ~c1[2]                # one single
+    none = z0 & z1                                # need 0
+    if w == 0:
+        m = none
+    elif w == 1:
+        m = z0 & (z1 | one1)
+    else:
+        m = (z0 & ~count_ge(c1, 3)) | (c0[0] & ~c0[1] & ~c0[2] & z1)
+    pr[1] = (~win_any(pm[4], 3) & win_any(pm[2], 3) & m & (count_ge(c2, 2) | ~none)) & 0xFFF
+    # plates: a triple taken, no bomb broken, need = 3 * empty + 2 * single + pairs <= w
+    win_count(pm[0], 2, c0)
+    win_count(pm[1], 2, c1)
+    win_count(pm[2], 2, c2)
+    z0 = ~(c0[0] | c0[1])
+    z1 = ~(c1[0] | c1[1])
+    z2 = ~(c2[0] | c2[1])
+    if w == 0:
+        m = z0 & z1 & z2
+    elif w == 1:
+        m = z0 & z1 & ~c2[1]
+    else:
+        m = z0 & ((z1 & ~(c2[1] & c2[0])) | (c1[0] & ~c1[1] & z2))
+    pr[2] = (win_any(pm[3], 2) & ~win_any(pm[4], 2) & m) & 0x1FFF
 
 
 cdef inline void take_seq(HC* h, int tt, int q) noexcept nogil:
@@ -893,7 +969,7 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     """The node's children (one more window each), evaluated, then searched
     best first while the node budget lasts."""
     cdef uint16_t pm[5]
-    cdef uint32_t odd, cand, m4, m2, m3
+    cdef uint32_t odd, cand, pr[3]
     cdef int q, tt, n = 0, i, j, bi
     cdef HC save
     cdef Child ch[MAXCHILD]
@@ -906,27 +982,22 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     odd = pm[1] | pm[3]
     if pop16(odd) < P.st_odd and pm[2] == 0 and pm[3] == 0:
         return
-    # start positions where some window may be promising (a cheap superset)
-    m4 = pm[4]
-    m2 = pm[2]
-    m3 = pm[3]
-    cand = 0
-    if pop16(odd) >= P.st_odd:
-        cand |= ~(m4 | (m4 >> 1) | (m4 >> 2) | (m4 >> 3) | (m4 >> 4)) & 0x3FF
-    if m2:
-        cand |= (m2 | (m2 >> 1) | (m2 >> 2)) & 0xFFF
-    if m3:
-        cand |= (m3 | (m3 >> 1)) & 0x1FFF
-    cand &= ~((1 << p) - 1)
+    # the promising windows of each type, from (p, t) on in (position, type) order
+    promising_masks(pm, odd, x.h.w, pr)
+    for tt in range(3):
+        pr[tt] &= ~((<uint32_t>1 << p) - 1)
+        if tt < t:
+            pr[tt] &= ~(<uint32_t>1 << p)
+    cand = pr[0] | pr[1] | pr[2]
     memcpy(&save, &x.h, sizeof(HC))
     while cand and n < MAXCHILD:
         q = gd_ctz64(cand)
         cand &= cand - 1
-        for tt in range(t if q == p else 0, 3):
+        for tt in range(3):
+            if not ((pr[tt] >> q) & 1):
+                continue
             if n >= MAXCHILD or x.nodes >= P.nodes:
                 break
-            if not promising(pm, odd, save.w, tt, q):
-                continue
             ch[n].tt = <int8_t>tt
             ch[n].q = <int8_t>q
             ch[n].b = lb[0]
@@ -1067,7 +1138,9 @@ cdef void entry_counts(CacheEntry* e, uint64_t one, uint64_t two) noexcept nogil
 cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     """The cached split of this hand, searched with these very tables: its
     sequences and straight flushes applied, its leaf evaluated again - the
-    search's own result (so a decision never depends on what was cached)."""
+    search's own result (so a decision never depends on what was cached).
+    The leaf's LB (every wild alone) is kept in x.blb: the leaf's counts
+    are the best leaf's (x.bh), whose LB quick_rest and follow() read."""
     cdef Acc acc
     cdef int i, k
     x.tb = tb
@@ -1085,7 +1158,9 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
         x.path[i] = k
         entry_acc(tb, k, &acc, 1)
     x.npath = e.npath
-    leaf(x, &acc)
+    lb_build(tb, x.h.c, x.h.sb, x.h.hr, x.h.w, &x.blb)
+    leaf_from(x, &acc, &x.blb)
+    x.blb_ok = 1
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
@@ -1326,8 +1401,7 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
 cdef inline void lb_jokers(const Tab* tb, LB* b, int sb, int hr, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) the jokers' groups (sb small, hr big)."""
     if sb == 2 and hr == 2:
-        b.sc += sign * tb.jbpw
-        b.nb += sign
+        b.k += <uint64_t><int64_t>sign * JBK
     else:
         if sb:
             lb_add(tb, b, 14, sb, sign)
@@ -1456,7 +1530,7 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
             continue
         ks = tb.ks[r]
         if n >= 4:
-            add_group(d, T_BOMB, r, n, 0, tb.bpw[n if n <= 10 else 10], rank_sig(r, n - wc[r], wc[r]))
+            add_group(d, T_BOMB, r, n, 0, BPWT[n if n <= 10 else 10], rank_sig(r, n - wc[r], wc[r]))
         elif n == 3:
             tr[nt] = r
             nt += 1
@@ -1464,9 +1538,9 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
             pr[npr] = r
             npr += 1
         else:
-            add_group(d, T_SINGLE, r, 1, tb.h1[ks] == 0, tb.pw1[ks] - 0, rank_sig(r, 1 - wc[r], wc[r]))
+            add_group(d, T_SINGLE, r, 1, tb.h1[ks] == 0, PWT[0][tb.h1[ks]], rank_sig(r, 1 - wc[r], wc[r]))
     if ws == 1:
-        add_group(d, T_SINGLE, tb.L, 1, tb.h1[13] == 0, tb.pw1[13], rank_sig(0, 0, 1))
+        add_group(d, T_SINGLE, tb.L, 1, tb.h1[13] == 0, PWT[0][tb.h1[13]], rank_sig(0, 0, 1))
     elif ws == 2:
         pr[npr] = 13 + 16          # the wild pair (level)
         npr += 1
@@ -1474,18 +1548,18 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
         add_group(d, T_JOKER_BOMB, 15, 4, 0, tb.jbpw, ((<uint64_t>2) << 52) | ((<uint64_t>2) << 54))
     else:
         if h.sb == 1:
-            add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, tb.pw1[14], (<uint64_t>1) << 52)
+            add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, PWT[0][tb.h1[14]], (<uint64_t>1) << 52)
         elif h.sb == 2:
             pr[npr] = 14 + 16
             npr += 1
         if h.hr == 1:
-            add_group(d, T_SINGLE, 14, 1, tb.h1[15] == 0, tb.pw1[15], (<uint64_t>1) << 54)
+            add_group(d, T_SINGLE, 14, 1, tb.h1[15] == 0, PWT[0][tb.h1[15]], (<uint64_t>1) << 54)
         elif h.hr == 2:
             pr[npr] = 15 + 16
             npr += 1
     # pair ids: 0..12 natural ranks, 29 wild pair, 30 SB pair, 31 HR pair
     np2 = 0
-    while np2 < npr and np2 < nt and K - tb.pw2[_pair_ks(tb, pr[np2])] > 0:
+    while np2 < npr and np2 < nt and K - PWT[1][tb.h2[_pair_ks(tb, pr[np2])]] > 0:
         np2 += 1
     for i in range(nt):
         r = tr[i]
@@ -1493,12 +1567,12 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
         sig = rank_sig(r, 3 - wc[r], wc[r])
         if i < np2:
             psig = _pair_sig(pr[i], wc)
-            add_group(d, T_THREE_WITH_TWO, r, 5, tb.h3[ks] == 0, tb.pw3[ks], sig + psig)
+            add_group(d, T_THREE_WITH_TWO, r, 5, tb.h3[ks] == 0, PWT[2][tb.h3[ks]], sig + psig)
         else:
-            add_group(d, T_TRIPS, r, 3, tb.h3[ks] == 0, tb.pw3[ks], sig)
+            add_group(d, T_TRIPS, r, 3, tb.h3[ks] == 0, PWT[2][tb.h3[ks]], sig)
     for i in range(np2, npr):
         ks = _pair_ks(tb, pr[i])
-        add_group(d, T_PAIR, _pair_key(tb, pr[i]), 2, tb.h2[ks] == 0, tb.pw2[ks],
+        add_group(d, T_PAIR, _pair_key(tb, pr[i]), 2, tb.h2[ks] == 0, PWT[1][tb.h2[ks]],
                   _pair_sig(pr[i], wc))
 
 
@@ -1649,9 +1723,57 @@ cdef inline int best_group(const Style* S, const Decomp* d, int h, int arg) noex
     return bi
 
 
+cdef int lead_first(const Style* S, const View* v, const Decomp* d, int* rule) noexcept nogil:
+    """The group of the split ``d`` the leading heuristics pick first (and
+    the rule that picks it); -1 when there is none."""
+    cdef int seat = v.seat, i, s, o, omin = 99, pc, bi = -1, nb = 0, nc = 0
+    for s in range(1, 4, 2):
+        o = v.counts[(seat + s) & 3]
+        if 0 < o < omin:
+            omin = o
+    pc = v.counts[(seat + 2) & 3]
+    for i in range(d.ng):
+        if not is_bomb_type(d.g[i].t):
+            nb += 1
+            nc += d.g[i].ctrl
+    if nb == 0:
+        # only bombs: the smallest first
+        bi = best_group(S, d, L_SMALLEST_BOMB, 0)
+        rule[0] = R_LEAD_BOMB
+    elif nb - nc <= 1 and nc >= 1 and nb >= 2:
+        # everything but one group is control: play the controls, then go out
+        bi = best_group(S, d, L_CONTROL, 0)
+        rule[0] = R_LEAD_CONTROL
+    elif omin <= S.danger:
+        # an opponent close to out: lead what they cannot follow (more cards than they hold)
+        bi = best_group(S, d, L_LONGER, omin)
+        rule[0] = R_LEAD_UNFOLLOWABLE
+        if bi < 0:
+            # all short: lead the strongest
+            bi = best_group(S, d, L_STRONGEST, 0)
+            rule[0] = R_LEAD_STRONG
+    elif 0 < pc <= S.feed:
+        # the partner is close to out: lead low plays of their size
+        bi = best_group(S, d, L_PARTNER, pc)
+        rule[0] = R_LEAD_FOR_PARTNER
+    if bi < 0:
+        bi = best_group(S, d, L_WEAKEST, 0)
+        rule[0] = R_LEAD_WEAKEST
+    return bi
+
+
+cdef inline int lead_next(const Style* S, Decomp* d, int bi, int* rule) noexcept nogil:
+    """Group ``bi`` is not a legal play under these rules (a wild straight
+    flush on the contest server): strike it out and pick the next group by
+    the default order (-1: none left)."""
+    d.g[bi].t = T_PASS
+    bi = best_group(S, d, L_ANY_LEFT, 0)
+    rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
+    return bi
+
+
 cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
-    cdef int own = card_count(v.one, v.two), seat = v.seat, i, s, o, omin = 99, pc
-    cdef int bi = -1, nb, nc
+    cdef int own = card_count(v.one, v.two), bi
     cdef Py_ssize_t mi
     cdef Decomp d
     cdef X x
@@ -1660,51 +1782,60 @@ cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* move
         rule[0] = R_GO_OUT
         return mi
     decompose(tb, v.one, v.two, &d, &x)
-    for s in range(1, 4, 2):
-        o = v.counts[(seat + s) & 3]
-        if 0 < o < omin:
-            omin = o
-    pc = v.counts[(seat + 2) & 3]
-    nb = 0
-    nc = 0
-    for i in range(d.ng):
-        if not is_bomb_type(d.g[i].t):
-            nb += 1
-            nc += d.g[i].ctrl
-    if nb == 0:
-        # only bombs: the smallest first
-        bi = best_group(S, &d, L_SMALLEST_BOMB, 0)
-        rule[0] = R_LEAD_BOMB
-    elif nb - nc <= 1 and nc >= 1 and nb >= 2:
-        # everything but one group is control: play the controls, then go out
-        bi = best_group(S, &d, L_CONTROL, 0)
-        rule[0] = R_LEAD_CONTROL
-    elif omin <= S.danger:
-        # an opponent close to out: lead what they cannot follow (more cards than they hold)
-        bi = best_group(S, &d, L_LONGER, omin)
-        rule[0] = R_LEAD_UNFOLLOWABLE
-        if bi < 0:
-            # all short: lead the strongest
-            bi = best_group(S, &d, L_STRONGEST, 0)
-            rule[0] = R_LEAD_STRONG
-    elif 0 < pc <= S.feed:
-        # the partner is close to out: lead low plays of their size
-        bi = best_group(S, &d, L_PARTNER, pc)
-        rule[0] = R_LEAD_FOR_PARTNER
-    if bi < 0:
-        bi = best_group(S, &d, L_WEAKEST, 0)
-        rule[0] = R_LEAD_WEAKEST
+    bi = lead_first(S, v, &d, rule)
     while bi >= 0:
         mi = find_group_move(v, &x, moves, &d.g[bi])
         if mi >= 0:
             return mi
-        # not a legal play under these rules (a wild straight flush on the
-        # contest server): the next group by the default order
-        d.g[bi].t = T_PASS
-        bi = best_group(S, &d, L_ANY_LEFT, 0)
-        rule[0] = R_LEAD_WEAKEST if bi >= 0 and not is_bomb_type(d.g[bi].t) else R_LEAD_BOMB
+        bi = lead_next(S, &d, bi, rule)
     rule[0] = R_FALLBACK
     return fallback_lead(tb, moves)
+
+
+cdef inline uint32_t group_types(int t) noexcept nogil:
+    """The move types (bit t) among which find_group_move looks for a group
+    of type ``t`` (a straight may be played as a straight flush)."""
+    if t == T_STRAIGHT:
+        return ((<uint32_t>1) << T_STRAIGHT) | ((<uint32_t>1) << T_STRAIGHT_FLUSH)
+    return (<uint32_t>1) << t
+
+
+cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+                           uint64_t* hi) noexcept nogil:
+    """The expert's lead from a state (``expert_policy`` on the state's
+    legal moves) without generating every legal move: each group the
+    leading rules pick is looked for among the legal plays of its type
+    alone (the same plays, in the same order, as in the whole list).
+    Returns 1 with the move's words in ``lo``/``hi``; 0 when this is not a
+    lead of a hand above 10 cards (one that may go out in one play) or no
+    group of the split is a legal play (the fallback): the caller then
+    asks the policy with the whole list; -1 out of memory."""
+    cdef int seat = st.to_act, bi, rule
+    cdef Py_ssize_t mi
+    cdef View v
+    cdef Style S
+    cdef Tab tb
+    cdef Decomp d
+    cdef X x
+    if st.phase != PH_PLAY or st.top_seat >= 0 or card_count(st.one[seat], st.two[seat]) <= 10:
+        return 0
+    view_of(st, seat, &v)
+    style_of_params(&S)
+    build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
+    decompose(&tb, v.one, v.two, &d, &x)
+    bi = lead_first(&S, &v, &d, &rule)
+    while bi >= 0:
+        scratch.n = 0
+        if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                          st.rules.gen_flags, group_types(d.g[bi].t), scratch) < 0:
+            return -1
+        mi = find_group_move(&v, &x, scratch, &d.g[bi])
+        if mi >= 0:
+            lo[0] = scratch.data[2 * mi]
+            hi[0] = scratch.data[2 * mi + 1]
+            return 1
+        bi = lead_next(&S, &d, bi, &rule)
+    return 0
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
@@ -1800,7 +1931,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         for j in range(x.bnpath):
             sfall |= x.sfface[j]
     if lb0ok:
-        lb_build(tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+        lb0 = x.blb              # the LB of x.bh (rescore)
     for i in range(1, moves.n):
         t = mtype(moves, i)
         if t == T_PASS or t > T_JOKER_BOMB:
@@ -2150,7 +2281,7 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
         for j in range(x.bnpath):
             sfall |= x.sfface[j]
     if lb0ok:
-        lb_build(&tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &lb0)
+        lb0 = x.blb              # the LB of x.bh (rescore)
     memset(used, 0, sizeof(used))
     for k in range(m):
         lo = words[2 * k]

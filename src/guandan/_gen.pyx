@@ -1048,7 +1048,9 @@ cdef int generate_types(Gen* g, uint64_t one, uint64_t two, int level,
                         uint64_t last_lo, uint64_t last_hi, int flags, uint32_t types,
                         MoveBuf* out) noexcept nogil:
     """:func:`generate_with` restricted to the move types of the bit mask
-    ``types`` (bit t: type t; 0: the set-up alone), for profiling."""
+    ``types`` (bit t: type t; 0: the set-up alone): the plays of those types
+    of the whole list, in its order. For profiling, and for a policy that
+    knows which types it looks for (the expert's lead)."""
     cdef GenImpl* gi = <GenImpl*>g
     cdef int rc = gen_setup(gi, one, two, level, last_lo, last_hi, flags, out)
     gi.types &= types

@@ -19,7 +19,9 @@ from guandan._gen cimport (
 from guandan._engine cimport (
     State, NativeRules, PH_PLAY, PH_OVER, st_seed, st_new_game, st_new_round, st_legal, st_apply,
     policy_choose, policy_choose_trail, policy_reads_trail, Trail, trail_reset, trail_sync, trail_note,
+    POL_EXPERT,
 )
+from guandan._expert cimport expert_lead_words
 from guandan._engine import policy_available
 
 cnp.import_array()
@@ -250,44 +252,56 @@ cdef class _Loop:
     cdef int play_round(self, State* st) noexcept nogil:
         """Play the decisions of ``st`` until its round ends (or the game),
         counting them in ``dec`` and the bombs in ``bombs``. LOOP_OK, or
-        why it stopped."""
+        why it stopped. The expert's leads of hands above 10 cards are asked
+        without the whole legal list (expert_lead_words: the same move)."""
         cdef Py_ssize_t i
-        cdef int r0 = st.round_index
+        cdef int r0 = st.round_index, k
         cdef MoveBuf* b = &self.b
         cdef State before
+        cdef uint64_t lo, hi
         while st.round_index == r0 and st.phase != PH_OVER:
-            b.n = 0
-            if st_legal(st, self.g, b) < 0 or b.n == 0:
-                return LOOP_FAILED
-            if self.pol[st.to_act] == POL_PY_SEAT:
-                with gil:
-                    i = _ask(self.callback, self.game, self.pend, self.pend_n, b, st.rlevel, self.errors)
-                self.pend_n = 0
-                if i < 0:
-                    return LOOP_RAISED
-            elif self.trail != NULL:
-                trail_sync(self.trail, st)
-                i = policy_choose_trail(self.pol[st.to_act], st, self.trail, b, self.prng)
-            else:
-                i = policy_choose(self.pol[st.to_act], st, b, self.prng)
-            if i < 0 or i >= b.n:
-                return LOOP_FAILED
+            k = 0
+            if self.pol[st.to_act] == POL_EXPERT and st.top_seat < 0:
+                if self.trail != NULL:
+                    trail_sync(self.trail, st)
+                k = expert_lead_words(st, self.g, b, &lo, &hi)
+                if k < 0:
+                    return LOOP_FAILED
+            if k == 0:
+                b.n = 0
+                if st_legal(st, self.g, b) < 0 or b.n == 0:
+                    return LOOP_FAILED
+                if self.pol[st.to_act] == POL_PY_SEAT:
+                    with gil:
+                        i = _ask(self.callback, self.game, self.pend, self.pend_n, b, st.rlevel, self.errors)
+                    self.pend_n = 0
+                    if i < 0:
+                        return LOOP_RAISED
+                elif self.trail != NULL:
+                    trail_sync(self.trail, st)
+                    i = policy_choose_trail(self.pol[st.to_act], st, self.trail, b, self.prng)
+                else:
+                    i = policy_choose(self.pol[st.to_act], st, b, self.prng)
+                if i < 0 or i >= b.n:
+                    return LOOP_FAILED
+                lo = b.data[2 * i]
+                hi = b.data[2 * i + 1]
             if self.trail != NULL:
-                trail_note(self.trail, st, b.data[2 * i], b.data[2 * i + 1])
+                trail_note(self.trail, st, lo, hi)
             if self.asking:
-                if push3(&self.pend, &self.pend_n, &self.pend_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                if push3(&self.pend, &self.pend_n, &self.pend_cap, st.to_act, lo, hi) < 0:
                     return LOOP_FAILED
             if self.recording:
-                if push3(&self.rec, &self.rec_n, &self.rec_cap, st.to_act, b.data[2 * i], b.data[2 * i + 1]) < 0:
+                if push3(&self.rec, &self.rec_n, &self.rec_cap, st.to_act, lo, hi) < 0:
                     return LOOP_FAILED
-            if is_bomb_type(move_type(b.data[2 * i])):
+            if is_bomb_type(move_type(lo)):
                 self.bombs += 1
             if self.check:
                 memcpy(&before, st, sizeof(State))
-            st_apply(st, b.data[2 * i], b.data[2 * i + 1])
+            st_apply(st, lo, hi)
             self.dec += 1
             if self.check:
-                self.bad = _check_step(&before, st, b.data[2 * i], b.data[2 * i + 1], &self.played)
+                self.bad = _check_step(&before, st, lo, hi, &self.played)
                 if self.bad:
                     return LOOP_BROKEN
         return LOOP_OK
