@@ -47,8 +47,6 @@ cdef enum:
 
 cdef Py_ssize_t expert_decide(const Style* S, const View* v, MoveBuf* moves, int* rule) noexcept nogil
 cdef int family_code(int k) noexcept nogil
-cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
-                           uint64_t* hi) noexcept nogil
 cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* out,
                      Py_ssize_t stride) noexcept nogil

@@ -35,7 +35,7 @@ from guandan._gen cimport (
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add,
+    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, policy_set_lead,
     NativeView, rng_next,
 )
 
@@ -1838,6 +1838,12 @@ cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* 
     return 0
 
 
+cdef int expert_lead(const void* ctx, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+                     uint64_t* hi) noexcept nogil:
+    """expert_lead_words as the expert's lead function in the policy table."""
+    return expert_lead_words(st, g, scratch, lo, hi)
+
+
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
     """The lowest non-bomb play (more cards first)."""
     cdef Py_ssize_t i, best = 0
@@ -2123,6 +2129,7 @@ cdef Py_ssize_t styled_policy(const void* ctx, const View* v, MoveBuf* moves, ui
 
 
 policy_register(POL_EXPERT, expert_policy, NULL, 0)
+policy_set_lead(POL_EXPERT, expert_lead)
 
 # Styles by name: the opponent pool (bots unlike the expert, to measure
 # searches against) and the rollout family of the search's opponent models.

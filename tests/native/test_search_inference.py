@@ -231,3 +231,33 @@ def test_a_view_with_hostile_play_words_gives_no_evidence_and_no_crash():
     info = InfoSet.from_view(v)
     raw = info.search(search.SearchConfig(rollouts=200).native, 3, None, v)
     assert raw["evidence"] == 0 and raw["weighed"] > 0 and raw["ess"] == 1.0
+
+
+def test_expert_lead_function_picks_the_expert_move():
+    """The expert's lead function (asked by simulate's loop and the rollouts
+    before the legal list) gives the move the expert picks from the whole
+    list, at every lead of seeded expert and pool games, and declines at
+    hands of 10 cards or fewer."""
+    from guandan import Game, policies
+    from guandan.state import Phase
+    from guandan._engine import NATIVE_POLICY_CODES
+    code = NATIVE_POLICY_CODES["expert"]
+    asked = declined = 0
+    for seed in range(30):
+        g = Game(seed=seed)
+        seats = ["expert", "bomber", "expert", policies.POOL[seed % len(policies.POOL)]]
+        while not g.is_over and g.round_index < 2:
+            if g.phase is Phase.PLAY and g.top is None:
+                core = g.native_state()
+                got = core.pick_lead(code)
+                if core.hand_size(g.to_act) <= 10:
+                    assert got is None
+                    declined += 1
+                else:
+                    asked += 1
+                    if got is None:
+                        declined += 1
+                    else:
+                        assert got == core.pick(code), (seed, g.to_act)
+            g.play(g.choose(seats[g.to_act]))
+    assert asked > 300 and declined > 50
