@@ -4,8 +4,9 @@
                               [--games 60] [--worlds 200] [--proposals 1,8,32]
 
 Seats 0 and 2 play ``expert``, seats 1 and 3 the opponent, over first-round
-deals (seeds 1000, 1001, ...). At every third decision of seat 0 after the
-first eight plays of the round, the search's sampler draws ``--worlds``
+deals (seeds 1000, 1001, ...). At each decision of seat 0 whose index in
+the game is a multiple of three, once the round has more than eight plays
+(passes included), the search's sampler draws ``--worlds``
 worlds for seat 0 from the game's own information set and trail
 (``InfoSet.draw_hands``) with each number of ``--proposals`` (1: uniform
 sampling; K: each world the pick of K uniform samples in proportion to the
