@@ -138,16 +138,17 @@ ctypedef struct View:
 ctypedef Py_ssize_t (*policy_fn)(const void* ctx, const View* v, MoveBuf* moves,
                                  uint64_t* rng) noexcept nogil
 
-# A policy may also decide a lead from the state without the whole legal
-# list (1 with the move's words, 0: ask it with the list, -1: out of memory).
-ctypedef int (*lead_fn)(const void* ctx, const State* st, Gen* g, MoveBuf* scratch,
+# A policy may also decide a play (a lead or a follow) from the state without
+# the whole legal list (1 with the move's words, 0: ask it with the list,
+# -1: out of memory).
+ctypedef int (*play_fn)(const void* ctx, const State* st, Gen* g, MoveBuf* scratch,
                         uint64_t* lo, uint64_t* hi) noexcept nogil
 
 ctypedef struct PolicyEntry:
     policy_fn fn               # NULL: no policy under this code
     const void* ctx
     int flags                  # POLF_*
-    lead_fn lead               # NULL: leads are asked with the legal list
+    play_fn play               # NULL: plays are asked with the legal list
 
 cdef enum:
     POL_RANDOM = 1
@@ -172,9 +173,9 @@ cdef int policy_register(int code, policy_fn fn, const void* ctx, int flags) noe
 cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept
 cdef bint policy_rollout_ok(int code) noexcept nogil
 cdef bint policy_reads_trail(int code) noexcept nogil
-cdef int policy_set_lead(int code, lead_fn fn) noexcept
-cdef bint policy_has_lead(int code) noexcept nogil
-cdef int policy_lead(int code, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+cdef int policy_set_play(int code, play_fn fn) noexcept
+cdef bint policy_has_play(int code) noexcept nogil
+cdef int policy_play(int code, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                      uint64_t* hi) noexcept nogil
 cdef Py_ssize_t policy_choose(int code, const State* st, MoveBuf* moves, uint64_t* rng) noexcept nogil
 cdef Py_ssize_t policy_choose_view(int code, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil

@@ -614,31 +614,32 @@ cdef int policy_add(policy_fn fn, const void* ctx, int flags) noexcept:
     return -1
 
 
-cdef int policy_set_lead(int code, lead_fn fn) noexcept:
-    """Give registered policy ``code`` a lead function (once, under the GIL,
-    before the code is used): it decides the policy's leads from the state
-    without the whole legal list, the same move as the policy would pick
-    from the list. 0 on success."""
+cdef int policy_set_play(int code, play_fn fn) noexcept:
+    """Give registered policy ``code`` a play function (once, under the GIL,
+    before the code is used): it decides the policy's plays - leads and
+    follows - from the state without the whole legal list, the same move as
+    the policy would pick from the list, or declines. 0 on success."""
     if code <= 0 or code >= POL_SLOTS or POLICY_TABLE[code].fn == NULL or fn == NULL \
-            or POLICY_TABLE[code].lead != NULL:
+            or POLICY_TABLE[code].play != NULL:
         return -1
-    POLICY_TABLE[code].lead = fn
+    POLICY_TABLE[code].play = fn
     return 0
 
 
-cdef bint policy_has_lead(int code) noexcept nogil:
-    """Whether policy ``code`` has a lead function."""
-    return 0 < code < POL_SLOTS and POLICY_TABLE[code].lead != NULL
+cdef bint policy_has_play(int code) noexcept nogil:
+    """Whether policy ``code`` has a play function."""
+    return 0 < code < POL_SLOTS and POLICY_TABLE[code].play != NULL
 
 
-cdef int policy_lead(int code, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+cdef int policy_play(int code, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                      uint64_t* hi) noexcept nogil:
-    """Policy ``code``'s lead from ``st`` through its lead function: 1 with
-    the move's words in ``lo``/``hi``; 0 when it has none or declines (ask
-    it with the legal list); -1 out of memory. ``scratch`` is overwritten."""
-    if not policy_has_lead(code):
+    """Policy ``code``'s play from ``st`` (play phase) through its play
+    function: 1 with the move's words in ``lo``/``hi``; 0 when it has none
+    or declines (ask it with the legal list); -1 out of memory. ``scratch``
+    is overwritten."""
+    if not policy_has_play(code):
         return 0
-    return POLICY_TABLE[code].lead(POLICY_TABLE[code].ctx, st, g, scratch, lo, hi)
+    return POLICY_TABLE[code].play(POLICY_TABLE[code].ctx, st, g, scratch, lo, hi)
 
 
 cdef bint policy_reads_trail(int code) noexcept nogil:
@@ -1549,17 +1550,18 @@ cdef class GameCore:
             raise GuandanError(f"native policy {code} made no choice")
         return (self.scratch.data[2 * i], self.scratch.data[2 * i + 1])
 
-    def pick_lead(self, int code):
-        """(lo, hi) of policy ``code``'s lead function here (the loops ask it
-        before generating the legal list), or None when the policy has none
-        or it declines; the same move as :meth:`pick` must give."""
+    def pick_play(self, int code):
+        """(lo, hi) of policy ``code``'s play function here (the loops ask it
+        before generating the legal list), or None when the policy has none,
+        this is not the play phase, or it declines; the same move as
+        :meth:`pick` must give."""
         cdef uint64_t lo = 0, hi = 0
         cdef int k
         if not policy_available(code):
             raise GuandanError(f"no native policy with code {code}")
-        if self.st.phase != PH_PLAY or self.st.top_seat >= 0:
+        if self.st.phase != PH_PLAY:
             return None
-        k = policy_lead(code, &self.st, self.g, &self.scratch, &lo, &hi)
+        k = policy_play(code, &self.st, self.g, &self.scratch, &lo, &hi)
         if k < 0:
             raise MemoryError()
         return (lo, hi) if k == 1 else None

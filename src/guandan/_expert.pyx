@@ -29,13 +29,13 @@ cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    Gen, MoveBuf, generate_types, card_count, rank_strength, is_bomb_type,
+    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
 from guandan._engine cimport (
-    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, policy_set_lead,
+    View, State, view_of, POL_EXPERT, PH_TRIBUTE, PH_BACK, PH_PLAY, policy_register, policy_add, policy_set_play,
     NativeView, rng_next,
 )
 
@@ -1838,10 +1838,66 @@ cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* 
     return 0
 
 
-cdef int expert_lead(const void* ctx, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+cdef enum:
+    PATTERN_MAX = 128     # follow(): a pattern list of more plays is not used (its dedup table's reach)
+
+
+cdef int expert_follow_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+                             uint64_t* hi) noexcept nogil:
+    """The expert's follow from a state (``expert_policy`` on the state's
+    legal moves) from the pattern list instead of the whole list: the same
+    move (follow() evaluates one play per type and cards by rank, the first
+    in the list's order, and the pattern list holds those). The partner's
+    play is passed without any list when the expert would pass it anyway.
+    When the split holds straight flushes (whose cards tell suit variants
+    apart) it decides from the whole list itself. Returns 1 with the move's
+    words in ``lo``/``hi``; 0 when the pattern list is longer than
+    PATTERN_MAX: the caller then asks the policy with the whole list; -1
+    out of memory."""
+    cdef int seat = st.to_act, rule, own, ts = st.top_seat, nxt
+    cdef Py_ssize_t mi
+    cdef View v
+    cdef Style S
+    style_of_params(&S)
+    own = card_count(st.one[seat], st.two[seat])
+    if (ts & 1) == (seat & 1) and own > 10:
+        # expert_decide's own pass for the partner (it cannot go out in one play)
+        nxt = card_count(st.one[(seat + 1) & 3], st.two[(seat + 1) & 3])
+        if card_count(st.one[ts], st.two[ts]) <= S.feed or not (0 < nxt <= S.block):
+            lo[0] = 0
+            hi[0] = 0
+            return 1
+    scratch.n = 0
+    if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                     st.rules.gen_flags | F_PATTERN, scratch) < 0:
+        return -1
+    if scratch.n > PATTERN_MAX or scratch.n == 0:
+        return 0
+    view_of(st, seat, &v)
+    mi = decide(&S, &v, scratch, &rule, True)
+    if mi == -2:
+        # straight flushes in the split: the whole list after all
+        scratch.n = 0
+        if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                         st.rules.gen_flags, scratch) < 0:
+            return -1
+        mi = decide(&S, &v, scratch, &rule, False)
+    if mi < 0 or mi >= scratch.n:
+        return 0
+    lo[0] = scratch.data[2 * mi]
+    hi[0] = scratch.data[2 * mi + 1]
+    return 1
+
+
+cdef int expert_play(const void* ctx, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                      uint64_t* hi) noexcept nogil:
-    """expert_lead_words as the expert's lead function in the policy table."""
-    return expert_lead_words(st, g, scratch, lo, hi)
+    """The expert's play function in the policy table: its leads by
+    expert_lead_words, its follows by expert_follow_words."""
+    if st.phase != PH_PLAY:
+        return 0
+    if st.top_seat < 0:
+        return expert_lead_words(st, g, scratch, lo, hi)
+    return expert_follow_words(st, g, scratch, lo, hi)
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
@@ -1887,7 +1943,14 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
     return quick_rest(x, one, two, mo, mt, xr)
 
 
-cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
+cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule,
+                       bint pattern) noexcept nogil:
+    """The follow (index into moves). ``pattern``: moves is the suit-merged
+    pattern list (generate_with ... F_PATTERN: the first move of every
+    pattern, in the whole list's order), which holds the first of every
+    play this evaluates (one per type and cards by rank) unless the split
+    has straight flushes, whose cards tell suit variants apart: then -2 (the
+    caller asks again with the whole list)."""
     cdef int own = card_count(v.one, v.two), seat = v.seat, ts = v.top_seat
     cdef int i, j, t, v0, vr, gain, top_n, bg = -(1 << 30), bbg = -(1 << 30), nfull = 0
     cdef Py_ssize_t mi, bi = -1, bbi = -1, bout = -1
@@ -1927,6 +1990,8 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     if partner_top:
         urg = S.urg * (S.urg_from - nxt) if nxt < S.urg_from else 0
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    if sfs and pattern:
+        return -2
     lb0ok = not sfs
     while sbits < 8 and (1 << sbits) < 2 * moves.n:
         sbits += 1               # at most half full: no more than moves.n entries
@@ -2059,6 +2124,14 @@ cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf*
 
 cdef Py_ssize_t expert_decide(const Style* S, const View* v, MoveBuf* moves, int* rule) noexcept nogil:
     """The expert's choice (index into moves) and the rule that fired."""
+    return decide(S, v, moves, rule, False)
+
+
+cdef Py_ssize_t decide(const Style* S, const View* v, MoveBuf* moves, int* rule,
+                       bint pattern) noexcept nogil:
+    """The expert's choice (index into moves) and the rule that fired.
+    ``pattern``: a follow's moves are the pattern list (see follow(): -2
+    when that will not do)."""
     cdef Tab tb
     cdef Py_ssize_t mi
     cdef int nxt
@@ -2085,7 +2158,7 @@ cdef Py_ssize_t expert_decide(const Style* S, const View* v, MoveBuf* moves, int
         return back_pick(S, v, &tb, moves, rule)
     if v.top_seat < 0:
         return lead(S, v, &tb, moves, rule)
-    return follow(S, v, &tb, moves, rule)
+    return follow(S, v, &tb, moves, rule, pattern)
 
 
 cdef inline void style_of_params(Style* S) noexcept nogil:
@@ -2129,7 +2202,7 @@ cdef Py_ssize_t styled_policy(const void* ctx, const View* v, MoveBuf* moves, ui
 
 
 policy_register(POL_EXPERT, expert_policy, NULL, 0)
-policy_set_lead(POL_EXPERT, expert_lead)
+policy_set_play(POL_EXPERT, expert_play)
 
 # Styles by name: the opponent pool (bots unlike the expert, to measure
 # searches against) and the rollout family of the search's opponent models.

@@ -55,7 +55,7 @@ from guandan._gen cimport (
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
     POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
-    policy_rollout_ok, policy_lead, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
+    policy_rollout_ok, policy_play, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
     EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE,
 )
 from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER
@@ -736,18 +736,16 @@ cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint
 
 cdef int rollout_seats(State* st, Gen* g, MoveBuf* b, const int* codes, uint64_t* rng,
                        int8_t* order) noexcept nogil:
-    """rollout() with a policy per seat. A policy with a lead function (the
-    expert's, for hands above 10 cards) decides its leads without the whole
-    legal list: the same move, most of the move generation spared."""
+    """rollout() with a policy per seat. A policy with a play function (the
+    expert's) decides its plays without the whole legal list where it can:
+    the same move, most of the move generation spared."""
     cdef Py_ssize_t i
     cdef int steps = 0, k
     cdef uint64_t lo, hi
     while st.phase == PH_PLAY:
-        k = 0
-        if st.top_seat < 0:
-            k = policy_lead(codes[st.to_act], st, g, b, &lo, &hi)
-            if k < 0:
-                return -100
+        k = policy_play(codes[st.to_act], st, g, b, &lo, &hi)
+        if k < 0:
+            return -100
         if k == 0:
             b.n = 0
             if st_legal(st, g, b) < 0 or b.n == 0:

@@ -19,7 +19,7 @@ from guandan._gen cimport (
 from guandan._engine cimport (
     State, NativeRules, PH_PLAY, PH_OVER, st_seed, st_new_game, st_new_round, st_legal, st_apply,
     policy_choose, policy_choose_trail, policy_reads_trail, Trail, trail_reset, trail_sync, trail_note,
-    policy_has_lead, policy_lead,
+    policy_has_play, policy_play,
 )
 from guandan._engine import policy_available
 
@@ -251,9 +251,9 @@ cdef class _Loop:
     cdef int play_round(self, State* st) noexcept nogil:
         """Play the decisions of ``st`` until its round ends (or the game),
         counting them in ``dec`` and the bombs in ``bombs``. LOOP_OK, or
-        why it stopped. A policy with a lead function (the expert's, for
-        hands above 10 cards) decides its leads without the whole legal
-        list: the same move."""
+        why it stopped. A policy with a play function (the expert's)
+        decides its plays without the whole legal list where it can: the
+        same move."""
         cdef Py_ssize_t i
         cdef int r0 = st.round_index, k
         cdef MoveBuf* b = &self.b
@@ -261,10 +261,10 @@ cdef class _Loop:
         cdef uint64_t lo, hi
         while st.round_index == r0 and st.phase != PH_OVER:
             k = 0
-            if st.top_seat < 0 and policy_has_lead(self.pol[st.to_act]):
+            if st.phase == PH_PLAY and policy_has_play(self.pol[st.to_act]):
                 if self.trail != NULL:
                     trail_sync(self.trail, st)
-                k = policy_lead(self.pol[st.to_act], st, self.g, b, &lo, &hi)
+                k = policy_play(self.pol[st.to_act], st, self.g, b, &lo, &hi)
                 if k < 0:
                     return LOOP_FAILED
             if k == 0:

@@ -233,31 +233,68 @@ def test_a_view_with_hostile_play_words_gives_no_evidence_and_no_crash():
     assert raw["evidence"] == 0 and raw["weighed"] > 0 and raw["ess"] == 1.0
 
 
-def test_expert_lead_function_picks_the_expert_move():
-    """The expert's lead function (asked by simulate's loop and the rollouts
+def test_expert_play_function_picks_the_expert_move():
+    """The expert's play function (asked by simulate's loop and the rollouts
     before the legal list) gives the move the expert picks from the whole
-    list, at every lead of seeded expert and pool games, and declines at
-    hands of 10 cards or fewer."""
+    list at every play of seeded expert and pool games - leads (it declines
+    at hands of 10 cards or fewer) and follows (from the pattern list, or
+    the whole list when the split holds straight flushes) - and nothing
+    outside the play phase."""
     from guandan import Game, policies
     from guandan.state import Phase
     from guandan._engine import NATIVE_POLICY_CODES
     code = NATIVE_POLICY_CODES["expert"]
-    asked = declined = 0
-    for seed in range(30):
+    n = {"lead": 0, "lead_declined": 0, "follow": 0, "follow_declined": 0, "pass": 0, "other": 0}
+    for seed in range(40):
         g = Game(seed=seed)
         seats = ["expert", "bomber", "expert", policies.POOL[seed % len(policies.POOL)]]
         while not g.is_over and g.round_index < 2:
-            if g.phase is Phase.PLAY and g.top is None:
-                core = g.native_state()
-                got = core.pick_lead(code)
+            core = g.native_state()
+            got = core.pick_play(code)
+            if g.phase is not Phase.PLAY:
+                assert got is None
+                n["other"] += 1
+            elif g.top is None:
                 if core.hand_size(g.to_act) <= 10:
                     assert got is None
-                    declined += 1
-                else:
-                    asked += 1
-                    if got is None:
-                        declined += 1
-                    else:
-                        assert got == core.pick(code), (seed, g.to_act)
+                n["lead" if got is not None else "lead_declined"] += 1
+            else:
+                n["follow" if got is not None else "follow_declined"] += 1
+                n["pass"] += got == (0, 0)
+            if got is not None:
+                assert got == core.pick(code), (seed, g.to_act, str(g.top))
             g.play(g.choose(seats[g.to_act]))
-    assert asked > 300 and declined > 50
+    assert n["lead"] > 300 and n["lead_declined"] > 50
+    assert n["follow"] > 1000 and n["pass"] > 300 and n["other"] > 20, n
+
+
+def test_expert_play_function_on_random_follows():
+    """The play function's follow (from the pattern list) is the expert's
+    pick from the whole list on random deals: random hands of 6 to 27 cards
+    at random levels (wild cards, straight flushes, big bomb lists), a
+    random play to follow."""
+    import random
+    from guandan import Game
+    from guandan._engine import NATIVE_POLICY_CODES
+    code = NATIVE_POLICY_CODES["expert"]
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    rng = random.Random(11)
+    asked = 0
+    for _ in range(600):
+        d = deck[:]
+        rng.shuffle(d)
+        k = rng.randint(6, 27)
+        hands = [d[i * k:(i + 1) * k] for i in range(4)]
+        g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
+        for _ in range(rng.randint(1, 3)):
+            if g.phase != "play":
+                break
+            g.play(rng.choice(list(g.legal_moves())))
+            if g.phase != "play" or g.top is None:
+                break
+            core = g.native_state()
+            got = core.pick_play(code)
+            if got is not None:
+                asked += 1
+                assert got == core.pick(code), (hands, str(g.top))
+    assert asked > 400
