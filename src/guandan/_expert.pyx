@@ -1800,12 +1800,12 @@ cdef inline uint32_t group_types(int t) noexcept nogil:
     return (<uint32_t>1) << t
 
 
-cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                            uint64_t* hi) noexcept nogil:
-    """The expert's lead from a state (``expert_policy`` on the state's
-    legal moves) without generating every legal move: each group the
-    leading rules pick is looked for among the legal plays of its type
-    alone (the same plays, in the same order, as in the whole list).
+    """The lead of the expert in style ``S`` from a state (the styled expert
+    on the state's legal moves) without generating every legal move: each
+    group the leading rules pick is looked for among the legal plays of its
+    type alone (the same plays, in the same order, as in the whole list).
     Returns 1 with the move's words in ``lo``/``hi``; 0 when this is not a
     lead of a hand above 10 cards (one that may go out in one play) or no
     group of the split is a legal play (the fallback): the caller then
@@ -1813,17 +1813,15 @@ cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* 
     cdef int seat = st.to_act, bi, rule
     cdef Py_ssize_t mi
     cdef View v
-    cdef Style S
     cdef Tab tb
     cdef Decomp d
     cdef X x
     if st.phase != PH_PLAY or st.top_seat >= 0 or card_count(st.one[seat], st.two[seat]) <= 10:
         return 0
     view_of(st, seat, &v)
-    style_of_params(&S)
     build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
     decompose(&tb, v.one, v.two, &d, &x)
-    bi = lead_first(&S, &v, &d, &rule)
+    bi = lead_first(S, &v, &d, &rule)
     while bi >= 0:
         scratch.n = 0
         if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
@@ -1834,7 +1832,7 @@ cdef int expert_lead_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* 
             lo[0] = scratch.data[2 * mi]
             hi[0] = scratch.data[2 * mi + 1]
             return 1
-        bi = lead_next(&S, &d, bi, &rule)
+        bi = lead_next(S, &d, bi, &rule)
     return 0
 
 
@@ -1842,10 +1840,10 @@ cdef enum:
     PATTERN_MAX = 128     # follow(): a pattern list of more plays is not used (its dedup table's reach)
 
 
-cdef int expert_follow_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
+cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                              uint64_t* hi) noexcept nogil:
-    """The expert's follow from a state (``expert_policy`` on the state's
-    legal moves) from the pattern list instead of the whole list: the same
+    """The follow of the expert in style ``S`` from a state (the styled
+    expert on the state's legal moves) from the pattern list instead of the whole list: the same
     move (follow() evaluates one play per type and cards by rank, the first
     in the list's order, and the pattern list holds those). The partner's
     play is passed without any list when the expert would pass it anyway.
@@ -1857,8 +1855,6 @@ cdef int expert_follow_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t
     cdef int seat = st.to_act, rule, own, ts = st.top_seat, nxt
     cdef Py_ssize_t mi
     cdef View v
-    cdef Style S
-    style_of_params(&S)
     own = card_count(st.one[seat], st.two[seat])
     if (ts & 1) == (seat & 1) and own > 10:
         # expert_decide's own pass for the partner (it cannot go out in one play)
@@ -1874,14 +1870,14 @@ cdef int expert_follow_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t
     if scratch.n > PATTERN_MAX or scratch.n == 0:
         return 0
     view_of(st, seat, &v)
-    mi = decide(&S, &v, scratch, &rule, True)
+    mi = decide(S, &v, scratch, &rule, True)
     if mi == -2:
         # straight flushes in the split: the whole list after all
         scratch.n = 0
         if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
                          st.rules.gen_flags, scratch) < 0:
             return -1
-        mi = decide(&S, &v, scratch, &rule, False)
+        mi = decide(S, &v, scratch, &rule, False)
     if mi < 0 or mi >= scratch.n:
         return 0
     lo[0] = scratch.data[2 * mi]
@@ -1891,13 +1887,22 @@ cdef int expert_follow_words(const State* st, Gen* g, MoveBuf* scratch, uint64_t
 
 cdef int expert_play(const void* ctx, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                      uint64_t* hi) noexcept nogil:
-    """The expert's play function in the policy table: its leads by
-    expert_lead_words, its follows by expert_follow_words."""
+    """The play function in the policy table of the expert (``ctx`` NULL:
+    its current parameters) and of its styles (``ctx`` the Style; not the
+    deviating ones, which draw at random from the list): leads by
+    expert_lead_words, follows by expert_follow_words."""
+    cdef Style E
+    cdef const Style* S = <const Style*>ctx
     if st.phase != PH_PLAY:
         return 0
+    if S == NULL:
+        style_of_params(&E)
+        S = &E
+    elif S.deviate > 0:
+        return 0
     if st.top_seat < 0:
-        return expert_lead_words(st, g, scratch, lo, hi)
-    return expert_follow_words(st, g, scratch, lo, hi)
+        return expert_lead_words(S, st, g, scratch, lo, hi)
+    return expert_follow_words(S, st, g, scratch, lo, hi)
 
 
 cdef Py_ssize_t fallback_lead(const Tab* tb, MoveBuf* moves) noexcept nogil:
@@ -2242,6 +2247,8 @@ cdef void _register_styles() except *:
         code = policy_add(styled_policy, &STYLES[k], 0)
         if code < 0:
             raise GuandanError("the native policy table is full")
+        if STYLES[k].deviate == 0 and policy_set_play(code, expert_play) != 0:
+            raise GuandanError("the native policy table refused a play function")
         STYLE_CODES[name] = code
     FAMILY[FAM_EXPERT] = POL_EXPERT
     FAMILY[FAM_BOMB_EARLY] = STYLE_CODES["fam-bomb-early"]

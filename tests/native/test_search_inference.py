@@ -234,22 +234,25 @@ def test_a_view_with_hostile_play_words_gives_no_evidence_and_no_crash():
 
 
 def test_expert_play_function_picks_the_expert_move():
-    """The expert's play function (asked by simulate's loop and the rollouts
-    before the legal list) gives the move the expert picks from the whole
-    list at every play of seeded expert and pool games - leads (it declines
+    """The play function of the expert and of its styles (all but the
+    deviating one; asked by simulate's loop and the rollouts before the
+    legal list) gives the move the policy picks from the whole list at
+    every play of seeded expert and pool games - leads (it declines
     at hands of 10 cards or fewer) and follows (from the pattern list, or
     the whole list when the split holds straight flushes) - and nothing
     outside the play phase."""
     from guandan import Game, policies
     from guandan.state import Phase
     from guandan._engine import NATIVE_POLICY_CODES
-    code = NATIVE_POLICY_CODES["expert"]
+    from guandan._expert import STYLE_CODES
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
     n = {"lead": 0, "lead_declined": 0, "follow": 0, "follow_declined": 0, "pass": 0, "other": 0}
     for seed in range(40):
         g = Game(seed=seed)
         seats = ["expert", "bomber", "expert", policies.POOL[seed % len(policies.POOL)]]
         while not g.is_over and g.round_index < 2:
             core = g.native_state()
+            code = codes[(seed + len(g.moves_played)) % len(codes)]
             got = core.pick_play(code)
             if g.phase is not Phase.PLAY:
                 assert got is None
@@ -269,14 +272,15 @@ def test_expert_play_function_picks_the_expert_move():
 
 
 def test_expert_play_function_on_random_follows():
-    """The play function's follow (from the pattern list) is the expert's
-    pick from the whole list on random deals: random hands of 6 to 27 cards
+    """The play function's follow (from the pattern list) is the pick of
+    the expert and of each of its styles from the whole list on random deals: random hands of 6 to 27 cards
     at random levels (wild cards, straight flushes, big bomb lists), a
     random play to follow."""
     import random
     from guandan import Game
     from guandan._engine import NATIVE_POLICY_CODES
-    code = NATIVE_POLICY_CODES["expert"]
+    from guandan._expert import STYLE_CODES
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
     deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
     rng = random.Random(11)
     asked = 0
@@ -293,8 +297,9 @@ def test_expert_play_function_on_random_follows():
             if g.phase != "play" or g.top is None:
                 break
             core = g.native_state()
-            got = core.pick_play(code)
-            if got is not None:
-                asked += 1
-                assert got == core.pick(code), (hands, str(g.top))
-    assert asked > 400
+            for code in codes:
+                got = core.pick_play(code)
+                if got is not None:
+                    asked += 1
+                    assert got == core.pick(code), (code, hands, str(g.top))
+    assert asked > 3000
