@@ -1,12 +1,13 @@
 """The paired difference of two arena runs over the same deals.
 
-    python bench/paired.py NEW.json OLD.json
+    python bench/paired.py NEW.json OLD.json [NEW2.json OLD2.json ...]
 
-Both files are ``guandan arena ... --out FILE`` results of two bots against
-the same opponents with the same ``--seed`` and ``--deals`` (so the same
-deals, pair by pair). For each opponent: deals won by each bot, and the
-difference of their pair scores deal by deal (percentage points of deals
-won, and level points per deal) with a 95% normal interval.
+Each NEW/OLD pair of files is ``guandan arena ... --out FILE`` results of
+two bots against the same opponents with the same ``--seed`` and
+``--deals`` (so the same deals, pair by pair); several pairs of files (runs
+with other seeds) are pooled. For each opponent: deals won by each bot, and
+the difference of their pair scores deal by deal (percentage points of
+deals won, and level points per deal) with a 95% normal interval.
 """
 
 import json
@@ -32,22 +33,37 @@ def interval(xs):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    new, old = pairs_by_opponent(argv[0]), pairs_by_opponent(argv[1])
+    if len(argv) < 2 or len(argv) % 2:
+        sys.exit("usage: python bench/paired.py NEW.json OLD.json [NEW2.json OLD2.json ...]")
+    runs = []             # (run, opponent) -> the two bots' pairs by deal
+    names = None
+    for j in range(0, len(argv), 2):
+        new, old = pairs_by_opponent(argv[j]), pairs_by_opponent(argv[j + 1])
+        for opp in new:
+            if opp in old:
+                runs.append((opp, new[opp][0], old[opp][0]))
+                names = names or (new[opp][1], old[opp][1])
+    if names is None:
+        sys.exit("no opponent in common")
     rows = []
-    for opp in new:
-        if opp not in old:
+    for opp in dict.fromkeys(r[0] for r in runs):
+        ds, dp, pa, pb = [], [], [], []
+        for o, a, b in runs:
+            if o != opp:
+                continue
+            for k in sorted(set(a) & set(b)):
+                ds.append((a[k]["pair"] - b[k]["pair"]) / 2 * 100)        # points of deals won
+                dp.append((a[k]["pair_points"] - b[k]["pair_points"]) / 2)  # level points per deal
+                pa.append(a[k]["pair"])
+                pb.append(b[k]["pair"])
+        if len(ds) < 2:
             continue
-        a, an = new[opp]
-        b, bn = old[opp]
-        deals = sorted(set(a) & set(b))
-        ds = [(a[k]["pair"] - b[k]["pair"]) / 2 * 100 for k in deals]        # points of deals won
-        dp = [(a[k]["pair_points"] - b[k]["pair_points"]) / 2 for k in deals]  # level points per deal
-        wa = sum(a[k]["pair"] for k in deals) / (2 * len(deals)) * 100
-        wb = sum(b[k]["pair"] for k in deals) / (2 * len(deals)) * 100
         m, lo, hi = interval(ds)
         pm, plo, phi = interval(dp)
-        rows.append((opp, len(deals), wa, wb, m, lo, hi, pm, plo, phi))
-    print(f"{argv[0]} ({an}) against {argv[1]} ({bn}), same deals")
+        rows.append((opp, len(ds), sum(pa) / (2 * len(pa)) * 100, sum(pb) / (2 * len(pb)) * 100,
+                     m, lo, hi, pm, plo, phi))
+    files = " + ".join(argv[0::2]), " + ".join(argv[1::2])
+    print(f"{files[0]} ({names[0]}) against {files[1]} ({names[1]}), same deals")
     print("| opponent | pairs | new: deals won | old: deals won | difference (points, 95%) | level points per deal |")
     print("| --- | ---: | ---: | ---: | --- | --- |")
     for opp, n, wa, wb, m, lo, hi, pm, plo, phi in rows:

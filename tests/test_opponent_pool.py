@@ -108,3 +108,30 @@ def test_inference_bench_runs_against_a_pool_bot():
     assert out[2].startswith("| rusher |")
     res = json.loads(out[-1])["rusher"]
     assert res["positions"] > 0 and 0 < res["share"]["1"] < 1 and len(res["gain"]["8"]) == 3
+
+
+def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
+    """bench/paired.py compares two arena runs deal by deal, pooling several
+    pairs of runs (other seeds): the difference is the mean of the per-deal
+    differences of the pair scores."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..")
+
+    def run(name, seed, scores):
+        path = tmp_path / f"{name}{seed}.json"
+        pairs = [{"deal": i, "pair": p, "pair_points": 2 * p} for i, p in enumerate(scores)]
+        path.write_text(json.dumps({"pairings": [{"a": name, "b": "rusher", "pairs": pairs}]}))
+        return str(path)
+
+    files = [run("new", 1, [2, 1, 1]), run("old", 1, [1, 1, 0]), run("new", 2, [0, 2]), run("old", 2, [0, 1])]
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py")] + files,
+                         capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    row = out[-1]
+    # per-deal differences 50, 0, 50, 0, 50 points: mean +30
+    assert row.startswith("| rusher | 5 | 60.0% | 30.0% | +30.0 [")
+    bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py"), files[0]],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "usage" in bad.stderr
