@@ -35,16 +35,20 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or len(argv) % 2:
         sys.exit("usage: python bench/paired.py NEW.json OLD.json [NEW2.json OLD2.json ...]")
-    runs = []             # (run, opponent) -> the two bots' pairs by deal
+    runs = []             # (opponent, the new bot's pairs by deal, the old bot's)
     names = None
     for j in range(0, len(argv), 2):
         new, old = pairs_by_opponent(argv[j]), pairs_by_opponent(argv[j + 1])
-        for opp in new:
-            if opp in old:
-                runs.append((opp, new[opp][0], old[opp][0]))
-                names = names or (new[opp][1], old[opp][1])
-    if names is None:
-        sys.exit("no opponent in common")
+        common = [opp for opp in new if opp in old]
+        if not common:
+            sys.exit(f"{argv[j]} and {argv[j + 1]}: no opponent in common")
+        for opp in common:
+            if names is None:
+                names = (new[opp][1], old[opp][1])
+            elif (new[opp][1], old[opp][1]) != names:
+                sys.exit(f"{argv[j]} / {argv[j + 1]}: {new[opp][1]} against {old[opp][1]}, "
+                         f"not {names[0]} against {names[1]} as in the first pair of runs")
+            runs.append((opp, new[opp][0], old[opp][0]))
     rows = []
     for opp in dict.fromkeys(r[0] for r in runs):
         ds, dp, pa, pb = [], [], [], []
@@ -57,6 +61,7 @@ def main(argv=None):
                 pa.append(a[k]["pair"])
                 pb.append(b[k]["pair"])
         if len(ds) < 2:
+            print(f"{opp}: {len(ds)} deal(s) in both runs, too few to compare", file=sys.stderr)
             continue
         m, lo, hi = interval(ds)
         pm, plo, phi = interval(dp)

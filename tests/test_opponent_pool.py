@@ -135,3 +135,7 @@ def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
     bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py"), files[0]],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "usage" in bad.stderr
+    other = run("other", 3, [1, 1])
+    bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py")] + files[:2] + [other, files[3]],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "not new against old" in bad.stderr
