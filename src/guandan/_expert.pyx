@@ -30,7 +30,7 @@ cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, rank_strength, is_bomb_type,
-    gd_ctz64, gd_popcount64,
+    gd_ctz64, gd_popcount64, gd_nibble_bytes,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
@@ -386,14 +386,6 @@ cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
     return <uint32_t>((g | (g >> 24)) & 0xFFFF)
 
 
-cdef inline uint64_t nib_bytes(uint64_t x) noexcept nogil:
-    """Nibble i of the low 32 bits of x into byte i."""
-    x &= <uint64_t>0xFFFFFFFF
-    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
-    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
-    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
-
-
 cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
     """For the n (9..16) sequence keys q: hs[q] the windows of m above q
     (stronger windows the cards out could fill)."""
@@ -419,9 +411,9 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         # at most two copies of a face between the hand and the plays: every
         # rank's count out (a nibble of x) is 0..8, computed word-wide
         x = <uint64_t>0x8888888888888 - own - pl
-        g1 = nib_bytes(x)
+        g1 = gd_nibble_bytes(x)
         memcpy(tb.out, &g1, 8)
-        g1 = nib_bytes(x >> 32)
+        g1 = gd_nibble_bytes(x >> 32)
         memcpy(tb.out + 8, &g1, 5)
         g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
@@ -498,9 +490,9 @@ cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
     cdef uint64_t cnt = nib_counts(n1) + nib_counts(n2)
     cdef uint64_t y
     cdef uint32_t q
-    y = nib_bytes(cnt)
+    y = gd_nibble_bytes(cnt)
     memcpy(h.c, &y, 8)
-    y = nib_bytes(cnt >> 32)
+    y = gd_nibble_bytes(cnt >> 32)
     memcpy(h.c + 8, &y, 5)
     h.w = <int8_t>(((one >> hb) & 1) + ((two >> hb) & 1))
     h.sb = <int8_t>(((one >> 52) & 1) + ((two >> 52) & 1))
@@ -1792,6 +1784,14 @@ cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* move
     return fallback_lead(tb, moves)
 
 
+cdef inline bint lets_partner_play(const Style* S, int top_n, int nxt) noexcept nogil:
+    """Following its partner's play (the partner holding ``top_n`` cards, the
+    next opponent ``nxt``), the expert passes whatever it holds: the partner
+    is close to out, or the next opponent is not. Otherwise it plays over a
+    weak partner play (follow())."""
+    return top_n <= S.feed or not (0 < nxt <= S.block)
+
+
 cdef inline uint32_t group_types(int t) noexcept nogil:
     """The move types (bit t) among which find_group_move looks for a group
     of type ``t`` (a straight may be played as a straight flush)."""
@@ -1843,10 +1843,11 @@ cdef enum:
 cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                              uint64_t* hi) noexcept nogil:
     """The follow of the expert in style ``S`` from a state (the styled
-    expert on the state's legal moves) from the pattern list instead of the whole list: the same
-    move (follow() evaluates one play per type and cards by rank, the first
-    in the list's order, and the pattern list holds those). The partner's
-    play is passed without any list when the expert would pass it anyway.
+    expert on the state's legal moves) from the pattern list instead of the
+    whole list: the same move (follow() evaluates one play per type and
+    cards by rank, the first in the list's order, and the pattern list holds
+    those). The partner's play is passed without any list when the expert
+    would pass it anyway.
     When the split holds straight flushes (whose cards tell suit variants
     apart) it decides from the whole list itself. Returns 1 with the move's
     words in ``lo``/``hi``; 0 when the pattern list is longer than
@@ -1857,9 +1858,9 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
     cdef View v
     own = card_count(st.one[seat], st.two[seat])
     if (ts & 1) == (seat & 1) and own > 10:
-        # expert_decide's own pass for the partner (it cannot go out in one play)
+        # decide()'s own pass for the partner (it cannot go out in one play)
         nxt = card_count(st.one[(seat + 1) & 3], st.two[(seat + 1) & 3])
-        if card_count(st.one[ts], st.two[ts]) <= S.feed or not (0 < nxt <= S.block):
+        if lets_partner_play(S, card_count(st.one[ts], st.two[ts]), nxt):
             lo[0] = 0
             hi[0] = 0
             return 1
@@ -1986,7 +1987,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         nxt = v.counts[(seat + 1) & 3]
         # pass, unless the next opponent is close to out and the partner's
         # play is one they may well beat (not control): then play over it
-        if (top_n <= S.feed or not (0 < nxt <= S.block)
+        if (lets_partner_play(S, top_n, nxt)
                 or play_h(tb, (v.top_lo >> TAG_SHIFT) & 15, (v.top_hi >> TAG_SHIFT) & 31) == 0):
             return 0
     v0 = best_split_cached(tb, v.one, v.two, &x)
@@ -2153,7 +2154,7 @@ cdef Py_ssize_t decide(const Style* S, const View* v, MoveBuf* moves, int* rule,
             rule[0] = R_GO_OUT
             return mi
         nxt = v.counts[(v.seat + 1) & 3]
-        if v.counts[v.top_seat] <= S.feed or not (0 < nxt <= S.block):
+        if lets_partner_play(S, v.counts[v.top_seat], nxt):
             rule[0] = R_LET_PARTNER_OUT if v.counts[v.top_seat] <= S.feed else R_LET_PARTNER
             return 0
     build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)

@@ -234,14 +234,6 @@ cdef inline uint64_t tag_hi(int key) noexcept nogil:
     return (<uint64_t>key) << TAG_SHIFT
 
 
-cdef inline uint64_t _spread_nibbles(uint64_t x) noexcept nogil:
-    """Nibble i of the low 32 bits of x into byte i (low half)."""
-    x &= <uint64_t>0xFFFFFFFF
-    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
-    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
-    return (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
-
-
 cdef inline uint64_t _byte_popcounts(uint64_t v) noexcept nogil:
     v = v - ((v >> 1) & <uint64_t>0x5555555555555555)
     v = (v & <uint64_t>0x3333333333333333) + ((v >> 2) & <uint64_t>0x3333333333333333)
@@ -287,8 +279,8 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
     g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
     # nat bytes: the one nibble | the two nibble << 4, ranks 0..7 then 8..12
-    lo8 = _spread_nibbles(n1) | (_spread_nibbles(n2) << 4)
-    hi8 = _spread_nibbles(n1 >> 32) | (_spread_nibbles(n2 >> 32) << 4)
+    lo8 = gd_nibble_bytes(n1) | (gd_nibble_bytes(n2) << 4)
+    hi8 = gd_nibble_bytes(n1 >> 32) | (gd_nibble_bytes(n2 >> 32) << 4)
     memcpy(g.nat, &lo8, 8)
     memcpy(&g.nat[8], &hi8, 8)
     clo = _byte_popcounts(lo8)

@@ -737,8 +737,8 @@ cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint
 cdef int rollout_seats(State* st, Gen* g, MoveBuf* b, const int* codes, uint64_t* rng,
                        int8_t* order) noexcept nogil:
     """rollout() with a policy per seat. A policy with a play function (the
-    expert's) decides its plays without the whole legal list where it can:
-    the same move, most of the move generation spared."""
+    expert's and its styles') decides its plays without the whole legal
+    list where it can: the same move, most of the move generation spared."""
     cdef Py_ssize_t i
     cdef int steps = 0, k
     cdef uint64_t lo, hi

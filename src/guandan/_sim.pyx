@@ -251,9 +251,9 @@ cdef class _Loop:
     cdef int play_round(self, State* st) noexcept nogil:
         """Play the decisions of ``st`` until its round ends (or the game),
         counting them in ``dec`` and the bombs in ``bombs``. LOOP_OK, or
-        why it stopped. A policy with a play function (the expert's)
-        decides its plays without the whole legal list where it can: the
-        same move."""
+        why it stopped. A policy with a play function (the expert's and
+        its styles') decides its plays without the whole legal list where
+        it can: the same move."""
         cdef Py_ssize_t i
         cdef int r0 = st.round_index, k
         cdef MoveBuf* b = &self.b
@@ -261,9 +261,9 @@ cdef class _Loop:
         cdef uint64_t lo, hi
         while st.round_index == r0 and st.phase != PH_OVER:
             k = 0
+            if self.trail != NULL and self.pol[st.to_act] != POL_PY_SEAT:
+                trail_sync(self.trail, st)
             if st.phase == PH_PLAY and policy_has_play(self.pol[st.to_act]):
-                if self.trail != NULL:
-                    trail_sync(self.trail, st)
                 k = policy_play(self.pol[st.to_act], st, self.g, b, &lo, &hi)
                 if k < 0:
                     return LOOP_FAILED
@@ -278,7 +278,6 @@ cdef class _Loop:
                     if i < 0:
                         return LOOP_RAISED
                 elif self.trail != NULL:
-                    trail_sync(self.trail, st)
                     i = policy_choose_trail(self.pol[st.to_act], st, self.trail, b, self.prng)
                 else:
                     i = policy_choose(self.pol[st.to_act], st, b, self.prng)

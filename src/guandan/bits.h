@@ -57,6 +57,14 @@ static inline void gd_squeeze4(uint64_t* v, uint64_t m) {
 }
 #endif
 /* A hint that *p will be read soon (the solver's table probes miss the cache). */
+/* Nibble i of the low 32 bits of x into byte i (counts per rank, 4 bits
+   each, to bytes: the generator's and the expert's hand tables). */
+static inline uint64_t gd_nibble_bytes(uint64_t x) {
+    x &= 0xFFFFFFFFULL;
+    x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+    x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+    return (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+}
 #if defined(__GNUC__) || defined(__clang__)
 #define gd_prefetch(p) __builtin_prefetch((const void*)(p))
 #else
