@@ -16,10 +16,14 @@ import sys
 
 
 def pairs_by_opponent(path):
-    d = json.load(open(path))
-    out = {}
-    for p in d["pairings"]:
-        out[p["b"]] = ({q["deal"]: q for q in p["pairs"]}, p["a"])
+    try:
+        with open(path) as f:
+            d = json.load(f)
+        out = {}
+        for p in d["pairings"]:
+            out[p["b"]] = ({q["deal"]: q for q in p["pairs"]}, p["a"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"{path}: not a readable arena result (guandan arena ... --out FILE): {e}")
     return out
 
 

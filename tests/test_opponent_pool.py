@@ -139,3 +139,7 @@ def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
     bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py")] + files[:2] + [other, files[3]],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "not new against old" in bad.stderr
+    bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py"), files[0],
+                          str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "not a readable arena result" in bad.stderr
+    assert "Traceback" not in bad.stderr
