@@ -301,6 +301,47 @@ cdef extern from *:
     """
     uint64_t* gd_tls_split_cache() noexcept nogil
 
+
+cdef extern from *:
+    """
+    /* per-thread memo of a follow's rest values past the dedup's reach (see
+       follow()): 2,048 entries, a stamp per call instead of clearing */
+    typedef struct { unsigned long long k1, k2; unsigned stamp; int ok, best, acc[4], pad; } gd_qmemo_entry;
+    static GD_TLS gd_qmemo_entry gd_qmemo[2048];
+    static GD_TLS unsigned gd_qmemo_stamp;
+    static inline gd_qmemo_entry* gd_tls_qmemo(void) { return gd_qmemo; }
+    static inline unsigned gd_qmemo_next(void) {
+        if (++gd_qmemo_stamp == 0) {
+            memset(gd_qmemo, 0, sizeof gd_qmemo);
+            gd_qmemo_stamp = 1;
+        }
+        return gd_qmemo_stamp;
+    }
+    """
+    ctypedef struct gd_qmemo_entry:
+        uint64_t k1
+        uint64_t k2
+        uint32_t stamp
+        int ok
+        int best
+        int acc[4]
+    gd_qmemo_entry* gd_tls_qmemo() noexcept nogil
+    uint32_t gd_qmemo_next() noexcept nogil
+
+
+cdef enum:
+    QMEMO = 2048          # follow(): entries of the rest-value memo (at most half filled)
+
+cdef bint FOLLOW_MEMO = True
+
+
+def set_follow_memo(bint on):
+    """Turn the follow's rest-value memo on (the default) or off, for tests:
+    the same choices either way, the memo only spares evaluating a suit
+    variant again (not thread-safe)."""
+    global FOLLOW_MEMO
+    FOLLOW_MEMO = on
+
 cdef uint8_t POP8[256]
 cdef int _i
 for _i in range(256):
@@ -1800,24 +1841,56 @@ cdef inline uint32_t group_types(int t) noexcept nogil:
     return (<uint32_t>1) << t
 
 
+cdef inline uint32_t go_out_types(int own) noexcept nogil:
+    """The move types (bit t) a play of all ``own`` cards of a hand may
+    have: a lead that goes out is one of these."""
+    if own == 1:
+        return (<uint32_t>1) << T_SINGLE
+    if own == 2:
+        return (<uint32_t>1) << T_PAIR
+    if own == 3:
+        return (<uint32_t>1) << T_TRIPS
+    if own == 4:
+        return ((<uint32_t>1) << T_BOMB) | ((<uint32_t>1) << T_JOKER_BOMB)
+    if own == 5:
+        return (((<uint32_t>1) << T_THREE_WITH_TWO) | ((<uint32_t>1) << T_STRAIGHT)
+                | ((<uint32_t>1) << T_STRAIGHT_FLUSH) | ((<uint32_t>1) << T_BOMB))
+    if own == 6:
+        return ((<uint32_t>1) << T_THREE_PAIR) | ((<uint32_t>1) << T_TWO_TRIPS) | ((<uint32_t>1) << T_BOMB)
+    return (<uint32_t>1) << T_BOMB
+
+
 cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                            uint64_t* hi) noexcept nogil:
     """The lead of the expert in style ``S`` from a state (the styled expert
-    on the state's legal moves) without generating every legal move: each
-    group the leading rules pick is looked for among the legal plays of its
-    type alone (the same plays, in the same order, as in the whole list).
-    Returns 1 with the move's words in ``lo``/``hi``; 0 when this is not a
-    lead of a hand above 10 cards (one that may go out in one play) or no
-    group of the split is a legal play (the fallback): the caller then
-    asks the policy with the whole list; -1 out of memory."""
-    cdef int seat = st.to_act, bi, rule
+    on the state's legal moves) without generating every legal move: a hand
+    of at most 10 cards first looks for a play of all its cards among the
+    plays of the types that size may have (lead()'s go_out_move: the first
+    in the whole list's order); then each group the leading rules pick is
+    looked for among the legal plays of its type alone (the same plays, in
+    the same order, as in the whole list). Returns 1 with the move's words
+    in ``lo``/``hi``; 0 when this is not a lead or no group of the split is
+    a legal play (the fallback): the caller then asks the policy with the
+    whole list; -1 out of memory."""
+    cdef int seat = st.to_act, bi, rule, own
     cdef Py_ssize_t mi
     cdef View v
     cdef Tab tb
     cdef Decomp d
     cdef X x
-    if st.phase != PH_PLAY or st.top_seat >= 0 or card_count(st.one[seat], st.two[seat]) <= 10:
+    if st.phase != PH_PLAY or st.top_seat >= 0:
         return 0
+    own = card_count(st.one[seat], st.two[seat])
+    if own <= 10:
+        scratch.n = 0
+        if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
+                          st.rules.gen_flags, go_out_types(own), scratch) < 0:
+            return -1
+        mi = go_out_move(NULL, scratch, own, 0)
+        if mi >= 0:
+            lo[0] = scratch.data[2 * mi]
+            hi[0] = scratch.data[2 * mi + 1]
+            return 1
     view_of(st, seat, &v)
     build_tab(&tb, v.one, v.two, v.pone, v.ptwo, v.rlevel)
     decompose(&tb, v.one, v.two, &d, &x)
@@ -1970,7 +2043,12 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     cdef Acc qa
     cdef X x
     cdef X xr
-    cdef bint sfs, bomb
+    cdef bint sfs, bomb, ok
+    cdef gd_qmemo_entry* qm = NULL
+    cdef gd_qmemo_entry* qe
+    cdef uint32_t qstamp = 0
+    cdef int qn = 0, qj = 0
+    cdef uint64_t qk2 = 0
     mi = go_out_move(v, moves, own, 1)
     if mi >= 0:
         rule[0] = R_GO_OUT
@@ -2009,6 +2087,13 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             sfall |= x.sfface[j]
     if lb0ok:
         lb0 = x.blb              # the LB of x.bh (rescore)
+    if moves.n > SEEN // 2 and FOLLOW_MEMO:
+        # a list that may outrun the dedup (its first SEEN // 2 distinct
+        # plays): past it, suit variants of a play are evaluated again, so
+        # the rest values are memoised by what they depend on - the cards
+        # by rank, and the straight flush cards of the split the play takes
+        qm = gd_tls_qmemo()
+        qstamp = gd_qmemo_next()
     for i in range(1, moves.n):
         t = mtype(moves, i)
         if t == T_PASS or t > T_JOKER_BOMB:
@@ -2038,7 +2123,37 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             if nne >= S.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
-        if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr):
+        qe = NULL
+        if qm != NULL:
+            qk2 = mo & sfall
+            qj = <int>(((csig * <uint64_t>0x9E3779B97F4A7C15) ^ (qk2 * <uint64_t>0xC2B2AE3D27D4EB4F)) >> 53)
+            while qm[qj].stamp == qstamp:
+                if qm[qj].k1 == csig and qm[qj].k2 == qk2:
+                    qe = &qm[qj]
+                    break
+                qj = (qj + 1) & (QMEMO - 1)
+        if qe != NULL:
+            ok = qe.ok
+            xr.best = qe.best
+            xr.bacc.score = qe.acc[0]
+            xr.bacc.H = qe.acc[1]
+            xr.bacc.nctrl = qe.acc[2]
+            xr.bacc.nbomb = qe.acc[3]
+        else:
+            ok = quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr)
+            if qm != NULL and qn < QMEMO // 2:
+                qe = &qm[qj]
+                qe.stamp = qstamp
+                qe.k1 = csig
+                qe.k2 = qk2
+                qe.ok = ok
+                qe.best = xr.best
+                qe.acc[0] = xr.bacc.score
+                qe.acc[1] = xr.bacc.H
+                qe.acc[2] = xr.bacc.nctrl
+                qe.acc[3] = xr.bacc.nbomb
+                qn += 1
+        if not ok:
             if nfull >= MAX_FULL:
                 continue
             nfull += 1

@@ -237,8 +237,8 @@ def test_expert_play_function_picks_the_expert_move():
     """The play function of the expert and of its styles (all but the
     deviating one; asked by simulate's loop and the rollouts before the
     legal list) gives the move the policy picks from the whole list at
-    every play of seeded expert and pool games - leads (it declines
-    at hands of 10 cards or fewer) and follows (from the pattern list, or
+    every play of seeded expert and pool games - leads (hands of 10 cards
+    or fewer look for a play of the whole hand first) and follows (from the pattern list, or
     the whole list when the split holds straight flushes) - and nothing
     outside the play phase."""
     from guandan import Game, policies
@@ -246,7 +246,7 @@ def test_expert_play_function_picks_the_expert_move():
     from guandan._engine import NATIVE_POLICY_CODES
     from guandan._expert import STYLE_CODES
     codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
-    n = {"lead": 0, "lead_declined": 0, "follow": 0, "follow_declined": 0, "pass": 0, "other": 0}
+    n = {"lead": 0, "lead_small": 0, "lead_declined": 0, "follow": 0, "follow_declined": 0, "pass": 0, "other": 0}
     for seed in range(40):
         g = Game(seed=seed)
         seats = ["expert", "bomber", "expert", policies.POOL[seed % len(policies.POOL)]]
@@ -258,16 +258,15 @@ def test_expert_play_function_picks_the_expert_move():
                 assert got is None
                 n["other"] += 1
             elif g.top is None:
-                if core.hand_size(g.to_act) <= 10:
-                    assert got is None
                 n["lead" if got is not None else "lead_declined"] += 1
+                n["lead_small"] += got is not None and core.hand_size(g.to_act) <= 10
             else:
                 n["follow" if got is not None else "follow_declined"] += 1
                 n["pass"] += got == (0, 0)
             if got is not None:
                 assert got == core.pick(code), (seed, g.to_act, str(g.top))
             g.play(g.choose(seats[g.to_act]))
-    assert n["lead"] > 300 and n["lead_declined"] > 50
+    assert n["lead"] > 300 and n["lead_small"] > 50, n
     assert n["follow"] > 1000 and n["pass"] > 300 and n["other"] > 20, n
 
 
@@ -303,3 +302,81 @@ def test_expert_play_function_on_random_follows():
                     asked += 1
                     assert got == core.pick(code), (code, hands, str(g.top))
     assert asked > 3000
+
+
+def test_expert_play_function_on_random_small_leads():
+    """The play function's lead of a hand of 1 to 12 cards (a play of the
+    whole hand looked for among the types of its size, then the split's
+    groups) is the pick of the expert and of each of its styles from the
+    whole list: random hands, and hands rich in one rank, the level's cards
+    and the jokers (bombs, wild straights, joker bombs)."""
+    import random
+    from guandan import Game
+    from guandan._engine import NATIVE_POLICY_CODES
+    from guandan._expert import STYLE_CODES
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    rng = random.Random(5)
+    asked = went_out = 0
+    for it in range(1500):
+        d = deck[:]
+        rng.shuffle(d)
+        level = rng.choice("23456789TJQKA")
+        if it % 3 == 0:
+            r = rng.choice("23456789TJQKA")
+            pool = [c for c in deck if c[1] in (r, level)] + ["SB", "HR", "SB", "HR"]
+            rng.shuffle(pool)
+            mine = pool[:rng.randint(1, 10)]
+            rest = d[:]
+            for c in mine:
+                rest.remove(c)
+            hands = [mine] + [rest[i * 8:(i + 1) * 8] for i in range(3)]
+        else:
+            sizes = [rng.randint(1, 12) for _ in range(4)]
+            hands = [d[sum(sizes[:i]):sum(sizes[:i + 1])] for i in range(4)]
+        g = Game.from_position(hands, level=level, to_act=0)
+        core = g.native_state()
+        for code in codes:
+            got = core.pick_play(code)
+            assert got is not None
+            asked += 1
+            went_out += sum(bin(w & ((1 << 54) - 1)).count("1") for w in got) == len(hands[0])
+            assert got == core.pick(code), (code, hands[0], level)
+    assert asked == 1500 * len(codes) and went_out > 1000
+
+
+def test_expert_follow_memo_changes_nothing():
+    """Following from a whole list longer than the dedup's reach (hands of
+    14 to 27 cards answering plays of five cards or more), the expert and
+    each of its styles pick the same move with the rest-value memo and
+    without it."""
+    import random
+    from guandan import Game
+    from guandan._engine import NATIVE_POLICY_CODES
+    from guandan._expert import STYLE_CODES, set_follow_memo
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    rng = random.Random(1)
+    big = 0
+    try:
+        while big < 60:
+            d = deck[:]
+            rng.shuffle(d)
+            k = rng.randint(14, 27)
+            hands = [d[i * k:(i + 1) * k] for i in range(4)]
+            g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
+            moves = [m for m in g.legal_moves() if len(m.cards) >= 5]
+            if not moves:
+                continue
+            g.play(rng.choice(moves))
+            if g.phase != "play" or g.top is None or len(list(g.legal_moves())) <= 128:
+                continue
+            big += 1
+            core = g.native_state()
+            for code in codes:
+                set_follow_memo(True)
+                with_memo = core.pick(code)
+                set_follow_memo(False)
+                assert core.pick(code) == with_memo, (code, hands, str(g.top))
+    finally:
+        set_follow_memo(True)
