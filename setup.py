@@ -145,10 +145,12 @@ if not DEBUG:
 
 def ext(name):
     c, m = list(cflags), list(macros)
-    if PEXT and name == "_solve":
+    if PEXT and name in ("_solve", "_expert"):
         # the solver's rank-free keys squeeze each hand with one pext (bits.h
-        # gd_squeeze4); the solver alone, so the other modules' code
-        # (the move generator's measured figures among it) stays as it was
+        # gd_squeeze4), the expert's hand tables spread and gather nibbles
+        # with pdep / pext (gd_nibble_bytes, gd_nibble_bit0s); those two
+        # alone, so the other modules' code (the move generator's measured
+        # figures among it) stays as it was
         m.append(("GUANDAN_FAST_PEXT", None))
         if not NATIVE:
             c.append("-mbmi2")
@@ -168,8 +170,8 @@ CYTHON_DIR = os.path.join("build", f"cython-{MODE}")   # generated C per build m
 
 def _inputs_hash(module):
     """What a module's generated C depends on, by content: its .pyx, the
-    shared .pxd/.h files, the Cython and numpy versions, the directives and
-    the mode. pip builds in a fresh isolated environment each time, so
+    shared .pxd/.h files, the Cython and numpy versions, the directives,
+    the mode and the module's macros and compiler flags. pip builds in a fresh isolated environment each time, so
     Cython's own check (file times, including the build environment's freshly
     installed numpy and libc .pxd files) would translate and compile
     everything again on every install; by content, a second `pip install`
@@ -184,6 +186,8 @@ def _inputs_hash(module):
                 h.update(f.read())
     h.update(repr((Cython.__version__, np.__version__, sorted(directives.items()), MODE,
                    sys.version_info[:2], _flag("GUANDAN_ANNOTATE"))).encode())
+    e = ext(module)            # its macros and flags: a change to them compiles it again
+    h.update(repr((e.define_macros, e.extra_compile_args)).encode())
     return h.hexdigest()
 
 

@@ -30,7 +30,7 @@ cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, rank_strength, is_bomb_type,
-    gd_ctz64, gd_popcount64, gd_nibble_bytes,
+    gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
@@ -421,10 +421,7 @@ cdef inline void tab_powers(uint32_t m, int8_t* hs, uint64_t* dk, const uint64_t
 
 cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
     """Bit r: bit 4r of g (g has only bits 4r, r 0..12)."""
-    g = (g | (g >> 3)) & <uint64_t>0x0303030303030303
-    g = (g | (g >> 6)) & <uint64_t>0x000F000F000F000F
-    g = (g | (g >> 12)) & <uint64_t>0x000000FF000000FF
-    return <uint32_t>((g | (g >> 24)) & 0xFFFF)
+    return gd_nibble_bit0s(g)
 
 
 cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
@@ -1943,6 +1940,11 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
         return -1
     if scratch.n > PATTERN_MAX or scratch.n == 0:
         return 0
+    if scratch.n == 1:
+        # nothing beats the play: the pass (decide()'s only move)
+        lo[0] = scratch.data[0]
+        hi[0] = scratch.data[1]
+        return 1
     view_of(st, seat, &v)
     mi = decide(S, &v, scratch, &rule, True)
     if mi == -2:

@@ -242,11 +242,7 @@ cdef inline uint64_t _byte_popcounts(uint64_t v) noexcept nogil:
 
 cdef inline uint32_t _gather_stride4(uint64_t x) noexcept nogil:
     """Bits 0, 4, 8, ..., 60 of x as bits 0..15."""
-    x &= <uint64_t>0x1111111111111111
-    x = (x | (x >> 3)) & <uint64_t>0x0303030303030303
-    x = (x | (x >> 6)) & <uint64_t>0x000F000F000F000F
-    x = (x | (x >> 12)) & <uint64_t>0x000000FF000000FF
-    return <uint32_t>((x | (x >> 24)) & 0xFFFF)
+    return gd_nibble_bit0s(x)
 
 
 cdef inline uint64_t _bytes_max(uint64_t a, uint64_t b) noexcept nogil:
