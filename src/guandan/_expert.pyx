@@ -29,7 +29,7 @@ cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, rank_strength, is_bomb_type,
+    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size, rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
@@ -191,9 +191,13 @@ cdef inline int lk_sc(uint64_t k) noexcept nogil:
     return <int>((<int64_t>k) >> LK_SC)
 
 
+cdef Style EXPERT_STYLE              # the expert's own style: its current parameters (_derive_params)
+
+
 cdef void _derive_params() noexcept:
     global JBK
     cdef int h, k
+    style_of_params(&EXPERT_STYLE)
     for h in range(16):
         PWT[0][h] = power(P.b1, P.s1, P.c1, h)
         PWT[1][h] = power(P.b2, P.s2, P.c2, h)
@@ -1838,25 +1842,6 @@ cdef inline uint32_t group_types(int t) noexcept nogil:
     return (<uint32_t>1) << t
 
 
-cdef inline uint32_t go_out_types(int own) noexcept nogil:
-    """The move types (bit t) a play of all ``own`` cards of a hand may
-    have: a lead that goes out is one of these."""
-    if own == 1:
-        return (<uint32_t>1) << T_SINGLE
-    if own == 2:
-        return (<uint32_t>1) << T_PAIR
-    if own == 3:
-        return (<uint32_t>1) << T_TRIPS
-    if own == 4:
-        return ((<uint32_t>1) << T_BOMB) | ((<uint32_t>1) << T_JOKER_BOMB)
-    if own == 5:
-        return (((<uint32_t>1) << T_THREE_WITH_TWO) | ((<uint32_t>1) << T_STRAIGHT)
-                | ((<uint32_t>1) << T_STRAIGHT_FLUSH) | ((<uint32_t>1) << T_BOMB))
-    if own == 6:
-        return ((<uint32_t>1) << T_THREE_PAIR) | ((<uint32_t>1) << T_TWO_TRIPS) | ((<uint32_t>1) << T_BOMB)
-    return (<uint32_t>1) << T_BOMB
-
-
 cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scratch, uint64_t* lo,
                            uint64_t* hi) noexcept nogil:
     """The lead of the expert in style ``S`` from a state (the styled expert
@@ -1881,7 +1866,7 @@ cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scr
     if own <= 10:
         scratch.n = 0
         if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                          st.rules.gen_flags, go_out_types(own), scratch) < 0:
+                          st.rules.gen_flags | F_SETUP_CACHE, types_of_size(own), scratch) < 0:
             return -1
         mi = go_out_move(NULL, scratch, own, 0)
         if mi >= 0:
@@ -1895,7 +1880,7 @@ cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scr
     while bi >= 0:
         scratch.n = 0
         if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                          st.rules.gen_flags, group_types(d.g[bi].t), scratch) < 0:
+                          st.rules.gen_flags | F_SETUP_CACHE, group_types(d.g[bi].t), scratch) < 0:
             return -1
         mi = find_group_move(&v, &x, scratch, &d.g[bi])
         if mi >= 0:
@@ -1936,7 +1921,7 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
             return 1
     scratch.n = 0
     if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                     st.rules.gen_flags | F_PATTERN, scratch) < 0:
+                     st.rules.gen_flags | F_PATTERN | F_SETUP_CACHE, scratch) < 0:
         return -1
     if scratch.n > PATTERN_MAX or scratch.n == 0:
         return 0
@@ -1951,7 +1936,7 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
         # straight flushes in the split: the whole list after all
         scratch.n = 0
         if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                         st.rules.gen_flags, scratch) < 0:
+                         st.rules.gen_flags | F_SETUP_CACHE, scratch) < 0:
             return -1
         mi = decide(S, &v, scratch, &rule, False)
     if mi < 0 or mi >= scratch.n:
@@ -1967,13 +1952,11 @@ cdef int expert_play(const void* ctx, const State* st, Gen* g, MoveBuf* scratch,
     its current parameters) and of its styles (``ctx`` the Style; not the
     deviating ones, which draw at random from the list): leads by
     expert_lead_words, follows by expert_follow_words."""
-    cdef Style E
     cdef const Style* S = <const Style*>ctx
     if st.phase != PH_PLAY:
         return 0
     if S == NULL:
-        style_of_params(&E)
-        S = &E
+        S = &EXPERT_STYLE
     elif S.deviate > 0:
         return 0
     if st.top_seat < 0:
@@ -2308,9 +2291,7 @@ cdef inline void style_of_params(Style* S) noexcept nogil:
 
 cdef Py_ssize_t expert_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:
     cdef int rule
-    cdef Style S
-    style_of_params(&S)
-    return expert_decide(&S, v, moves, &rule)
+    return expert_decide(&EXPERT_STYLE, v, moves, &rule)
 
 
 cdef Py_ssize_t styled_policy(const void* ctx, const View* v, MoveBuf* moves, uint64_t* rng) noexcept nogil:

@@ -42,6 +42,7 @@ cdef enum:
 cdef enum:
     F_PATTERN = 1         # suit-merged pattern mode
     F_NO_WILD_SF = 2      # variant: a wild may not complete a straight flush
+    F_SETUP_CACHE = 4     # reuse the set-up of a hand seen in the last calls (a loop asking the same seats again)
 
 cdef enum:
     TAG_SHIFT = 56        # type (in lo) and key (in hi) live in bits 56..63
@@ -82,6 +83,23 @@ cdef inline int rank_strength(int rank, int level) noexcept nogil:
     if rank >= 13:
         return rank + 1
     return rank
+
+cdef inline uint32_t types_of_size(int n) noexcept nogil:
+    """The move types (bit t) a play of exactly ``n`` cards may have (1..10)."""
+    if n == 1:
+        return (<uint32_t>1) << T_SINGLE
+    if n == 2:
+        return (<uint32_t>1) << T_PAIR
+    if n == 3:
+        return (<uint32_t>1) << T_TRIPS
+    if n == 4:
+        return ((<uint32_t>1) << T_BOMB) | ((<uint32_t>1) << T_JOKER_BOMB)
+    if n == 5:
+        return (((<uint32_t>1) << T_THREE_WITH_TWO) | ((<uint32_t>1) << T_STRAIGHT)
+                | ((<uint32_t>1) << T_STRAIGHT_FLUSH) | ((<uint32_t>1) << T_BOMB))
+    if n == 6:
+        return ((<uint32_t>1) << T_THREE_PAIR) | ((<uint32_t>1) << T_TWO_TRIPS) | ((<uint32_t>1) << T_BOMB)
+    return (<uint32_t>1) << T_BOMB
 
 cdef inline bint is_bomb_type(int t) noexcept nogil:
     return t == T_BOMB or t == T_STRAIGHT_FLUSH or t == T_JOKER_BOMB

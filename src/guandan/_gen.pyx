@@ -41,24 +41,33 @@ cdef extern from "bits.h":
 
 cdef enum:
     OPTMAX = 32           # slot options per (k, rank): at most 16 + 10 + 4 for triples
+    SETUPS = 8            # the set-up cache's slots (F_SETUP_CACHE)
+    SETUP_BYTES = 160     # room for a set-up (the GenImpl fields before ``pattern``)
     SLACK = 4             # moves of slack the chunked emitter may read / write past a list (bits.h)
 
 ctypedef struct GenImpl:
+    # the hand's set-up (gen_init), a function of the hand and the level
+    # alone: the fields up to ``pattern``, copied whole by the set-up cache
     uint64_t hone, htwo          # the whole hand, wilds included
     uint8_t nat[16]              # natural state per rank (level hearts removed); 13..15 zero
     uint8_t ncnt[16]             # natural card count per rank; 13..15 zero
     int L, w, nsb, nhr
     int maxbomb                  # largest bomb size the hand can make
     uint32_t bombable            # ranks with at least 4 cards counting the wilds
+    uint64_t wone[3]
+    uint64_t wtwo[3]
+    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
+    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
+    # per call
     int pattern, wild_sf
     uint32_t types               # bit t set: generate type t
     int minkey                   # non-bombs: key strength must exceed this
     int bombmin                  # bombs: bomb value must exceed this
     int bombsize                 # 0, or the only bomb size wanted (classify)
-    uint64_t wone[3]
-    uint64_t wtwo[3]
-    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
-    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
+    # the set-up cache (F_SETUP_CACHE): the last hands' set-ups, by hand
+    uint64_t skey[SETUPS][2]
+    int slevel[SETUPS]
+    uint8_t sbytes[SETUPS][SETUP_BYTES]
     # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
     uint8_t optdone[4][13]
     uint8_t optn[4][13]
@@ -127,6 +136,15 @@ cdef void _build_tables() noexcept:
                         SUB_CNT[s][k] += 1
 
 _build_tables()
+
+
+cdef void _check_setup_room() except *:
+    cdef GenImpl g
+    if setup_size(&g) > SETUP_BYTES:
+        raise RuntimeError("guandan._gen: SETUP_BYTES is smaller than a set-up")
+
+
+_check_setup_room()
 
 # ---------------------------------------------------------------------------
 # Small helpers (card_count, rank_strength, bomb_value, ...: inline in _gen.pxd)
@@ -308,6 +326,12 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     g.wtwo[1] = 0
     g.wone[2] = (<uint64_t>1) << hb
     g.wtwo[2] = (<uint64_t>1) << hb
+    gen_per_call(g, flags)
+
+
+cdef inline void gen_per_call(GenImpl* g, int flags) noexcept nogil:
+    """The set-up's per-call part: the mode, every type, no bounds, no slot
+    options built yet."""
     g.pattern = 1 if (flags & F_PATTERN) else 0
     g.wild_sf = 0 if (flags & F_NO_WILD_SF) else 1
     g.types = 0xFFFFFFFF
@@ -315,6 +339,27 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     g.bombmin = -1
     g.bombsize = 0
     memset(g.optdone, 0, sizeof(g.optdone))
+
+
+cdef inline size_t setup_size(const GenImpl* g) noexcept nogil:
+    return <size_t>(<const char*>&g.pattern - <const char*>g)
+
+
+cdef void gen_init_cached(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
+    """gen_init through the set-up cache: a hand set up in one of the last
+    calls (a player asked again with the hand it passed with) copies its
+    set-up back instead of computing it; the same fields either way."""
+    cdef int k = <int>(((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)) >> 61)
+    cdef size_t n = setup_size(g)
+    if g.skey[k][0] == one and g.skey[k][1] == two and g.slevel[k] == L:
+        memcpy(g, g.sbytes[k], n)
+        gen_per_call(g, flags)
+        return
+    gen_init(g, one, two, L, flags)
+    memcpy(g.sbytes[k], g, n)
+    g.skey[k][0] = one
+    g.skey[k][1] = two
+    g.slevel[k] = L
 
 
 cdef void build_opts(GenImpl* g, int k, int r) noexcept nogil:
@@ -994,7 +1039,10 @@ cdef int gen_setup(GenImpl* g, uint64_t one, uint64_t two, int level,
     """Everything but run_gen: the hand's tables, the types and bounds that
     answer ``last`` (and the pass, first, when following)."""
     cdef int lt, lk
-    gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
+    if flags & F_SETUP_CACHE:
+        gen_init_cached(g, one & FACE_MASK, two & FACE_MASK, level, flags)
+    else:
+        gen_init(g, one & FACE_MASK, two & FACE_MASK, level, flags)
     g.out = out
     lt = move_type(last_lo)
     if lt != T_PASS:
@@ -1017,7 +1065,14 @@ cdef int gen_setup(GenImpl* g, uint64_t one, uint64_t two, int level,
 
 cdef Gen* gen_new() noexcept nogil:
     """A generator scratch state (NULL when out of memory)."""
-    return <Gen*>malloc(sizeof(GenImpl))
+    cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
+    cdef int k
+    if g != NULL:
+        for k in range(SETUPS):
+            g.skey[k][0] = <uint64_t>0xFFFFFFFFFFFFFFFF     # no hand: faces are 54 bits
+            g.skey[k][1] = <uint64_t>0xFFFFFFFFFFFFFFFF
+            g.slevel[k] = -1
+    return <Gen*>g
 
 
 cdef void gen_free(Gen* g) noexcept nogil:
@@ -1111,20 +1166,7 @@ cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
         return -1
     gen_init(g, one, two, level, flags & ~F_PATTERN)
     g.out = out
-    if n == 1:
-        g.types = 1 << T_SINGLE
-    elif n == 2:
-        g.types = 1 << T_PAIR
-    elif n == 3:
-        g.types = 1 << T_TRIPS
-    elif n == 4:
-        g.types = (1 << T_BOMB) | (1 << T_JOKER_BOMB)
-    elif n == 5:
-        g.types = (1 << T_THREE_WITH_TWO) | (1 << T_STRAIGHT) | (1 << T_STRAIGHT_FLUSH) | (1 << T_BOMB)
-    elif n == 6:
-        g.types = (1 << T_THREE_PAIR) | (1 << T_TWO_TRIPS) | (1 << T_BOMB)
-    else:
-        g.types = 1 << T_BOMB
+    g.types = types_of_size(n)
     g.bombsize = n
     rc = run_gen(g)
     free(g)
