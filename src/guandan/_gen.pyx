@@ -46,28 +46,24 @@ cdef enum:
     SLACK = 4             # moves of slack the chunked emitter may read / write past a list (bits.h)
 
 ctypedef struct GenImpl:
-    # the hand's set-up (gen_init), a function of the hand and the level
-    # alone: the fields up to ``pattern``, copied whole by the set-up cache
+    # the hand's set-up (gen_init) is a function of the hand and the level
+    # alone: the fields from hone to bombable and from wone to suitpos,
+    # which the set-up cache copies; the others are per call
     uint64_t hone, htwo          # the whole hand, wilds included
     uint8_t nat[16]              # natural state per rank (level hearts removed); 13..15 zero
     uint8_t ncnt[16]             # natural card count per rank; 13..15 zero
     int L, w, nsb, nhr
     int maxbomb                  # largest bomb size the hand can make
     uint32_t bombable            # ranks with at least 4 cards counting the wilds
-    uint64_t wone[3]
-    uint64_t wtwo[3]
-    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
-    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
-    # per call
     int pattern, wild_sf
     uint32_t types               # bit t set: generate type t
     int minkey                   # non-bombs: key strength must exceed this
     int bombmin                  # bombs: bomb value must exceed this
     int bombsize                 # 0, or the only bomb size wanted (classify)
-    # the set-up cache (F_SETUP_CACHE): the last hands' set-ups, by hand
-    uint64_t skey[SETUPS][2]
-    int slevel[SETUPS]
-    uint8_t sbytes[SETUPS][SETUP_BYTES]
+    uint64_t wone[3]
+    uint64_t wtwo[3]
+    uint32_t natpos              # bit q: a natural card at natural position q (0..13)
+    uint32_t suitpos[4]          # bit q: the natural card of that suit at position q
     # per (k, rank) slot options: k = 1 single card, 2 pair, 3 triple
     uint8_t optdone[4][13]
     uint8_t optn[4][13]
@@ -76,6 +72,10 @@ ctypedef struct GenImpl:
     uint64_t optpad[2 * SLACK]           # the emitter's read slack past the last row
     uint8_t optnw[4][13][OPTMAX]
     MoveBuf* out
+    # the set-up cache (F_SETUP_CACHE): the last hands' set-ups, by hand
+    uint64_t skey[SETUPS][2]
+    int slevel[SETUPS]
+    uint8_t sbytes[SETUPS][SETUP_BYTES]
 
 # ---------------------------------------------------------------------------
 # Constants and tables
@@ -341,8 +341,22 @@ cdef inline void gen_per_call(GenImpl* g, int flags) noexcept nogil:
     memset(g.optdone, 0, sizeof(g.optdone))
 
 
-cdef inline size_t setup_size(const GenImpl* g) noexcept nogil:
+cdef inline size_t setup_head(const GenImpl* g) noexcept nogil:
+    """The set-up's first part: hone .. bombable (bytes from the start)."""
     return <size_t>(<const char*>&g.pattern - <const char*>g)
+
+
+cdef inline size_t setup_tail_at(const GenImpl* g) noexcept nogil:
+    return <size_t>(<const char*>&g.wone[0] - <const char*>g)
+
+
+cdef inline size_t setup_tail(const GenImpl* g) noexcept nogil:
+    """The set-up's second part: wone .. suitpos."""
+    return <size_t>(<const char*>&g.suitpos[3] + sizeof(uint32_t) - <const char*>&g.wone[0])
+
+
+cdef inline size_t setup_size(const GenImpl* g) noexcept nogil:
+    return setup_head(g) + setup_tail(g)
 
 
 cdef void gen_init_cached(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noexcept nogil:
@@ -350,13 +364,16 @@ cdef void gen_init_cached(GenImpl* g, uint64_t one, uint64_t two, int L, int fla
     calls (a player asked again with the hand it passed with) copies its
     set-up back instead of computing it; the same fields either way."""
     cdef int k = <int>(((one * <uint64_t>0x9E3779B97F4A7C15) ^ (two * <uint64_t>0xC2B2AE3D27D4EB4F)) >> 61)
-    cdef size_t n = setup_size(g)
+    cdef size_t n = setup_head(g), at = setup_tail_at(g), m = setup_tail(g)
+    cdef char* base = <char*>g
     if g.skey[k][0] == one and g.skey[k][1] == two and g.slevel[k] == L:
-        memcpy(g, g.sbytes[k], n)
+        memcpy(base, g.sbytes[k], n)
+        memcpy(base + at, g.sbytes[k] + n, m)
         gen_per_call(g, flags)
         return
     gen_init(g, one, two, L, flags)
-    memcpy(g.sbytes[k], g, n)
+    memcpy(g.sbytes[k], base, n)
+    memcpy(g.sbytes[k] + n, base + at, m)
     g.skey[k][0] = one
     g.skey[k][1] = two
     g.slevel[k] = L
