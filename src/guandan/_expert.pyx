@@ -231,10 +231,15 @@ def set_params(**kw):
     """Change tuning parameters (for measurements; not thread-safe)."""
     global P_GEN
     cdef int* p = <int*>&P
-    for k, val in kw.items():
+    cdef int cv
+    vals = []
+    for k, val in kw.items():             # every name and value checked before any is set
         if k not in _PARAM_NAMES:
             raise GuandanError(f"unknown expert parameter {k!r}")
-        p[_PARAM_NAMES.index(k)] = int(val)
+        cv = int(val)
+        vals.append((_PARAM_NAMES.index(k), cv))
+    for i, cv in vals:
+        p[i] = cv
     _derive_params()
     P_GEN += 1
 

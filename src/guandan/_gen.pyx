@@ -42,7 +42,7 @@ cdef extern from "bits.h":
 cdef enum:
     OPTMAX = 32           # slot options per (k, rank): at most 16 + 10 + 4 for triples
     SETUPS = 8            # the set-up cache's slots (F_SETUP_CACHE)
-    SETUP_BYTES = 160     # room for a set-up (the GenImpl fields before ``pattern``)
+    SETUP_BYTES = 160     # room for a set-up (its two parts: hone .. bombable, wone .. suitpos)
     SLACK = 4             # moves of slack the chunked emitter may read / write past a list (bits.h)
 
 ctypedef struct GenImpl:

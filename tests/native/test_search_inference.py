@@ -380,3 +380,42 @@ def test_expert_follow_memo_changes_nothing():
                 assert core.pick(code) == with_memo, (code, hands, str(g.top))
     finally:
         set_follow_memo(True)
+
+
+def test_expert_set_params_all_or_nothing():
+    """set_params with an unknown name or a value out of range changes
+    nothing (neither the parameters nor the expert's picks); a good call
+    changes the picks, reset_params brings them back."""
+    import pytest
+    from guandan import Game
+    from guandan.errors import GuandanError
+    from guandan._engine import NATIVE_POLICY_CODES
+    from guandan._expert import get_params, set_params, reset_params
+    code = NATIVE_POLICY_CODES["expert"]
+    games = []
+    for seed in range(30):
+        g = Game(seed=seed)
+        for _ in range(seed % 7):
+            g.play(g.choose("expert"))
+        games.append(g)
+
+    def picks():
+        out = []
+        for g in games:
+            core = g.native_state()
+            out.append((core.pick(code), core.pick_play(code)))
+        return out
+
+    reset_params()
+    before, params = picks(), get_params()
+    try:
+        with pytest.raises(GuandanError):
+            set_params(stop=0, bomb_opp=0, follow_min=10000, tempo=0, bogus=1)
+        with pytest.raises(OverflowError):
+            set_params(follow_min=10000, stop=1 << 40)
+        assert get_params() == params and picks() == before
+        set_params(stop=0, bomb_opp=0, follow_min=10000, tempo=0)
+        assert picks() != before
+    finally:
+        reset_params()
+    assert picks() == before
