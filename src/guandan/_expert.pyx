@@ -29,7 +29,8 @@ cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size, rank_strength, is_bomb_type,
+    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size,
+    rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
@@ -350,6 +351,7 @@ def set_follow_memo(bint on):
     variant again (not thread-safe)."""
     global FOLLOW_MEMO
     FOLLOW_MEMO = on
+
 
 cdef uint8_t POP8[256]
 cdef int _i
