@@ -171,10 +171,11 @@ CYTHON_DIR = os.path.join("build", f"cython-{MODE}")   # generated C per build m
 def _inputs_hash(module):
     """What a module's generated C depends on, by content: its .pyx, the
     shared .pxd/.h files, the Cython and numpy versions, the directives,
-    the mode and the module's macros and compiler flags. pip builds in a fresh isolated environment each time, so
-    Cython's own check (file times, including the build environment's freshly
-    installed numpy and libc .pxd files) would translate and compile
-    everything again on every install; by content, a second `pip install`
+    the mode and the module's macros and compiler flags. pip builds in a
+    fresh isolated environment each time, so Cython's own check (file
+    times, including the build environment's freshly installed numpy and
+    libc .pxd files) would translate and compile everything again on every
+    install; by content, a second `pip install`
     reuses the first one's C and objects, and an edit rebuilds only what it
     touches."""
     import Cython

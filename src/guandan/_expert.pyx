@@ -430,11 +430,6 @@ cdef inline void tab_powers(uint32_t m, int8_t* hs, uint64_t* dk, const uint64_t
         dk[8 + s] = dkt[(hi >> (8 * s)) & 255]
 
 
-cdef inline uint32_t nib_bits(uint64_t g) noexcept nogil:
-    """Bit r: bit 4r of g (g has only bits 4r, r 0..12)."""
-    return gd_nibble_bit0s(g)
-
-
 cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
     """For the n (9..16) sequence keys q: hs[q] the windows of m above q
     (stronger windows the cards out could fill)."""
@@ -467,9 +462,9 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         g1 = (x | (x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g2 = ((x >> 1) | (x >> 2) | (x >> 3)) & <uint64_t>0x1111111111111
         g3 = ((x >> 2) | (x >> 3) | ((x >> 1) & x)) & <uint64_t>0x1111111111111
-        a1 = nib_bits(g1)
-        a2 = nib_bits(g2)
-        a3 = nib_bits(g3)
+        a1 = gd_nibble_bit0s(g1)
+        a2 = gd_nibble_bit0s(g2)
+        a3 = gd_nibble_bit0s(g3)
         # by strength (m: strength s has at least 1 / 2 / 3 cards out: the
         # level rank at 13), by natural position (o: the ace also at 0)
         m1 = (a1 & ~lb) | (((a1 >> L) & 1) << 13)
@@ -548,9 +543,9 @@ cdef void hand_counts(uint64_t one, uint64_t two, int L, HC* h) noexcept nogil:
     h.hr = <int8_t>(((one >> 53) & 1) + ((two >> 53) & 1))
     # per suit, bit q: natural position q held (rank q - 1; the ace also at 0)
     for s in range(4):
-        q = nib_bits((n1 >> s) & <uint64_t>0x1111111111111) << 1
+        q = gd_nibble_bit0s((n1 >> s) & <uint64_t>0x1111111111111) << 1
         h.s1[s] = <uint16_t>(q | ((q >> 13) & 1))
-        q = nib_bits((n2 >> s) & <uint64_t>0x1111111111111) << 1
+        q = gd_nibble_bit0s((n2 >> s) & <uint64_t>0x1111111111111) << 1
         h.s2[s] = <uint16_t>(q | ((q >> 13) & 1))
 
 
@@ -1703,7 +1698,7 @@ cdef Py_ssize_t find_group_move(const View* v, X* x, MoveBuf* moves, const Group
     return best
 
 
-cdef Py_ssize_t go_out_move(const View* v, MoveBuf* moves, int own, Py_ssize_t start) noexcept nogil:
+cdef Py_ssize_t go_out_move(MoveBuf* moves, int own, Py_ssize_t start) noexcept nogil:
     cdef Py_ssize_t i
     if own > 10:
         return -1
@@ -1818,7 +1813,7 @@ cdef Py_ssize_t lead(const Style* S, const View* v, const Tab* tb, MoveBuf* move
     cdef Py_ssize_t mi
     cdef Decomp d
     cdef X x
-    mi = go_out_move(v, moves, own, 0)
+    mi = go_out_move(moves, own, 0)
     if mi >= 0:
         rule[0] = R_GO_OUT
         return mi
@@ -1875,7 +1870,7 @@ cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scr
         if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
                           st.rules.gen_flags | F_SETUP_CACHE, types_of_size(own), scratch) < 0:
             return -1
-        mi = go_out_move(NULL, scratch, own, 0)
+        mi = go_out_move(scratch, own, 0)
         if mi >= 0:
             lo[0] = scratch.data[2 * mi]
             hi[0] = scratch.data[2 * mi + 1]
@@ -2041,7 +2036,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     cdef uint32_t qstamp = 0
     cdef int qn = 0, qj = 0
     cdef uint64_t qk2 = 0
-    mi = go_out_move(v, moves, own, 1)
+    mi = go_out_move(moves, own, 1)
     if mi >= 0:
         rule[0] = R_GO_OUT
         return mi
@@ -2256,7 +2251,7 @@ cdef Py_ssize_t decide(const Style* S, const View* v, MoveBuf* moves, int* rule,
         return 0
     if v.phase == PH_PLAY and v.top_seat >= 0 and (v.top_seat & 1) == (v.seat & 1):
         # the partner is on top: the common pass needs no tables
-        mi = go_out_move(v, moves, card_count(v.one, v.two), 1)
+        mi = go_out_move(moves, card_count(v.one, v.two), 1)
         if mi >= 0:
             rule[0] = R_GO_OUT
             return mi
@@ -2373,11 +2368,9 @@ cdef int family_code(int k) noexcept nogil:
 def style_of(str name):
     """A style's decision parameters (a dict of ints): ``"expert"`` or a
     name of :data:`STYLE_CODES`."""
-    cdef Style S
     cdef int* f
     if name == "expert":
-        style_of_params(&S)
-        f = <int*>&S
+        f = <int*>&EXPERT_STYLE
     elif name in STYLE_CODES:
         f = <int*>&STYLES[list(_STYLE_CHANGES).index(name)]
     else:
@@ -2394,10 +2387,8 @@ def explain_view(MoveList moves not None, NativeView view not None):
     :class:`guandan._engine.NativeView` (as :func:`guandan._engine.choose_from_view`)."""
     cdef int rule = 0
     cdef Py_ssize_t i
-    cdef Style S
-    style_of_params(&S)
     with nogil:
-        i = expert_decide(&S, &view.v, &moves.buf, &rule)
+        i = expert_decide(&EXPERT_STYLE, &view.v, &moves.buf, &rule)
     return i, RULE_NAMES[rule]
 
 

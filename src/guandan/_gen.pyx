@@ -258,11 +258,6 @@ cdef inline uint64_t _byte_popcounts(uint64_t v) noexcept nogil:
     return (v + (v >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
 
 
-cdef inline uint32_t _gather_stride4(uint64_t x) noexcept nogil:
-    """Bits 0, 4, 8, ..., 60 of x as bits 0..15."""
-    return gd_nibble_bit0s(x)
-
-
 cdef inline uint64_t _bytes_max(uint64_t a, uint64_t b) noexcept nogil:
     """Byte-wise max of a and b (bytes < 128)."""
     cdef uint64_t H = <uint64_t>0x8080808080808080
@@ -316,7 +311,7 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     # per suit, bit q = a natural card at natural position q (rank q - 1; the
     # ace also at position 0, ace-low)
     for r in range(4):
-        sp = (_gather_stride4(n1 >> r) & 0x1FFF) << 1
+        sp = (gd_nibble_bit0s(n1 >> r) & 0x1FFF) << 1
         g.suitpos[r] = sp | ((sp >> 13) & 1)
     g.natpos = g.suitpos[0] | g.suitpos[1] | g.suitpos[2] | g.suitpos[3]
     g.maxbomb = maxn + w

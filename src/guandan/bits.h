@@ -56,10 +56,9 @@ static inline void gd_squeeze4(uint64_t* v, uint64_t m) {
     }
 }
 #endif
-/* A hint that *p will be read soon (the solver's table probes miss the cache). */
 /* Nibble i of the low 32 bits of x into byte i (counts per rank, 4 bits
-   each, to bytes: the generator's and the expert's hand tables). */
-/* Where pext is fast (GUANDAN_FAST_PEXT) one pdep; the same result either way. */
+   each, to bytes: the generator's and the expert's hand tables); one pdep
+   where pext is fast (GUANDAN_FAST_PEXT), the same result either way. */
 #if defined(GUANDAN_FAST_PEXT) && defined(__BMI2__)
 static inline uint64_t gd_nibble_bytes(uint64_t x) {
     return _pdep_u64(x & 0xFFFFFFFFULL, 0x0F0F0F0F0F0F0F0FULL);
@@ -87,6 +86,7 @@ static inline uint32_t gd_nibble_bit0s(uint64_t x) {
     return (uint32_t)((x | (x >> 24)) & 0xFFFF);
 }
 #endif
+/* A hint that *p will be read soon (the solver's table probes miss the cache). */
 #if defined(__GNUC__) || defined(__clang__)
 #define gd_prefetch(p) __builtin_prefetch((const void*)(p))
 #else
