@@ -145,12 +145,11 @@ if not DEBUG:
 
 def ext(name):
     c, m = list(cflags), list(macros)
-    if PEXT and name in ("_solve", "_expert"):
+    if PEXT and name in ("_solve", "_expert", "_gen"):
         # the solver's rank-free keys squeeze each hand with one pext (bits.h
-        # gd_squeeze4), the expert's hand tables spread and gather nibbles
-        # with pdep / pext (gd_nibble_bytes, gd_nibble_bit0s); those two
-        # alone, so the other modules' code (the move generator's measured
-        # figures among it) stays as it was
+        # gd_squeeze4); the expert's hand tables and the generator's set-up
+        # spread and gather nibbles with pdep / pext (gd_nibble_bytes,
+        # gd_nibble_bit0s)
         m.append(("GUANDAN_FAST_PEXT", None))
         if not NATIVE:
             c.append("-mbmi2")

@@ -920,13 +920,15 @@ cdef int straight_patterns(GenImpl* g, int pos, int need, const uint64_t* LOWF,
     return 0
 
 
-cdef inline uint32_t _windows_with(uint32_t sp, int k) noexcept nogil:
-    """Bit p set when at least k of positions p..p+4 are set in sp (k = 3..5)."""
-    cdef uint32_t a = sp, b = sp >> 1, c = sp >> 2, d = sp >> 3, e = sp >> 4
-    cdef uint32_t s1 = a ^ b ^ c, c1 = (a & b) | (c & (a ^ b))
-    cdef uint32_t s2 = d ^ e, c2 = d & e
-    cdef uint32_t low = s1 ^ s2, k0 = s1 & s2
-    cdef uint32_t m0 = c1 ^ c2 ^ k0, m1 = (c1 & c2) | (k0 & (c1 ^ c2))
+cdef inline uint64_t _windows_with(uint64_t sp, int k) noexcept nogil:
+    """Bit p set when at least k of positions p..p+4 are set in sp (k = 3..5):
+    a bit-sliced sum, bit by bit, so four 16-bit lanes (four suits' 14
+    positions) are summed at once, each lane's bits 0..9 exact."""
+    cdef uint64_t a = sp, b = sp >> 1, c = sp >> 2, d = sp >> 3, e = sp >> 4
+    cdef uint64_t s1 = a ^ b ^ c, c1 = (a & b) | (c & (a ^ b))
+    cdef uint64_t s2 = d ^ e, c2 = d & e
+    cdef uint64_t low = s1 ^ s2, k0 = s1 & s2
+    cdef uint64_t m0 = c1 ^ c2 ^ k0, m1 = (c1 & c2) | (k0 & (c1 ^ c2))
     if k >= 5:
         return m1 & (m0 | low)
     if k == 4:
@@ -945,14 +947,18 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
     cdef uint32_t wins[4]
     cdef uint32_t any_run = 0, suits
     cdef uint64_t fs[6]
-    cdef uint64_t wf
+    cdef uint64_t wf, ws
     cdef uint32_t own = 0
     if g.bombsize and g.bombsize != 5:
         return 0
     # per suit, the windows (bit = low position) holding at least 5 - w of
-    # the five cards: bit-sliced sum of the five shifted position masks
+    # the five cards: bit-sliced sum of the five shifted position masks, the
+    # four suits in the four 16-bit lanes of one word
+    ws = _windows_with(<uint64_t>g.suitpos[0] | (<uint64_t>g.suitpos[1] << 16)
+                       | (<uint64_t>g.suitpos[2] << 32) | (<uint64_t>g.suitpos[3] << 48),
+                       5 - g.w if g.wild_sf else 5)
     for suit in range(4):
-        wins[suit] = _windows_with(g.suitpos[suit], 5 - g.w if g.wild_sf else 5) & 0x3FF
+        wins[suit] = <uint32_t>(ws >> (16 * suit)) & 0x3FF
         any_run |= wins[suit]
     if not g.wild_sf and g.w > 0:
         # a level heart in its own slot of a heart run stands for itself: the
@@ -960,7 +966,7 @@ cdef int gen_straight_flushes(GenImpl* g) noexcept nogil:
         own = (<uint32_t>1) << (g.L + 1)
         if g.L == 12:
             own |= 1                # the ace also sits at position 0 (ace-low)
-        wins[1] = _windows_with(g.suitpos[1] | own, 5) & 0x3FF
+        wins[1] = <uint32_t>_windows_with(g.suitpos[1] | own, 5) & 0x3FF
         any_run |= wins[1]
     if any_run == 0:
         return 0
