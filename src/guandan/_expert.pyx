@@ -29,7 +29,7 @@ cimport cython
 
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
-    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size,
+    Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size, may_be_bomb,
     rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
@@ -1865,7 +1865,9 @@ cdef int expert_lead_words(const Style* S, const State* st, Gen* g, MoveBuf* scr
     if st.phase != PH_PLAY or st.top_seat >= 0:
         return 0
     own = card_count(st.one[seat], st.two[seat])
-    if own <= 10:
+    # a play of 4 or 7..10 cards is a bomb: a hand that cannot be one has no
+    # play of all its cards, and nothing to generate
+    if own <= 10 and ((own != 4 and own < 7) or may_be_bomb(st.one[seat], st.two[seat], st.rlevel)):
         scratch.n = 0
         if generate_types(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
                           st.rules.gen_flags | F_SETUP_CACHE, types_of_size(own), scratch) < 0:

@@ -101,6 +101,17 @@ cdef inline uint32_t types_of_size(int n) noexcept nogil:
         return ((<uint32_t>1) << T_THREE_PAIR) | ((<uint32_t>1) << T_TWO_TRIPS) | ((<uint32_t>1) << T_BOMB)
     return (<uint32_t>1) << T_BOMB
 
+cdef inline bint may_be_bomb(uint64_t one, uint64_t two, int level) noexcept nogil:
+    """False when the cards cannot all be one bomb (of a rank, or the four
+    jokers): apart from the wild cards they span two ranks or more, or mix
+    jokers with other cards. A quick test that rules out, not a reading:
+    True does not mean they are a bomb."""
+    cdef uint64_t cards = (one | two) & FACE_MASK
+    cdef uint64_t nat = cards & ~((<uint64_t>1) << (4 * level + 1)) & ((<uint64_t>1 << 52) - 1)
+    if cards >> 52:
+        return cards == (cards & ((<uint64_t>3) << 52))
+    return gd_popcount64((nat | (nat >> 1) | (nat >> 2) | (nat >> 3)) & <uint64_t>0x1111111111111) <= 1
+
 cdef inline bint is_bomb_type(int t) noexcept nogil:
     return t == T_BOMB or t == T_STRAIGHT_FLUSH or t == T_JOKER_BOMB
 
