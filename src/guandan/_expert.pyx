@@ -31,7 +31,7 @@ from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size, may_be_bomb,
     rank_strength, is_bomb_type,
-    gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s,
+    gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s, gd_compiler_barrier,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
     T_STRAIGHT, T_STRAIGHT_FLUSH, T_BOMB, T_JOKER_BOMB, T_TRIBUTE, TAG_SHIFT,
 )
@@ -425,9 +425,9 @@ cdef inline void tab_powers(uint32_t m, int8_t* hs, uint64_t* dk, const uint64_t
     suffix_counts(m, &lo, &hi)
     memcpy(hs, &lo, 8)
     memcpy(hs + 8, &hi, 8)
-    for s in range(8):
-        dk[s] = dkt[(lo >> (8 * s)) & 255]
-        dk[8 + s] = dkt[(hi >> (8 * s)) & 255]
+    gd_compiler_barrier()
+    for s in range(16):
+        dk[s] = dkt[<uint8_t>hs[s]]
 
 
 cdef inline void seq_counts(uint32_t m, int n, int8_t* hs) noexcept nogil:
@@ -1159,10 +1159,11 @@ cdef inline CacheEntry* cache_slot(uint64_t one, uint64_t two, int L) noexcept n
     return <CacheEntry*>(gd_tls_split_cache() + 9 * <int>((hsh >> 54) & 1023))
 
 
-cdef void entry_counts(CacheEntry* e, uint64_t one, uint64_t two) noexcept nogil:
-    """The counts of the hand with the cached path's cards taken out (once per entry)."""
+cdef void entry_counts(CacheEntry* e, const HC* h) noexcept nogil:
+    """The counts of the hand (``h``) with the cached path's cards taken out
+    (once per entry)."""
     cdef int i, k
-    hand_counts(one, two, e.level, &e.h)
+    memcpy(&e.h, h, sizeof(HC))
     for i in range(e.npath):
         k = e.path[i]
         if k >= 48:
@@ -1207,17 +1208,19 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
     the hand and the tables: a decision never depends on what was cached."""
     cdef CacheEntry* e = cache_slot(one, two, tb.L)
     cdef Tab st
+    cdef HC h
     if not (e.one == one and e.two == two and e.level == tb.L and e.tkey == P_GEN
             and e.npath >= 0):
         build_tab(&st, one, two, 0, 0, tb.L)
-        best_split(&st, one, two, x)
+        hand_counts(one, two, tb.L, &h)
+        best_split_counts(&st, &h, x)
         e.one = one
         e.two = two
         e.tkey = P_GEN
         e.level = <int8_t>tb.L
         e.npath = <int8_t>x.bnpath
         memcpy(e.path, x.bpath, x.bnpath)
-        entry_counts(e, one, two)
+        entry_counts(e, &h)
     rescore(tb, e, x)
     return x.best
 
@@ -1225,12 +1228,19 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
 cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
     """Search the best decomposition of the hand (one, two); returns its score
     (details in x: bacc, bpath, bopt)."""
+    cdef HC h
+    hand_counts(one, two, tb.L, &h)
+    return best_split_counts(tb, &h, x)
+
+
+cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
+    """best_split() of the hand whose counts are ``h``."""
     cdef Acc acc
     x.tb = tb
     x.replayed = 0
     x.blb_ok = 0
     x.sfsets = 0
-    hand_counts(one, two, tb.L, &x.h)
+    memcpy(&x.h, h, sizeof(HC))
     x.nodes = 0
     x.best = -(1 << 30)
     x.npath = 0

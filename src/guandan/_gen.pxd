@@ -19,6 +19,7 @@ cdef extern from "bits.h":
     int gd_popcount64(unsigned long long x) noexcept nogil
     void gd_squeeze4(uint64_t* v, uint64_t m) noexcept nogil
     void gd_prefetch(const void* p) noexcept nogil
+    void gd_compiler_barrier() noexcept nogil
     uint64_t gd_nibble_bytes(uint64_t x) noexcept nogil
     uint32_t gd_nibble_bit0s(uint64_t x) noexcept nogil
     const uint64_t FACE_MASK "GD_FACE_MASK"      # bits 0..53: the faces

@@ -92,6 +92,14 @@ static inline uint32_t gd_nibble_bit0s(uint64_t x) {
 #else
 #define gd_prefetch(p) ((void)(p))
 #endif
+/* A compiler barrier: memory just written is read back from memory after it
+   (a table lookup by the bytes of a word stored a moment ago: one byte load
+   each instead of a shift and a mask of the register). */
+#if defined(__GNUC__)
+#define gd_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+#else
+#define gd_compiler_barrier() ((void)0)
+#endif
 /* The move word (see _core.pyx): lo = faces | type << 56, hi = faces twice | key << 56. */
 #define GD_FACE_MASK ((1ULL << 54) - 1)
 /* The deal seed of game b of a series seeded a (splitmix64): the simulator,
