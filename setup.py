@@ -15,10 +15,13 @@ Environment switches:
                       2008-2009; -mpopcnt: card counts are a popcount, and the
                       solver counts cards at every node), and BMI2's pext
                       where it runs in one step (Intel from Haswell, 2013;
-                      AMD from Zen 3, 2020; the solver module alone is built
-                      with -mbmi2 -DGUANDAN_FAST_PEXT: its rank-free keys
-                      squeeze each hand with one instruction). A binary built so stops with "illegal
-                      instruction" on a processor without them: build wheels
+                      AMD from Zen 3, 2020; the solver, the expert and the
+                      move generator are built with -mbmi2
+                      -DGUANDAN_FAST_PEXT: the solver's rank-free keys squeeze
+                      each hand with one instruction, the hand tables spread
+                      and gather nibbles with one). A binary built so stops
+                      with "illegal instruction" on a processor without them
+                      (the generator is in nearly every path): build wheels
                       for other machines with GUANDAN_PORTABLE=1 (then a
                       popcount is a few shifts and adds, no library call, and
                       the squeeze a few more).
