@@ -1128,3 +1128,35 @@ def test_errors_from_platform_validated():
 def test_errors_bad_rules():
     with pytest.raises(GuandanError):
         legal_moves("S3", "2", rules="contest")
+
+
+def test_bombs_may_be_bomb_never_rules_out_a_play_of_every_card():
+    """A play of 4 or 7..10 cards is a bomb (of one rank with wilds, or the
+    four jokers): the generator's quick test that rules such hands out
+    (``may_be_bomb``, used by the expert to skip a go-out search) never rules
+    out a hand whose cards are one play, under either rule set."""
+    from guandan import _core
+    rng = random.Random(29)
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    ruled_out = kept = plays = 0
+    for it in range(6000):
+        level = rng.randrange(13)
+        lv = "23456789TJQKA"[level]
+        n = rng.choice((4, 7, 8, 9, 10))
+        if it % 2:
+            # one rank, the level's cards (the wilds among them) and the jokers
+            r = rng.choice("23456789TJQKA")
+            pool = [c for c in deck if c[1] in (r, lv)] + ["SB", "HR", "SB", "HR"]
+        else:
+            pool = deck[:]
+        rng.shuffle(pool)
+        cards = pool[:n] if it % 7 else ["SB", "SB", "HR", "HR"]
+        one, two = Hand(cards).masks
+        may = _core._may_be_bomb(one, two, level)
+        readings = _core.classify_masks(one, two, level) + _core.classify_masks(one, two, level, False)
+        plays += bool(readings)
+        if readings:
+            assert may, (cards, lv, readings)
+        ruled_out += not may
+        kept += may
+    assert ruled_out > 2000 and kept > 500 and plays > 300, (ruled_out, kept, plays)

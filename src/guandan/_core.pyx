@@ -8,7 +8,7 @@ C-level, in ``_gen.pyx``; the contest platform's ``actionList`` order is in
 
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, generate_batch,
-    classify_into, beats,
+    classify_into, beats, may_be_bomb,
     words_shape_ok, move_type, move_key, move_size, card_count, is_seq_type, rank_at_position,
     gd_ctz64,
     FACE_MASK, TAG_SHIFT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
@@ -757,6 +757,14 @@ cdef object c_array(object a, object dtype, int ndim, Py_ssize_t cols, str name)
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+def _may_be_bomb(uint64_t one, uint64_t two, int level):
+    """The generator's quick test (``may_be_bomb`` in _gen.pxd), for tests:
+    False when the cards cannot all be one bomb."""
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    return bool(may_be_bomb(one & FACE_MASK, two & FACE_MASK, level))
+
+
 def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=True):
     """Native loop over many hands (validated by the caller: ``counts``
     uint8 (n, 54), ``levels`` int64 (n,), ``last`` uint64 (n or 0, 2)).
