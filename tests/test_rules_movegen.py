@@ -1160,3 +1160,33 @@ def test_bombs_may_be_bomb_never_rules_out_a_play_of_every_card():
         ruled_out += not may
         kept += may
     assert ruled_out > 2000 and kept > 500 and plays > 300, (ruled_out, kept, plays)
+
+
+def test_cannot_beat_never_rules_out_a_beating_play():
+    """The expert's quick test that nothing in a hand beats the play on top
+    (``cannot_beat``: a follow then passes without a generated list) is True
+    only when the generator finds no play but the pass, under either rule
+    set: small and big hands, tops of every type drawn from other hands'
+    plays (bombs, straight flushes and the four jokers included)."""
+    from guandan import _core
+    rng = random.Random(31)
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    said = nothing = 0
+    for it in range(4000):
+        level = rng.randrange(13)
+        pool = deck[:]
+        rng.shuffle(pool)
+        other = _core.generate_moves(Hand(pool[:27]), level)
+        top = other[rng.randrange(len(other))]
+        if it % 50 == 0:
+            top = Move.from_cards("SB SB HR HR", "23456789TJQKA"[level])
+        lo, hi = top.words
+        n = rng.choice((1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 27))
+        hand = Hand(pool[27:27 + n])
+        cb = _core._cannot_beat(hand.masks[0], hand.masks[1], level, lo, hi)
+        only_pass = all(len(_core.generate_moves(hand, level, lo, hi, wild_sf=ws)) == 1 for ws in (True, False))
+        if cb:
+            assert only_pass, (str(hand), str(top), level)
+        said += cb
+        nothing += only_pass
+    assert said > 1000 and said >= 0.8 * nothing - 400, (said, nothing)

@@ -8,7 +8,7 @@ C-level, in ``_gen.pyx``; the contest platform's ``actionList`` order is in
 
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_reserve, buf_free, generate_with, generate_batch,
-    classify_into, beats, may_be_bomb,
+    classify_into, beats, may_be_bomb, cannot_beat,
     words_shape_ok, move_type, move_key, move_size, card_count, is_seq_type, rank_at_position,
     gd_ctz64,
     FACE_MASK, TAG_SHIFT, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
@@ -763,6 +763,16 @@ def _may_be_bomb(uint64_t one, uint64_t two, int level):
     if level < 0 or level > 12:
         raise LevelError(f"level index must be 0..12, got {level}")
     return bool(may_be_bomb(one & FACE_MASK, two & FACE_MASK, level))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _cannot_beat(uint64_t one, uint64_t two, int level, uint64_t top_lo, uint64_t top_hi):
+    """The generator's quick test (``cannot_beat`` in _gen.pxd), for tests:
+    True only when nothing in the hand beats the play (top_lo, top_hi)."""
+    if level < 0 or level > 12:
+        raise LevelError(f"level index must be 0..12, got {level}")
+    return bool(cannot_beat(one & FACE_MASK, two & FACE_MASK, level, top_lo, top_hi))
 
 
 def batch_generate(counts_, levels_, last_, bint pattern=False, bint wild_sf=True):

@@ -30,6 +30,7 @@ cimport cython
 from guandan._core cimport MoveList, Hand
 from guandan._gen cimport (
     Gen, MoveBuf, generate_types, generate_with, card_count, F_PATTERN, F_SETUP_CACHE, types_of_size, may_be_bomb,
+    cannot_beat,
     rank_strength, is_bomb_type,
     gd_ctz64, gd_popcount64, gd_nibble_bytes, gd_nibble_bit0s, gd_compiler_barrier,
     T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_PAIR, T_THREE_WITH_TWO, T_TWO_TRIPS,
@@ -1933,6 +1934,12 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
             lo[0] = 0
             hi[0] = 0
             return 1
+    if own <= 12 and cannot_beat(st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi):
+        # nothing beats the play (no list needed): the pass, decide()'s only
+        # move (asked of small hands only: a big one can nearly always beat)
+        lo[0] = 0
+        hi[0] = 0
+        return 1
     scratch.n = 0
     if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
                      st.rules.gen_flags | F_PATTERN | F_SETUP_CACHE, scratch) < 0:

@@ -169,6 +169,10 @@ cdef int generate_types(Gen* g, uint64_t one, uint64_t two, int level,
                         MoveBuf* out) noexcept nogil
 cdef int classify_into(uint64_t one, uint64_t two, int level, int flags,
                        MoveBuf* out) noexcept nogil
+# True only when no play of the hand (one, two) beats the play (top_lo,
+# top_hi) at ``level``; False when one may (generate to know)
+cdef bint cannot_beat(uint64_t one, uint64_t two, int level, uint64_t top_lo,
+                      uint64_t top_hi) noexcept nogil
 cdef bint beats(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi,
                 int level) noexcept nogil
 # the rank index of natural position pos (0 = ace-low, 13 = ace-high)

@@ -1081,6 +1081,90 @@ cdef int gen_setup(GenImpl* g, uint64_t one, uint64_t two, int level,
     return 0
 
 
+# cannot_beat: per level and key, bit 7 of byte r (ranks 0..7 in the first
+# word, 8..12 in the second) set when rank r is stronger than the key
+cdef uint64_t STRONGER[13][15][2]
+cdef uint64_t SUIT_FACES = <uint64_t>0x0001111111111111      # suit 0's faces of ranks 0..12
+
+
+cdef void _build_stronger() noexcept:
+    cdef int L, k, r
+    for L in range(13):
+        for k in range(15):
+            STRONGER[L][k][0] = 0
+            STRONGER[L][k][1] = 0
+            for r in range(13):
+                if rank_strength(r, L) > rank_strength(k, L):
+                    STRONGER[L][k][r >> 3] |= (<uint64_t>0x80) << (8 * (r & 7))
+
+
+_build_stronger()
+
+
+cdef bint cannot_beat(uint64_t one, uint64_t two, int level, uint64_t top_lo,
+                      uint64_t top_hi) noexcept nogil:
+    """True only when no play of the hand (one, two) beats the play (top_lo,
+    top_hi) at ``level``; False when a play may beat it (generate to know).
+    Every test is an upper bound on what the hand can make: a rank's cards
+    plus every wild for a group or a bomb, a suit's ranks plus every wild
+    for a straight flush, the hand's size for a play of five or six cards."""
+    cdef int t = move_type(top_lo), k = move_key(top_hi), need, ts, tv, w, nsb, nhr, s, r, m
+    cdef int hb = 4 * level + 1
+    cdef uint64_t hbit = (<uint64_t>1) << hb
+    cdef uint64_t n1, n2, u, clo, chi, wv, add
+    cdef uint64_t H = <uint64_t>0x8080808080808080
+    cdef bint sf
+    if t == T_JOKER_BOMB:
+        return True                     # nothing beats the four jokers
+    if t == T_PASS or t > T_JOKER_BOMB or k > 14 or not 0 <= level <= 12:
+        return False
+    nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
+    nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
+    if nsb + nhr == 4:
+        return False                    # the joker bomb
+    w = <int>((one >> hb) & 1) + <int>((two >> hb) & 1)
+    n1 = one & ~hbit & ((<uint64_t>1 << 52) - 1)
+    n2 = two & ~hbit & ((<uint64_t>1 << 52) - 1)
+    u = n1 | n2
+    sf = False
+    for s in range(4):
+        sf = sf or gd_popcount64(u & (SUIT_FACES << s)) + w >= 5
+    # cards per rank (bytes: ranks 0..7, then 8..12), the wilds added
+    clo = _byte_popcounts(gd_nibble_bytes(n1) | (gd_nibble_bytes(n2) << 4))
+    chi = _byte_popcounts(gd_nibble_bytes(n1 >> 32) | (gd_nibble_bytes(n2 >> 32) << 4))
+    wv = <uint64_t>w * <uint64_t>0x0101010101010101
+    clo += wv
+    chi = (chi + wv) & <uint64_t>0xFFFFFFFFFF
+    add = <uint64_t>0x7C7C7C7C7C7C7C7C  # + 0x7C: bit 7 when 4 cards or more
+    if is_bomb_type(t):
+        tv = bomb_value(t, k, move_size(top_lo, top_hi), level)
+        if sf and tv < 3 * 16:
+            return False                # a straight flush may beat it
+        if ((clo + add) | (chi + add)) & H:
+            for r in range(13):
+                m = <int>(((clo if r < 8 else chi) >> (8 * (r & 7))) & 0xFF)
+                if m >= 4 and bomb_value(T_BOMB, r, m, level) > tv:
+                    return False        # a bomb of rank r may beat it
+        return True
+    if sf or ((clo + add) | (chi + add)) & H:
+        return False                    # a bomb may be there
+    if t == T_STRAIGHT or t == T_THREE_PAIR or t == T_TWO_TRIPS:
+        return gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK) < move_size(top_lo, top_hi)
+    if t == T_THREE_WITH_TWO:
+        if gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK) < 5:
+            return True
+        need = 3                        # a stronger triple
+    else:
+        need = t                        # a stronger single, pair or triple
+    add = <uint64_t>(0x80 - need) * <uint64_t>0x0101010101010101
+    if ((clo + add) & STRONGER[level][k][0]) | ((chi + add) & STRONGER[level][k][1]):
+        return False
+    ts = rank_strength(k, level)
+    if (nsb >= need and rank_strength(13, level) > ts) or (nhr >= need and rank_strength(14, level) > ts):
+        return False
+    return True
+
+
 cdef Gen* gen_new() noexcept nogil:
     """A generator scratch state (NULL when out of memory)."""
     cdef GenImpl* g = <GenImpl*>malloc(sizeof(GenImpl))
