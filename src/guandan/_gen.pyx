@@ -266,6 +266,12 @@ cdef inline uint64_t _bytes_max(uint64_t a, uint64_t b) noexcept nogil:
     return (a & m) | (b & ~m)
 
 
+cdef inline uint64_t _nat_bytes(uint64_t n1, uint64_t n2, int shift) noexcept nogil:
+    """Ranks shift/4 .. shift/4 + 7 of a hand without its wilds (first and
+    second copies n1, n2) as bytes: the one nibble | the two nibble << 4."""
+    return gd_nibble_bytes(n1 >> shift) | (gd_nibble_bytes(n2 >> shift) << 4)
+
+
 cdef inline uint32_t _gather_bytes_bit0(uint64_t x) noexcept nogil:
     """Bit 0 of each byte of x as bits 0..7."""
     return <uint32_t>(((x & <uint64_t>0x0101010101010101) * <uint64_t>0x0102040810204080) >> 56)
@@ -288,8 +294,8 @@ cdef void gen_init(GenImpl* g, uint64_t one, uint64_t two, int L, int flags) noe
     g.nsb = <int>((one >> SB_FACE) & 1) + <int>((two >> SB_FACE) & 1)
     g.nhr = <int>((one >> HR_FACE) & 1) + <int>((two >> HR_FACE) & 1)
     # nat bytes: the one nibble | the two nibble << 4, ranks 0..7 then 8..12
-    lo8 = gd_nibble_bytes(n1) | (gd_nibble_bytes(n2) << 4)
-    hi8 = gd_nibble_bytes(n1 >> 32) | (gd_nibble_bytes(n2 >> 32) << 4)
+    lo8 = _nat_bytes(n1, n2, 0)
+    hi8 = _nat_bytes(n1, n2, 32)
     memcpy(g.nat, &lo8, 8)
     memcpy(&g.nat[8], &hi8, 8)
     clo = _byte_popcounts(lo8)
@@ -1130,8 +1136,8 @@ cdef bint cannot_beat(uint64_t one, uint64_t two, int level, uint64_t top_lo,
     for s in range(4):
         sf = sf or gd_popcount64(u & (SUIT_FACES << s)) + w >= 5
     # cards per rank (bytes: ranks 0..7, then 8..12), the wilds added
-    clo = _byte_popcounts(gd_nibble_bytes(n1) | (gd_nibble_bytes(n2) << 4))
-    chi = _byte_popcounts(gd_nibble_bytes(n1 >> 32) | (gd_nibble_bytes(n2 >> 32) << 4))
+    clo = _byte_popcounts(_nat_bytes(n1, n2, 0))
+    chi = _byte_popcounts(_nat_bytes(n1, n2, 32))
     wv = <uint64_t>w * <uint64_t>0x0101010101010101
     clo += wv
     chi = (chi + wv) & <uint64_t>0xFFFFFFFFFF
@@ -1149,9 +1155,9 @@ cdef bint cannot_beat(uint64_t one, uint64_t two, int level, uint64_t top_lo,
     if sf or ((clo + add) | (chi + add)) & H:
         return False                    # a bomb may be there
     if t == T_STRAIGHT or t == T_THREE_PAIR or t == T_TWO_TRIPS:
-        return gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK) < move_size(top_lo, top_hi)
+        return card_count(one, two) < move_size(top_lo, top_hi)
     if t == T_THREE_WITH_TWO:
-        if gd_popcount64(one & FACE_MASK) + gd_popcount64(two & FACE_MASK) < 5:
+        if card_count(one, two) < 5:
             return True
         need = 3                        # a stronger triple
     else:
