@@ -38,6 +38,8 @@ ctypedef struct SearchCfg:
     int infer                  # worlds drawn by the likelihood of the other seats' plays this round
     int proposals              # ... each the pick of this many sampled worlds (importance resampling)
     int model                  # each other seat's rollouts in the style its habits show (expert rollouts)
+    double peps                # infer=2: the weight of an action the seat's model would not have played
+    int pdepth                 # ... over the others' last this many actions (0: all)
 
 ctypedef struct SearchOut:
     int ncand

@@ -39,7 +39,7 @@ completing the rest). Building the table costs about 54 x 28 x 28 x 6
 operations once per information set; each sample then costs 54 draws.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.math cimport log, exp
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
@@ -50,13 +50,13 @@ import numpy as np
 from guandan._core cimport Hand
 from guandan._gen cimport (
     Gen, gen_new, gen_free, MoveBuf, buf_free, card_count, move_size, is_bomb_type,
-    bomb_value, key_strength, rank_strength, T_PASS, TAG_SHIFT, mix_seed,
+    bomb_value, key_strength, rank_strength, T_PASS, T_JOKER_BOMB, TAG_SHIFT, mix_seed, words_shape_ok,
 )
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
     POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
     policy_rollout_ok, policy_play, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
-    EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE,
+    EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE, TRAIL_MAX,
 )
 from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER
 from guandan._solve cimport (
@@ -632,6 +632,7 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
 # the expert: 111 passes in 887 chances, 167 breaks in 754)
 cdef double PRIOR_PASS = 0.13
 cdef double PRIOR_BREAK = 0.22
+cdef int POLICY_SLACK = 4              # infer=2: mismatches behind the best world counted at most
 cdef double PRIOR_WEIGHT = 8.0          # the prior counts as this many chances
 cdef double EPS_MIN = 0.05              # no play is ever ruled out
 
@@ -640,6 +641,9 @@ ctypedef struct Model:
     double lpass[4]                     # log P(pass | a loose stronger group) per seat
     double lbreak[4]                    # log P(follow from a bigger group | a loose one) per seat
     int codes[4]                        # rollout policy per seat
+    int policy                          # infer=2: each action weighs 1 if the seat's model plays it, else eps
+    double leps                         # log eps
+    int depth                           # ... over the seat's last this many actions of the others
 
 
 cdef inline double rate(int32_t hit, int32_t opp, double prior) noexcept nogil:
@@ -676,6 +680,104 @@ cdef void model_build(const Info* IS, const Trail* T, const SearchCfg* cfg, Mode
         M.lbreak[s] = log(rate(T.hit[s][EV_BREAK], T.opp[s][EV_BREAK], PRIOR_BREAK))
         if cfg.model and s != IS.seat and cfg.rollout_code == POL_EXPERT:
             M.codes[s] = family_code(style_of_habits(T, s))
+    M.policy = cfg.infer == 2 and T != NULL
+    M.leps = log(cfg.peps if cfg.peps > 0 else 1e-9)
+    M.depth = cfg.pdepth if cfg.pdepth > 0 else TRAIL_MAX
+
+
+cdef int policy_mismatches(const Info* IS, const Trail* T, const Model* M, const State* w,
+                           Gen* g, MoveBuf* b, int limit, int* nev) noexcept nogil:
+    """How many of the other seats' last ``M.depth`` actions this round their
+    models (``M.codes``) would not have played in world ``w``: each seat's
+    hand, the cards played and the trick rebuilt to just before each action
+    (backwards from ``w``), and the model asked to play there. Stops counting
+    at ``limit``; -1 on error (out of memory)."""
+    cdef State st
+    cdef uint64_t h1[4]
+    cdef uint64_t h2[4]
+    cdef int16_t topj[TRAIL_MAX]
+    cdef int8_t pas[TRAIL_MAX]
+    cdef int8_t finn[TRAIL_MAX]
+    cdef int8_t fin[4]
+    cdef int k, s, j, cur = -1, passes = 0, nfin = 0, mis = 0, n = 0, r
+    cdef uint64_t lo, hi
+    cdef uint64_t prng[4]
+    cdef Py_ssize_t i
+    cdef const TrailEntry* e
+    st_seed(prng, <uint64_t>T.n)
+    # forward: each action's top play (an index), passes since it, seats out before it
+    for k in range(T.n):
+        e = &T.e[k]
+        topj[k] = <int16_t>(cur if e.top_seat >= 0 else -1)
+        pas[k] = <int8_t>passes
+        finn[k] = <int8_t>nfin
+        if e.t == T_PASS:
+            passes += 1
+        else:
+            cur = k
+            passes = 0
+            if e.t == 15 and nfin < 4:
+                fin[nfin] = e.seat
+                nfin += 1
+    nev[0] = 0
+    memcpy(&st, w, sizeof(State))
+    st.phase = PH_PLAY
+    st.pby_known = 0
+    for s in range(4):
+        h1[s] = w.one[s]
+        h2[s] = w.two[s]
+        if ((h1[s] | h2[s]) & ~FACE_MASK) or (h2[s] & ~h1[s]) or card_count(h1[s], h2[s]) > 27:
+            return 0                    # not a world (hands from outside): no evidence
+    for k in range(T.n - 1, -1, -1):
+        e = &T.e[k]
+        s = e.seat
+        if s < 0 or s > 3:
+            break
+        trail_unplay(&h1[s], &h2[s], e)
+        if (h2[s] & ~h1[s]) or card_count(h1[s], h2[s]) > 27:
+            break                       # not a hand (a trail from outside): no more evidence
+        if s == IS.seat:
+            continue
+        if n >= M.depth or mis >= limit:
+            break
+        j = topj[k]
+        if e.top_seat >= 0 and (j < 0 or T.e[j].seat != e.top_seat or e.top_t == T_PASS
+                                or e.top_t > T_JOKER_BOMB):
+            continue                    # not a trick this trail can rebuild
+        for r in range(4):
+            st.one[r] = h1[r]
+            st.two[r] = h2[r]
+        st.to_act = <int8_t>s
+        st.top_seat = e.top_seat
+        if j >= 0:
+            st.top_lo = T.e[j].one | ((<uint64_t>e.top_t) << TAG_SHIFT)
+            st.top_hi = T.e[j].two | ((<uint64_t>e.top_key) << TAG_SHIFT)
+            if not words_shape_ok(st.top_lo, st.top_hi, st.rlevel):
+                continue
+        else:
+            st.top_lo = 0
+            st.top_hi = 0
+        st.passes = pas[k]
+        st.nfin = finn[k]
+        for r in range(4):
+            st.fin[r] = fin[r] if r < finn[k] else -1
+        r = policy_play(M.codes[s], &st, g, b, &lo, &hi)
+        if r < 0:
+            return -1
+        if r == 0:
+            b.n = 0
+            if st_legal(&st, g, b) < 0 or b.n == 0:
+                return -1
+            i = policy_choose(M.codes[s], &st, b, prng)
+            if i < 0 or i >= b.n:
+                return -1
+            lo = b.data[2 * i]
+            hi = b.data[2 * i + 1]
+        n += 1
+        if (lo & FACE_MASK) != e.one or (hi & FACE_MASK) != e.two:
+            mis += 1
+    nev[0] = n
+    return mis
 
 
 cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const State* w,
@@ -711,21 +813,45 @@ cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const S
     return lw
 
 
+cdef int policy_evidence(const Info* IS, const Trail* T, const Model* M) noexcept nogil:
+    """The actions of the other seats the policy likelihood asks their
+    models about (at most ``M.depth``, the latest)."""
+    cdef int k, n = 0
+    for k in range(T.n - 1, -1, -1):
+        if T.e[k].seat != IS.seat and 0 <= T.e[k].seat <= 3:
+            if n >= M.depth:
+                break
+            n += 1
+    return n
+
+
 cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint64_t* rng,
-                     State* out, double* ess) noexcept nogil:
+                     State* out, double* ess, Gen* g=NULL, MoveBuf* b=NULL) noexcept nogil:
     """One world: with a trail, the pick of K sampled worlds drawn in
     proportion to their likelihood (importance resampling); else a uniform
-    sample. ``ess``: the effective share of the K (1 when all weigh alike)."""
+    sample. ``ess``: the effective share of the K (1 when all weigh alike).
+    With ``M.policy`` (and a generator ``g``) the likelihood is the policy
+    term: eps per action of the others their models would not have played
+    (a world more than POLICY_SLACK such actions behind the best so far is
+    not counted to the end: its weight is eps**POLICY_SLACK of the best's)."""
     cdef State cand
     cdef double wsum = 0.0, w2 = 0.0, wt, lw
-    cdef int j, nev
+    cdef int j, nev, mis, best = 1 << 20
     if T == NULL or K <= 1:
         info_world(IS, rng, out)
         ess[0] = 1.0
         return
     for j in range(K):
         info_world(IS, rng, &cand)
-        lw = world_loglik(IS, T, M, &cand, &nev)
+        if M.policy and g != NULL:
+            mis = policy_mismatches(IS, T, M, &cand, g, b, best + POLICY_SLACK, &nev)
+            if mis < 0:
+                mis = best + POLICY_SLACK
+            if mis < best:
+                best = mis
+            lw = mis * M.leps
+        else:
+            lw = world_loglik(IS, T, M, &cand, &nev)
         wt = exp(lw if lw > -600.0 else -600.0)
         wsum += wt
         w2 += wt * wt
@@ -840,7 +966,7 @@ cdef void* search_worker(void* arg) noexcept nogil:
         if j >= 10000000:
             break
         st_seed(rng, mix_seed(J.seed, <uint64_t>j + 1))
-        draw_world(IS, J.T, J.M, K, rng, &world, &ess)
+        draw_world(IS, J.T, J.M, K, rng, &world, &ess, g, &b)
         if K > 1:
             out.weighed += 1
             P.ess_sum += ess
@@ -915,7 +1041,10 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
     st_seed(rng, seed)
     draw_world(IS, T if cfg.infer else NULL, &M, cfg.proposals, rng, &world, &ess)
     if T != NULL:
-        world_loglik(IS, T, &M, &world, &out.evidence)
+        if M.policy:
+            out.evidence = policy_evidence(IS, T, &M)
+        else:
+            world_loglik(IS, T, &M, &world, &out.evidence)
     p0 = policy_choose(cfg.rollout_code, &world, <MoveBuf*>legal, rng)
     if p0 < 0 or p0 >= legal.n:
         p0 = 0
@@ -1039,7 +1168,11 @@ cdef class NativeSearchConfig:
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                  int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
-                 bint infer=False, int proposals=8, bint model=False):
+                 int infer=0, int proposals=8, bint model=False, double peps=0.2, int pdepth=0):
+        if not 0 <= infer <= 2:
+            raise GuandanError(f"infer must be 0, 1 or 2, got {infer}")
+        if not 0 < peps <= 1 or not 0 <= pdepth <= 480:
+            raise GuandanError("peps must be in (0, 1], pdepth 0..480")
         if not policy_rollout_ok(rollout_code):
             raise GuandanError(f"the rollout policy must be a registered native policy that is not a "
                                f"search (code {rollout_code})")
@@ -1068,6 +1201,8 @@ cdef class NativeSearchConfig:
         self.cfg.infer = infer
         self.cfg.proposals = proposals
         self.cfg.model = model
+        self.cfg.peps = peps
+        self.cfg.pdepth = pdepth
         self._code = 0
 
     def register(self):
@@ -1092,15 +1227,15 @@ cdef class NativeSearchConfig:
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
                                   c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
-                                  bool(c.infer), c.proposals, bool(c.model)))
+                                  c.infer, c.proposals, bool(c.model), c.peps, c.pdepth))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock, threads=1, infer=False, proposals=8, model=False):
+                    cpu_clock, threads=1, infer=0, proposals=8, model=False, peps=0.2, pdepth=0):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
                               margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,
-                              proposals=proposals, model=model)
+                              proposals=proposals, model=model, peps=peps, pdepth=pdepth)
 
 # ---------------------------------------------------------------------------
 # Python-facing
@@ -1258,13 +1393,15 @@ cdef class InfoSet:
             raise GuandanError("the game's trail does not cover this round (a game started from a position)")
         return T
 
-    def draw_hands(self, Py_ssize_t n, uint64_t seed, GameCore game not None, int proposals=8):
+    def draw_hands(self, Py_ssize_t n, uint64_t seed, GameCore game not None, int proposals=8,
+                   int infer=1, double peps=0.2, int pdepth=0):
         """``n`` worlds as :meth:`sample_hands` gives them, each drawn as the
         search draws it with inference: the pick of ``proposals`` uniform
         samples in proportion to the likelihood of this round's plays of
         ``game`` (the game this information set was read from, with its
         history: ``Game.native_state(history=True)``) under the seats'
-        models."""
+        models (``infer=2``: the policy likelihood, ``peps`` per action a
+        seat's model would not have played, over the last ``pdepth``)."""
         cdef uint64_t rng[4]
         cdef State w
         cdef Model M
@@ -1272,53 +1409,94 @@ cdef class InfoSet:
         cdef double ess
         cdef Py_ssize_t i
         cdef int s
+        cdef Gen* g = NULL
+        cdef MoveBuf b
         cdef const Trail* T = self._game_trail(game)
         if n < 0 or n > 10_000_000:
             raise GuandanError("n must be 0..10,000,000")
         if not 1 <= proposals <= 256:
             raise GuandanError(f"proposals must be 1..256, got {proposals}")
+        if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
+            raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
         memset(&cfg, 0, sizeof(SearchCfg))
         cfg.rollout_code = POL_EXPERT
+        cfg.infer = infer
+        cfg.peps = peps
+        cfg.pdepth = pdepth
         model_build(&self.info, T, &cfg, &M)
         out = np.zeros((n, 4, 2), dtype=np.uint64)
         cdef uint64_t[:, :, ::1] v = out
+        b.data = NULL
+        b.n = 0
+        b.cap = 0
+        if M.policy:
+            g = gen_new()
+            if g == NULL:
+                raise MemoryError()
         st_seed(rng, seed)
         with nogil:
             for i in range(n):
-                draw_world(&self.info, T, &M, proposals, rng, &w, &ess)
+                draw_world(&self.info, T, &M, proposals, rng, &w, &ess, g, &b)
                 for s in range(4):
                     v[i, s, 0] = w.one[s]
                     v[i, s, 1] = w.two[s]
+        buf_free(&b)
+        gen_free(g)
         return out
 
-    def log_likelihoods(self, hands, GameCore game not None):
+    def log_likelihoods(self, hands, GameCore game not None, int infer=1, double peps=0.2):
         """Per world of ``hands`` (an array ``(n, 4, 2)`` as :meth:`sample_hands`
         gives), the log likelihood (up to a constant) of this round's plays
         of the other seats of ``game`` under their models, and how many of
-        them bore on it: ``(loglik, evidence)`` arrays."""
+        them bore on it: ``(loglik, evidence)`` arrays. ``infer=2``: the
+        policy term (``log(peps)`` per action the seat's model would not have
+        played; evidence: the actions asked)."""
         cdef Model M
         cdef SearchCfg cfg
         cdef State w
         cdef Py_ssize_t i, n
-        cdef int s, nev
+        cdef int s, nev, mis
+        cdef Gen* g = NULL
+        cdef MoveBuf b
         cdef const Trail* T = self._game_trail(game)
+        if infer not in (1, 2) or not 0 < peps <= 1:
+            raise GuandanError("infer must be 1 or 2, peps in (0, 1]")
         arr = np.ascontiguousarray(hands, dtype=np.uint64)
         if arr.ndim != 3 or arr.shape[1] != 4 or arr.shape[2] != 2:
             raise GuandanError("hands must be an array (n, 4, 2) of uint64")
         n = arr.shape[0]
         memset(&cfg, 0, sizeof(SearchCfg))
         cfg.rollout_code = POL_EXPERT
+        cfg.infer = infer
+        cfg.peps = peps
         model_build(&self.info, T, &cfg, &M)
         ll = np.zeros(n, dtype=np.float64)
         ev = np.zeros(n, dtype=np.int32)
         cdef uint64_t[:, :, ::1] h = arr
         memcpy(&w, &self.info.base, sizeof(State))
-        for i in range(n):
-            for s in range(4):
-                w.one[s] = h[i, s, 0]
-                w.two[s] = h[i, s, 1]
-            ll[i] = world_loglik(&self.info, T, &M, &w, &nev)
-            ev[i] = nev
+        b.data = NULL
+        b.n = 0
+        b.cap = 0
+        if M.policy:
+            g = gen_new()
+            if g == NULL:
+                raise MemoryError()
+        try:
+            for i in range(n):
+                for s in range(4):
+                    w.one[s] = h[i, s, 0]
+                    w.two[s] = h[i, s, 1]
+                if M.policy:
+                    mis = policy_mismatches(&self.info, T, &M, &w, g, &b, 1 << 20, &nev)
+                    if mis < 0:
+                        raise MemoryError()
+                    ll[i] = mis * M.leps
+                else:
+                    ll[i] = world_loglik(&self.info, T, &M, &w, &nev)
+                ev[i] = nev
+        finally:
+            buf_free(&b)
+            gen_free(g)
         return ll, ev
 
     def expected_counts(self):

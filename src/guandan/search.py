@@ -136,6 +136,8 @@ class SearchConfig:
     infer: int = 1
     proposals: int = 8
     model: int = 1
+    peps: float = 0.2
+    pdepth: int = 0
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
@@ -164,13 +166,17 @@ class SearchConfig:
             raise GuandanError(f"margin must be 0..100 standard errors, got {self.margin!r}")
         if not isinstance(self.threads, int) or not 1 <= self.threads <= 64:
             raise GuandanError(f"threads must be 1..64, got {self.threads!r}")
-        if self.infer not in (0, 1) or self.model not in (0, 1):
-            raise GuandanError(f"infer and model are 0 or 1, got {self.infer!r} and {self.model!r}")
+        if self.infer not in (0, 1, 2) or self.model not in (0, 1):
+            raise GuandanError(f"infer is 0, 1 or 2 and model 0 or 1, got {self.infer!r} and {self.model!r}")
+        if not isinstance(self.peps, (int, float)) or not 0 < self.peps <= 1:
+            raise GuandanError(f"peps must be in (0, 1], got {self.peps!r}")
+        if not isinstance(self.pdepth, int) or not 0 <= self.pdepth <= 480:
+            raise GuandanError(f"pdepth must be 0..480, got {self.pdepth!r}")
         if not isinstance(self.proposals, int) or not 1 <= self.proposals <= 256:
             raise GuandanError(f"proposals must be 1..256, got {self.proposals!r}")
         self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
-    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model")
+    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model", "pdepth")
 
     @classmethod
     def from_options(cls, opts: Dict[str, str]) -> "SearchConfig":
@@ -181,7 +187,7 @@ class SearchConfig:
             if k not in names:
                 raise GuandanError(f"unknown search option {k!r}; options: {', '.join(sorted(names))}")
             try:
-                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "cpu_ms", "margin") else v)
+                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "cpu_ms", "margin", "peps") else v)
             except ValueError:
                 raise GuandanError(f"search option {k}={v!r}: not a number") from None
         return cls(**kw)
@@ -209,7 +215,8 @@ class SearchConfig:
             rollout_code=self.rollout_code(), rollouts=self.rollouts or 0, ms=float(ms or 0.0),
             topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
             margin=float(self.margin), cpu_clock=self.cpu_ms is not None, threads=self.threads,
-            infer=bool(self.infer), proposals=self.proposals, model=bool(self.model))
+            infer=int(self.infer), proposals=self.proposals, model=bool(self.model),
+            peps=float(self.peps), pdepth=self.pdepth)
 
 
 # -- results ---------------------------------------------------------------------

@@ -213,7 +213,7 @@ def test_hostile_inputs_to_the_inference_are_refused_or_harmless():
     with pytest.raises(Exception, match="trail"):
         info.draw_hands(5, 1, started.native_state(history=True))
     from guandan import GuandanError
-    for opts in ("threads=0", "threads=65", "infer=2", "model=-1", "proposals=0", "proposals=257"):
+    for opts in ("threads=0", "threads=65", "infer=3", "model=-1", "proposals=0", "proposals=257"):
         with pytest.raises(GuandanError):
             search.SearchConfig.from_spec("search:" + opts)
 
