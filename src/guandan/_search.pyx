@@ -685,99 +685,182 @@ cdef void model_build(const Info* IS, const Trail* T, const SearchCfg* cfg, Mode
     M.depth = cfg.pdepth if cfg.pdepth > 0 else TRAIL_MAX
 
 
-cdef int policy_mismatches(const Info* IS, const Trail* T, const Model* M, const State* w,
-                           Gen* g, MoveBuf* b, int limit, int* nev) noexcept nogil:
-    """How many of the other seats' last ``M.depth`` actions this round their
-    models (``M.codes``) would not have played in world ``w``: each seat's
-    hand, the cards played and the trick rebuilt to just before each action
-    (backwards from ``w``), and the model asked to play there. Stops counting
-    at ``limit``; -1 on error (out of memory)."""
-    cdef State st
-    cdef uint64_t h1[4]
-    cdef uint64_t h2[4]
-    cdef int16_t topj[TRAIL_MAX]
-    cdef int8_t pas[TRAIL_MAX]
-    cdef int8_t finn[TRAIL_MAX]
-    cdef int8_t fin[4]
-    cdef int k, s, j, cur = -1, passes = 0, nfin = 0, mis = 0, n = 0, r
-    cdef uint64_t lo, hi
-    cdef uint64_t prng[4]
-    cdef Py_ssize_t i
+ctypedef struct Tricks:
+    # per action of a trail: its top play (an index, -1: a lead), the passes
+    # since it, the seats out before it (the first finn of fin)
+    int16_t topj[TRAIL_MAX]
+    int8_t pas[TRAIL_MAX]
+    int8_t finn[TRAIL_MAX]
+    int8_t fin[4]
+
+
+cdef void trail_tricks(const Trail* T, Tricks* R) noexcept nogil:
+    cdef int k, cur = -1, passes = 0, nfin = 0
     cdef const TrailEntry* e
-    st_seed(prng, <uint64_t>T.n)
-    # forward: each action's top play (an index), passes since it, seats out before it
+    for k in range(4):
+        R.fin[k] = -1
     for k in range(T.n):
         e = &T.e[k]
-        topj[k] = <int16_t>(cur if e.top_seat >= 0 else -1)
-        pas[k] = <int8_t>passes
-        finn[k] = <int8_t>nfin
+        R.topj[k] = <int16_t>(cur if e.top_seat >= 0 else -1)
+        R.pas[k] = <int8_t>passes
+        R.finn[k] = <int8_t>nfin
         if e.t == T_PASS:
             passes += 1
         else:
             cur = k
             passes = 0
             if e.t == 15 and nfin < 4:
-                fin[nfin] = e.seat
+                R.fin[nfin] = e.seat
                 nfin += 1
+
+
+cdef inline bint hand_ok(uint64_t one, uint64_t two) noexcept nogil:
+    return not ((one | two) & ~FACE_MASK) and not (two & ~one) and card_count(one, two) <= 27
+
+
+cdef int trick_before(const Trail* T, const Tricks* R, int k, State* st) noexcept nogil:
+    """Set the trick of ``st`` (the seat to act, the play to beat, passes,
+    seats out) to what it was just before action ``k``; 0 when the trail
+    cannot rebuild it (entries from outside)."""
+    cdef const TrailEntry* e = &T.e[k]
+    cdef int j = R.topj[k], r
+    if e.top_seat >= 0 and (j < 0 or T.e[j].seat != e.top_seat or e.top_t == T_PASS
+                            or e.top_t > T_JOKER_BOMB):
+        return 0
+    st.to_act = e.seat
+    st.top_seat = e.top_seat
+    if j >= 0:
+        st.top_lo = T.e[j].one | ((<uint64_t>e.top_t) << TAG_SHIFT)
+        st.top_hi = T.e[j].two | ((<uint64_t>e.top_key) << TAG_SHIFT)
+        if not words_shape_ok(st.top_lo, st.top_hi, st.rlevel):
+            return 0
+    else:
+        st.top_lo = 0
+        st.top_hi = 0
+    st.passes = R.pas[k]
+    st.nfin = R.finn[k]
+    for r in range(4):
+        st.fin[r] = R.fin[r] if r < R.finn[k] else -1
+    return 1
+
+
+cdef int model_plays(const State* st, const TrailEntry* e, int code, Gen* g, MoveBuf* b,
+                     uint64_t* prng) noexcept nogil:
+    """1 if the native policy ``code`` plays action ``e`` at ``st``, 0 if
+    not, -1 on error."""
+    cdef uint64_t lo, hi
+    cdef Py_ssize_t i
+    cdef int r = policy_play(code, st, g, b, &lo, &hi)
+    if r < 0:
+        return -1
+    if r == 0:
+        b.n = 0
+        if st_legal(<State*>st, g, b) < 0 or b.n == 0:
+            return -1
+        i = policy_choose(code, st, b, prng)
+        if i < 0 or i >= b.n:
+            return -1
+        lo = b.data[2 * i]
+        hi = b.data[2 * i + 1]
+    return (lo & FACE_MASK) == e.one and (hi & FACE_MASK) == e.two
+
+
+cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const State* w, int K,
+                       Gen* g, MoveBuf* b, int* mis, int* nev) noexcept nogil:
+    """For each of the K worlds ``w[0..K-1]``: how many of the other seats'
+    last ``M.depth`` actions this round their models (``M.codes``) would
+    not have played in it (``mis``). Each position before such an action is
+    rebuilt backwards from the world (the seat's hand, the cards played,
+    the trick) and the model asked there. The worlds are taken back
+    together, latest action first; a world POLICY_SLACK misses behind the
+    best is not asked further (its weight is peps**POLICY_SLACK of the
+    best's at most). ``nev``: the actions asked. Returns 0, -1 on error."""
+    cdef Tricks R
+    cdef State st
+    cdef uint64_t (*h1)[4]
+    cdef uint64_t (*h2)[4]
+    cdef int* alive
+    cdef uint64_t prng[4]
+    cdef int k, s, p, r, best, n = 0, rc = 0, any_alive
+    cdef const TrailEntry* e
     nev[0] = 0
-    memcpy(&st, w, sizeof(State))
+    for p in range(K):
+        mis[p] = 0
+    h1 = <uint64_t (*)[4]>malloc(K * 4 * sizeof(uint64_t))
+    h2 = <uint64_t (*)[4]>malloc(K * 4 * sizeof(uint64_t))
+    alive = <int*>malloc(K * sizeof(int))
+    if h1 == NULL or h2 == NULL or alive == NULL:
+        free(h1)
+        free(h2)
+        free(alive)
+        return -1
+    st_seed(prng, <uint64_t>T.n)
+    trail_tricks(T, &R)
+    memcpy(&st, &w[0], sizeof(State))
     st.phase = PH_PLAY
     st.pby_known = 0
-    for s in range(4):
-        h1[s] = w.one[s]
-        h2[s] = w.two[s]
-        if ((h1[s] | h2[s]) & ~FACE_MASK) or (h2[s] & ~h1[s]) or card_count(h1[s], h2[s]) > 27:
-            return 0                    # not a world (hands from outside): no evidence
+    for p in range(K):
+        alive[p] = 1
+        for s in range(4):
+            h1[p][s] = w[p].one[s]
+            h2[p][s] = w[p].two[s]
+            if not hand_ok(h1[p][s], h2[p][s]):
+                alive[p] = 0            # not a world (hands from outside): no evidence
     for k in range(T.n - 1, -1, -1):
         e = &T.e[k]
         s = e.seat
         if s < 0 or s > 3:
             break
-        trail_unplay(&h1[s], &h2[s], e)
-        if (h2[s] & ~h1[s]) or card_count(h1[s], h2[s]) > 27:
-            break                       # not a hand (a trail from outside): no more evidence
+        any_alive = 0
+        for p in range(K):
+            if alive[p] == 1:
+                trail_unplay(&h1[p][s], &h2[p][s], e)
+                if hand_ok(h1[p][s], h2[p][s]):
+                    any_alive = 1
+                else:
+                    alive[p] = 0        # not a hand (a trail from outside): no more evidence
+        if not any_alive:
+            break
         if s == IS.seat:
             continue
-        if n >= M.depth or mis >= limit:
+        if n >= M.depth:
             break
-        j = topj[k]
-        if e.top_seat >= 0 and (j < 0 or T.e[j].seat != e.top_seat or e.top_t == T_PASS
-                                or e.top_t > T_JOKER_BOMB):
-            continue                    # not a trick this trail can rebuild
-        for r in range(4):
-            st.one[r] = h1[r]
-            st.two[r] = h2[r]
-        st.to_act = <int8_t>s
-        st.top_seat = e.top_seat
-        if j >= 0:
-            st.top_lo = T.e[j].one | ((<uint64_t>e.top_t) << TAG_SHIFT)
-            st.top_hi = T.e[j].two | ((<uint64_t>e.top_key) << TAG_SHIFT)
-            if not words_shape_ok(st.top_lo, st.top_hi, st.rlevel):
-                continue
-        else:
-            st.top_lo = 0
-            st.top_hi = 0
-        st.passes = pas[k]
-        st.nfin = finn[k]
-        for r in range(4):
-            st.fin[r] = fin[r] if r < finn[k] else -1
-        r = policy_play(M.codes[s], &st, g, b, &lo, &hi)
-        if r < 0:
-            return -1
-        if r == 0:
-            b.n = 0
-            if st_legal(&st, g, b) < 0 or b.n == 0:
-                return -1
-            i = policy_choose(M.codes[s], &st, b, prng)
-            if i < 0 or i >= b.n:
-                return -1
-            lo = b.data[2 * i]
-            hi = b.data[2 * i + 1]
+        if not trick_before(T, &R, k, &st):
+            continue
         n += 1
-        if (lo & FACE_MASK) != e.one or (hi & FACE_MASK) != e.two:
-            mis += 1
+        best = 1 << 20
+        for p in range(K):
+            if alive[p] != 1:
+                continue
+            memcpy(st.one, h1[p], sizeof(st.one))
+            memcpy(st.two, h2[p], sizeof(st.two))
+            r = model_plays(&st, e, M.codes[s], g, b, prng)
+            if r < 0:
+                rc = -1
+                break
+            mis[p] += r == 0
+            if mis[p] < best:
+                best = mis[p]
+        if rc < 0:
+            break
+        for p in range(K):
+            if alive[p] == 1 and mis[p] >= best + POLICY_SLACK:
+                alive[p] = 2            # left behind: at least POLICY_SLACK behind the best to the end
+    # a world left behind counts at least POLICY_SLACK misses more than the
+    # best one still asked at the end (the best only grows)
+    best = 1 << 20
+    for p in range(K):
+        if alive[p] == 1 and mis[p] < best:
+            best = mis[p]
+    if best < (1 << 20):
+        for p in range(K):
+            if alive[p] == 2 and mis[p] < best + POLICY_SLACK:
+                mis[p] = best + POLICY_SLACK
+    free(h1)
+    free(h2)
+    free(alive)
     nev[0] = n
-    return mis
+    return rc
 
 
 cdef double world_loglik(const Info* IS, const Trail* T, const Model* M, const State* w,
@@ -831,33 +914,60 @@ cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint
     proportion to their likelihood (importance resampling); else a uniform
     sample. ``ess``: the effective share of the K (1 when all weigh alike).
     With ``M.policy`` (and a generator ``g``) the likelihood is the policy
-    term: eps per action of the others their models would not have played
-    (a world more than POLICY_SLACK such actions behind the best so far is
-    not counted to the end: its weight is eps**POLICY_SLACK of the best's)."""
+    term (draw_world_policy)."""
     cdef State cand
     cdef double wsum = 0.0, w2 = 0.0, wt, lw
-    cdef int j, nev, mis, best = 1 << 20
+    cdef int j, nev
     if T == NULL or K <= 1:
         info_world(IS, rng, out)
         ess[0] = 1.0
         return
+    if M.policy and g != NULL:
+        draw_world_policy(IS, T, M, K, rng, out, ess, g, b)
+        return
     for j in range(K):
         info_world(IS, rng, &cand)
-        if M.policy and g != NULL:
-            mis = policy_mismatches(IS, T, M, &cand, g, b, best + POLICY_SLACK, &nev)
-            if mis < 0:
-                mis = best + POLICY_SLACK
-            if mis < best:
-                best = mis
-            lw = mis * M.leps
-        else:
-            lw = world_loglik(IS, T, M, &cand, &nev)
+        lw = world_loglik(IS, T, M, &cand, &nev)
         wt = exp(lw if lw > -600.0 else -600.0)
         wsum += wt
         w2 += wt * wt
         if j == 0 or unif(rng) * wsum < wt:
             memcpy(out, &cand, sizeof(State))
     ess[0] = wsum * wsum / (w2 * K) if w2 > 0 else 1.0
+
+
+cdef void draw_world_policy(const Info* IS, const Trail* T, const Model* M, int K, uint64_t* rng,
+                            State* out, double* ess, Gen* g, MoveBuf* b) noexcept nogil:
+    """draw_world() by the policy likelihood: K worlds sampled, weighed
+    together (policy_misses), one drawn in proportion to peps**misses."""
+    cdef State* w = <State*>malloc(K * sizeof(State))
+    cdef int* mis = <int*>malloc(K * sizeof(int))
+    cdef double wsum = 0.0, w2 = 0.0, wt, lw
+    cdef int j, nev, lo = 1 << 20
+    if w == NULL or mis == NULL:
+        free(w)
+        free(mis)
+        info_world(IS, rng, out)
+        ess[0] = 1.0
+        return
+    for j in range(K):
+        info_world(IS, rng, &w[j])
+    if policy_misses(IS, T, M, w, K, g, b, mis, &nev) < 0:
+        for j in range(K):
+            mis[j] = 0
+    for j in range(K):
+        if mis[j] < lo:
+            lo = mis[j]
+    for j in range(K):
+        lw = (mis[j] - lo) * M.leps         # relative to the best: no underflow
+        wt = exp(lw if lw > -600.0 else -600.0)
+        wsum += wt
+        w2 += wt * wt
+        if j == 0 or unif(rng) * wsum < wt:
+            memcpy(out, &w[j], sizeof(State))
+    ess[0] = wsum * wsum / (w2 * K) if w2 > 0 else 1.0
+    free(w)
+    free(mis)
 
 
 cdef int rollout_seats(State* st, Gen* g, MoveBuf* b, const int* codes, uint64_t* rng,
@@ -1487,8 +1597,7 @@ cdef class InfoSet:
                     w.one[s] = h[i, s, 0]
                     w.two[s] = h[i, s, 1]
                 if M.policy:
-                    mis = policy_mismatches(&self.info, T, &M, &w, g, &b, 1 << 20, &nev)
-                    if mis < 0:
+                    if policy_misses(&self.info, T, &M, &w, 1, g, &b, &mis, &nev) < 0:
                         raise MemoryError()
                     ll[i] = mis * M.leps
                 else:
