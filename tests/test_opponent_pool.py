@@ -103,11 +103,12 @@ def test_inference_bench_runs_against_a_pool_bot():
     import sys
     root = os.path.join(os.path.dirname(__file__), "..")
     out = subprocess.run([sys.executable, os.path.join(root, "bench", "inference.py"), "--opponents",
-                          "rusher", "--games", "2", "--worlds", "20", "--proposals", "8"],
+                          "rusher", "--games", "2", "--worlds", "20", "--proposals", "8,p8"],
                          capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
     assert out[2].startswith("| rusher |")
     res = json.loads(out[-1])["rusher"]
     assert res["positions"] > 0 and 0 < res["share"]["1"] < 1 and len(res["gain"]["8"]) == 3
+    assert len(res["gain"]["p8"]) == 3
 
 
 def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
