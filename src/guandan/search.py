@@ -111,11 +111,18 @@ class SearchConfig:
             round's plays of the other seats under their models (a pass on
             an opponent's single, pair or triple while holding a loose
             stronger one, a follow that broke a bigger group: docs/search.md);
-            0 samples uniformly. Needs the game's trail: the native loops
+            2 by the policy likelihood: every action of the others this
+            round, taken back in the world, weighs 1 if the seat's model
+            would have played it there, else ``peps`` (about three times the
+            cost of a world's rollouts); 0 samples uniformly. Needs the game's trail: the native loops
             (``simulate``, built-in seats) and :func:`explain` over a
             :class:`guandan.Game` have it; a decision from an observation
             alone samples uniformly.
         proposals: worlds sampled per world drawn when inferring.
+        peps: ``infer=2``: the weight of an action the seat's model would
+            not have played (0 < peps <= 1; default 0.2).
+        pdepth: ``infer=2``: only the others' latest ``pdepth`` actions are
+            asked about (0: all, the default).
         model: 1 (default) rolls out each other seat in the style its
             habits over the finished rounds of the game show (an expert that
             bombs early, keeps its groups or follows eagerly), when the
