@@ -1360,6 +1360,29 @@ _INFO_ERRORS = {
 }
 
 
+cdef int tools_model(const Info* IS, const Trail* T, int infer, double peps, int pdepth, Model* M,
+                     MoveBuf* b, Gen** g) except -1:
+    """The models of the inference tools (``InfoSet.draw_hands``,
+    ``log_likelihoods``): the expert's, ``infer`` 1 or 2; with the policy
+    likelihood a generator in ``g`` (the caller frees it and ``b``)."""
+    cdef SearchCfg cfg
+    memset(&cfg, 0, sizeof(SearchCfg))
+    cfg.rollout_code = POL_EXPERT
+    cfg.infer = infer
+    cfg.peps = peps
+    cfg.pdepth = pdepth
+    model_build(IS, T, &cfg, M)
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    g[0] = NULL
+    if M.policy:
+        g[0] = gen_new()
+        if g[0] == NULL:
+            raise MemoryError()
+    return 0
+
+
 cdef class InfoSet:
     """What one seat knows in the play phase, ready to sample worlds from
     (built by :func:`guandan.search.sample_worlds` and the search player)."""
@@ -1515,7 +1538,6 @@ cdef class InfoSet:
         cdef uint64_t rng[4]
         cdef State w
         cdef Model M
-        cdef SearchCfg cfg
         cdef double ess
         cdef Py_ssize_t i
         cdef int s
@@ -1528,21 +1550,9 @@ cdef class InfoSet:
             raise GuandanError(f"proposals must be 1..256, got {proposals}")
         if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
             raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
-        memset(&cfg, 0, sizeof(SearchCfg))
-        cfg.rollout_code = POL_EXPERT
-        cfg.infer = infer
-        cfg.peps = peps
-        cfg.pdepth = pdepth
-        model_build(&self.info, T, &cfg, &M)
+        tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g)
         out = np.zeros((n, 4, 2), dtype=np.uint64)
         cdef uint64_t[:, :, ::1] v = out
-        b.data = NULL
-        b.n = 0
-        b.cap = 0
-        if M.policy:
-            g = gen_new()
-            if g == NULL:
-                raise MemoryError()
         st_seed(rng, seed)
         with nogil:
             for i in range(n):
@@ -1554,43 +1564,32 @@ cdef class InfoSet:
         gen_free(g)
         return out
 
-    def log_likelihoods(self, hands, GameCore game not None, int infer=1, double peps=0.2):
+    def log_likelihoods(self, hands, GameCore game not None, int infer=1, double peps=0.2,
+                        int pdepth=0):
         """Per world of ``hands`` (an array ``(n, 4, 2)`` as :meth:`sample_hands`
         gives), the log likelihood (up to a constant) of this round's plays
         of the other seats of ``game`` under their models, and how many of
         them bore on it: ``(loglik, evidence)`` arrays. ``infer=2``: the
         policy term (``log(peps)`` per action the seat's model would not have
-        played; evidence: the actions asked)."""
+        played, of the latest ``pdepth``; evidence: the actions asked)."""
         cdef Model M
-        cdef SearchCfg cfg
         cdef State w
         cdef Py_ssize_t i, n
         cdef int s, nev, mis
         cdef Gen* g = NULL
         cdef MoveBuf b
         cdef const Trail* T = self._game_trail(game)
-        if infer not in (1, 2) or not 0 < peps <= 1:
-            raise GuandanError("infer must be 1 or 2, peps in (0, 1]")
+        if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
+            raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
         arr = np.ascontiguousarray(hands, dtype=np.uint64)
         if arr.ndim != 3 or arr.shape[1] != 4 or arr.shape[2] != 2:
             raise GuandanError("hands must be an array (n, 4, 2) of uint64")
         n = arr.shape[0]
-        memset(&cfg, 0, sizeof(SearchCfg))
-        cfg.rollout_code = POL_EXPERT
-        cfg.infer = infer
-        cfg.peps = peps
-        model_build(&self.info, T, &cfg, &M)
+        tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g)
         ll = np.zeros(n, dtype=np.float64)
         ev = np.zeros(n, dtype=np.int32)
         cdef uint64_t[:, :, ::1] h = arr
         memcpy(&w, &self.info.base, sizeof(State))
-        b.data = NULL
-        b.n = 0
-        b.cap = 0
-        if M.policy:
-            g = gen_new()
-            if g == NULL:
-                raise MemoryError()
         try:
             for i in range(n):
                 for s in range(4):
