@@ -633,6 +633,8 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
 cdef double PRIOR_PASS = 0.13
 cdef double PRIOR_BREAK = 0.22
 cdef int POLICY_SLACK = 4              # infer=2: mismatches behind the best world counted at most
+cdef enum:
+    PROPOSALS_MAX = 256                 # proposals per world (the configurations' range)
 cdef double PRIOR_WEIGHT = 8.0          # the prior counts as this many chances
 cdef double EPS_MIN = 0.05              # no play is ever ruled out
 
@@ -709,7 +711,7 @@ cdef void trail_tricks(const Trail* T, Tricks* R) noexcept nogil:
         else:
             cur = k
             passes = 0
-            if e.t == 15 and nfin < 4:
+            if e.t == 15 and nfin < 4 and 0 <= e.seat <= 3:
                 R.fin[nfin] = e.seat
                 nfin += 1
 
@@ -777,23 +779,17 @@ cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const Sta
     best's at most). ``nev``: the actions asked. Returns 0, -1 on error."""
     cdef Tricks R
     cdef State st
-    cdef uint64_t (*h1)[4]
-    cdef uint64_t (*h2)[4]
-    cdef int* alive
+    cdef uint64_t h1[PROPOSALS_MAX][4]
+    cdef uint64_t h2[PROPOSALS_MAX][4]
+    cdef int8_t alive[PROPOSALS_MAX]
     cdef uint64_t prng[4]
     cdef int k, s, p, r, best, n = 0, rc = 0, any_alive
     cdef const TrailEntry* e
     nev[0] = 0
+    if K < 1 or K > PROPOSALS_MAX:
+        return -1
     for p in range(K):
         mis[p] = 0
-    h1 = <uint64_t (*)[4]>malloc(K * 4 * sizeof(uint64_t))
-    h2 = <uint64_t (*)[4]>malloc(K * 4 * sizeof(uint64_t))
-    alive = <int*>malloc(K * sizeof(int))
-    if h1 == NULL or h2 == NULL or alive == NULL:
-        free(h1)
-        free(h2)
-        free(alive)
-        return -1
     st_seed(prng, <uint64_t>T.n)
     trail_tricks(T, &R)
     memcpy(&st, &w[0], sizeof(State))
@@ -856,9 +852,6 @@ cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const Sta
         for p in range(K):
             if alive[p] == 2 and mis[p] < best + POLICY_SLACK:
                 mis[p] = best + POLICY_SLACK
-    free(h1)
-    free(h2)
-    free(alive)
     nev[0] = n
     return rc
 
@@ -940,13 +933,11 @@ cdef void draw_world_policy(const Info* IS, const Trail* T, const Model* M, int 
                             State* out, double* ess, Gen* g, MoveBuf* b) noexcept nogil:
     """draw_world() by the policy likelihood: K worlds sampled, weighed
     together (policy_misses), one drawn in proportion to peps**misses."""
-    cdef State* w = <State*>malloc(K * sizeof(State))
-    cdef int* mis = <int*>malloc(K * sizeof(int))
+    cdef State* w = <State*>malloc(K * sizeof(State)) if K <= PROPOSALS_MAX else NULL
+    cdef int mis[PROPOSALS_MAX]
     cdef double wsum = 0.0, w2 = 0.0, wt, lw
     cdef int j, nev, lo = 1 << 20
-    if w == NULL or mis == NULL:
-        free(w)
-        free(mis)
+    if w == NULL:
         info_world(IS, rng, out)
         ess[0] = 1.0
         return
@@ -967,7 +958,6 @@ cdef void draw_world_policy(const Info* IS, const Trail* T, const Model* M, int 
             memcpy(out, &w[j], sizeof(State))
     ess[0] = wsum * wsum / (w2 * K) if w2 > 0 else 1.0
     free(w)
-    free(mis)
 
 
 cdef int rollout_seats(State* st, Gen* g, MoveBuf* b, const int* codes, uint64_t* rng,
@@ -1296,8 +1286,8 @@ cdef class NativeSearchConfig:
             raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
         if not 1 <= threads <= MAXTHREADS:
             raise GuandanError(f"threads must be 1..{MAXTHREADS}, got {threads}")
-        if not 1 <= proposals <= 256:
-            raise GuandanError(f"proposals must be 1..256, got {proposals}")
+        if not 1 <= proposals <= PROPOSALS_MAX:
+            raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         self.cfg.rollout_code = rollout_code
         self.cfg.rollouts = rollouts
         self.cfg.ms = ms
@@ -1546,8 +1536,8 @@ cdef class InfoSet:
         cdef const Trail* T = self._game_trail(game)
         if n < 0 or n > 10_000_000:
             raise GuandanError("n must be 0..10,000,000")
-        if not 1 <= proposals <= 256:
-            raise GuandanError(f"proposals must be 1..256, got {proposals}")
+        if not 1 <= proposals <= PROPOSALS_MAX:
+            raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
             raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
         tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g)

@@ -114,10 +114,11 @@ class SearchConfig:
             2 by the policy likelihood: every action of the others this
             round, taken back in the world, weighs 1 if the seat's model
             would have played it there, else ``peps`` (about three times the
-            cost of a world's rollouts); 0 samples uniformly. Needs the game's trail: the native loops
-            (``simulate``, built-in seats) and :func:`explain` over a
-            :class:`guandan.Game` have it; a decision from an observation
-            alone samples uniformly.
+            cost of a world's rollouts); 0 samples uniformly. Needs the
+            game's trail: the native loops (``simulate``, built-in seats)
+            and :func:`explain` over a :class:`guandan.Game` keep it; a
+            decision from an observation rebuilds this round's from the
+            observation's plays (no habits over finished rounds).
         proposals: worlds sampled per world drawn when inferring.
         peps: ``infer=2``: the weight of an action the seat's model would
             not have played (0 < peps <= 1; default 0.2).
