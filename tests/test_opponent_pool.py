@@ -111,6 +111,23 @@ def test_inference_bench_runs_against_a_pool_bot():
     assert len(res["gain"]["p8"]) == 3
 
 
+def test_styles_bench_runs_against_a_pool_bot():
+    """bench/styles.py (the family's fit and the reading tables of
+    docs/search.md) runs and prints its rows and their JSON."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..")
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "styles.py"), "--opponents",
+                          "hoarder", "--games", "2", "--read-games", "2"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    assert out[2].startswith("| `hoarder` |")
+    res = json.loads(out[-1])["hoarder"]
+    assert res["choices"] > 0 and res["fit"]["fam-keep"] > res["fit"]["expert"]
+    assert set(res["read"]["share"]) == {"expert", "fam-bomb-early", "fam-keep", "fam-eager"}
+
+
 def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
     """bench/paired.py compares two arena runs deal by deal, pooling several
     pairs of runs (other seeds): the difference is the mean of the per-deal

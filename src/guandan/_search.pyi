@@ -13,7 +13,7 @@ from typing_extensions import disjoint_base
 class NativeSearchConfig:
     def __init__(self, *, rollout_code: int, rollouts: int, ms: float, topk: int, solve_cards: int,
                  solve_nodes: int, tt_bits: int, margin: float, cpu_clock: bool, threads: int = ...,
-                 infer: int = ..., proposals: int = ..., model: bool = ..., peps: float = ...,
+                 infer: int = ..., proposals: int = ..., model: int = ..., peps: float = ...,
                  pdepth: int = ...) -> None: ...
     def register(self) -> int: ...
     @property

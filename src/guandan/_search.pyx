@@ -58,7 +58,7 @@ from guandan._engine cimport (
     policy_rollout_ok, policy_play, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
     EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE, TRAIL_MAX,
 )
-from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER
+from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER, NFAMILY
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
     terminal_order, order_value, gd_now, gd_thread_cpu,
@@ -929,6 +929,132 @@ cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint
     ess[0] = wsum * wsum / (w2 * K) if w2 > 0 else 1.0
 
 
+cdef int seat_misses(const Info* IS, const Trail* T, const Model* M, const State* w, int mask,
+                     int cap, Gen* g, MoveBuf* b, int* ms) noexcept nogil:
+    """policy_misses() of one world for the seats in ``mask`` (bits): each
+    seat's misses in ``ms`` (only those seats written); returns their sum,
+    ``cap + 1`` as soon as the sum is over ``cap``, -1 on error. The
+    actions asked are the same as policy_misses asks (the latest
+    ``M.depth`` of the other seats)."""
+    cdef Tricks R
+    cdef State st
+    cdef uint64_t h1[4]
+    cdef uint64_t h2[4]
+    cdef uint64_t prng[4]
+    cdef int k, s, r, n = 0, tot = 0
+    cdef const TrailEntry* e
+    for s in range(4):
+        if (mask >> s) & 1:
+            ms[s] = 0
+    st_seed(prng, <uint64_t>T.n)
+    trail_tricks(T, &R)
+    memcpy(&st, w, sizeof(State))
+    st.phase = PH_PLAY
+    st.pby_known = 0
+    for s in range(4):
+        h1[s] = w.one[s]
+        h2[s] = w.two[s]
+        if not hand_ok(h1[s], h2[s]):
+            return 0
+    for k in range(T.n - 1, -1, -1):
+        e = &T.e[k]
+        s = e.seat
+        if s < 0 or s > 3:
+            break
+        trail_unplay(&h1[s], &h2[s], e)
+        if not hand_ok(h1[s], h2[s]):
+            break
+        if s == IS.seat:
+            continue
+        if n >= M.depth:
+            break
+        if not trick_before(T, &R, k, &st):
+            continue
+        n += 1
+        if not ((mask >> s) & 1):
+            continue
+        memcpy(st.one, h1, sizeof(st.one))
+        memcpy(st.two, h2, sizeof(st.two))
+        r = model_plays(&st, e, M.codes[s], g, b, prng)
+        if r < 0:
+            return -1
+        if r == 0:
+            ms[s] += 1
+            tot += 1
+            if tot > cap:
+                return cap + 1
+    return tot
+
+
+cdef enum:
+    STYLE_WORLDS = 8                    # model=2: worlds the styles are read in
+
+
+cdef int styles_by_plays(const Info* IS, const Trail* T, Model* M, int proposals,
+                         uint64_t seed) noexcept nogil:
+    """model=2: each other seat's rollout style read from its plays this
+    round. In STYLE_WORLDS worlds drawn by the pass model, every member of
+    the rollout family is asked at each of the seat's actions (as the policy
+    likelihood asks, the positions rebuilt backwards); a seat is rolled out
+    in the member that would have played the fewest of its actions
+    differently, when that is at least one action a world fewer than the
+    style its habits gave (``M.codes``). 0, or -1 on error (codes kept)."""
+    cdef State* w = <State*>malloc(STYLE_WORLDS * sizeof(State))
+    cdef Gen* g = gen_new()
+    cdef MoveBuf b
+    cdef Model Mm
+    cdef uint64_t rng[4]
+    cdef int mis[NFAMILY][4]
+    cdef int ms[4]
+    cdef int f, j, s, cur, best, rc = 0, mask = 15 & ~(1 << IS.seat)
+    cdef double ess
+    b.data = NULL
+    b.n = 0
+    b.cap = 0
+    if w == NULL or g == NULL:
+        free(w)
+        gen_free(g)
+        return -1
+    memcpy(&Mm, M, sizeof(Model))
+    Mm.policy = 0
+    st_seed(rng, mix_seed(seed, <uint64_t>0x5717E5))
+    for j in range(STYLE_WORLDS):
+        draw_world(IS, T, &Mm, proposals, rng, &w[j], &ess)
+    memset(mis, 0, sizeof(mis))
+    for f in range(NFAMILY):
+        for s in range(4):
+            Mm.codes[s] = family_code(f)
+        for j in range(STYLE_WORLDS):
+            if seat_misses(IS, T, &Mm, &w[j], mask, 1 << 20, g, &b, ms) < 0:
+                rc = -1
+                break
+            for s in range(4):
+                if (mask >> s) & 1:
+                    mis[f][s] += ms[s]
+        if rc < 0:
+            break
+    if rc == 0:
+        for s in range(4):
+            if not ((mask >> s) & 1):
+                continue
+            cur = -1
+            for f in range(NFAMILY):
+                if family_code(f) == M.codes[s]:
+                    cur = f
+            if cur < 0:
+                continue                # not a family member (another rollout policy)
+            best = cur
+            for f in range(NFAMILY):
+                if mis[f][s] < mis[best][s]:
+                    best = f
+            if mis[best][s] + STYLE_WORLDS <= mis[cur][s]:
+                M.codes[s] = family_code(best)
+    buf_free(&b)
+    gen_free(g)
+    free(w)
+    return rc
+
+
 cdef void draw_world_policy(const Info* IS, const Trail* T, const Model* M, int K, uint64_t* rng,
                             State* out, double* ess, Gen* g, MoveBuf* b) noexcept nogil:
     """draw_world() by the policy likelihood: K worlds sampled, weighed
@@ -1130,6 +1256,8 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
     if legal.n <= 0:
         return -1
     model_build(IS, T, cfg, &M)
+    if cfg.model == 2 and T != NULL and cfg.rollout_code == POL_EXPERT and legal.n > 1:
+        styles_by_plays(IS, T, &M, cfg.proposals, seed)
     for s in range(4):
         out.codes[s] = M.codes[s]
     if legal.n == 1:
@@ -1268,7 +1396,9 @@ cdef class NativeSearchConfig:
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                  int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
-                 int infer=0, int proposals=8, bint model=False, double peps=0.2, int pdepth=0):
+                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0):
+        if not 0 <= model <= 2:
+            raise GuandanError(f"model must be 0, 1 or 2, got {model}")
         if not 0 <= infer <= 2:
             raise GuandanError(f"infer must be 0, 1 or 2, got {infer}")
         if not 0 < peps <= 1 or not 0 <= pdepth <= 480:
@@ -1327,11 +1457,11 @@ cdef class NativeSearchConfig:
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
                                   c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
-                                  c.infer, c.proposals, bool(c.model), c.peps, c.pdepth))
+                                  c.infer, c.proposals, c.model, c.peps, c.pdepth))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock, threads=1, infer=0, proposals=8, model=False, peps=0.2, pdepth=0):
+                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
                               margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,

@@ -184,8 +184,9 @@ _WORD = st.one_of(st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 54 - 1))
 def test_hostile_trails_reach_the_policy_likelihood_harmlessly(seed, steps, data):
     """An observation's plays mutated at random (seats, cards, types and
     keys, entries dropped or repeated): the view is refused with a
-    GuandanError, or the search with policy inference decides a legal index
-    (the sanitizer build runs this)."""
+    GuandanError, or the search with policy inference (and the styles read
+    from the plays, model=2) decides a legal index (the sanitizer build runs
+    this)."""
     from guandan import GuandanError
     from guandan._engine import NativeView as NV
     from guandan.policies import observation_fields
@@ -224,6 +225,6 @@ def test_hostile_trails_reach_the_policy_likelihood_harmlessly(seed, steps, data
         info = InfoSet.from_view(v)
     except GuandanError:
         return
-    cfg = search.SearchConfig(rollouts=40, infer=2, k=4).native
+    cfg = search.SearchConfig(rollouts=40, infer=2, k=4, model=data.draw(st.sampled_from([1, 2]))).native
     raw = info.search(cfg, data.draw(st.integers(0, 2 ** 32)), None, v)
     assert raw["choice"] >= 0
