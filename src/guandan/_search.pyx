@@ -990,6 +990,23 @@ cdef enum:
     STYLE_WORLDS = 8                    # model=2: worlds the styles are read in
 
 
+cdef int style_misses(const Info* IS, const Trail* T, Model* Mm, const State* w, int s, int code,
+                      int cap, Gen* g, MoveBuf* b) noexcept nogil:
+    """Seat ``s``'s misses under policy ``code`` summed over the STYLE_WORLDS
+    worlds ``w``; ``cap + 1`` once over ``cap``; -1 on error."""
+    cdef int j, r, tot = 0
+    cdef int ms[4]
+    Mm.codes[s] = code
+    for j in range(STYLE_WORLDS):
+        r = seat_misses(IS, T, Mm, &w[j], 1 << s, cap - tot, g, b, ms)
+        if r < 0:
+            return -1
+        tot += r
+        if tot > cap:
+            return cap + 1
+    return tot
+
+
 cdef int styles_by_plays(const Info* IS, const Trail* T, Model* M, int proposals,
                          uint64_t seed) noexcept nogil:
     """model=2: each other seat's rollout style read from its plays this
@@ -998,15 +1015,15 @@ cdef int styles_by_plays(const Info* IS, const Trail* T, Model* M, int proposals
     likelihood asks, the positions rebuilt backwards); a seat is rolled out
     in the member that would have played the fewest of its actions
     differently, when that is at least one action a world fewer than the
-    style its habits gave (``M.codes``). 0, or -1 on error (codes kept)."""
+    style its habits gave (``M.codes``). 0, or -1 on error (out of memory:
+    the seats not yet read keep their styles)."""
     cdef State* w = <State*>malloc(STYLE_WORLDS * sizeof(State))
     cdef Gen* g = gen_new()
     cdef MoveBuf b
     cdef Model Mm
     cdef uint64_t rng[4]
-    cdef int mis[NFAMILY][4]
-    cdef int ms[4]
-    cdef int f, j, s, cur, best, rc = 0, mask = 15 & ~(1 << IS.seat)
+    cdef int mis[NFAMILY]
+    cdef int f, j, s, cur, best, lim, rc = 0, mask = 15 & ~(1 << IS.seat)
     cdef double ess
     b.data = NULL
     b.n = 0
@@ -1020,35 +1037,37 @@ cdef int styles_by_plays(const Info* IS, const Trail* T, Model* M, int proposals
     st_seed(rng, mix_seed(seed, <uint64_t>0x5717E5))
     for j in range(STYLE_WORLDS):
         draw_world(IS, T, &Mm, proposals, rng, &w[j], &ess)
-    memset(mis, 0, sizeof(mis))
-    for f in range(NFAMILY):
-        for s in range(4):
-            Mm.codes[s] = family_code(f)
-        for j in range(STYLE_WORLDS):
-            if seat_misses(IS, T, &Mm, &w[j], mask, 1 << 20, g, &b, ms) < 0:
+    for s in range(4):
+        if not ((mask >> s) & 1):
+            continue
+        cur = -1
+        for f in range(NFAMILY):
+            if family_code(f) == M.codes[s]:
+                cur = f
+        if cur < 0:
+            continue                    # not a family member (another rollout policy)
+        # the style's own misses, then each other member's while it can
+        # still be STYLE_WORLDS fewer (a member over that is never chosen)
+        for f in range(NFAMILY):
+            mis[f] = 1 << 20
+        mis[cur] = style_misses(IS, T, &Mm, w, s, family_code(cur), 1 << 20, g, &b)
+        if mis[cur] < 0:
+            rc = -1
+            break
+        lim = mis[cur] - STYLE_WORLDS
+        best = cur
+        for f in range(NFAMILY):
+            if f == cur or lim < 0:
+                continue
+            mis[f] = style_misses(IS, T, &Mm, w, s, family_code(f), lim, g, &b)
+            if mis[f] < 0:
                 rc = -1
                 break
-            for s in range(4):
-                if (mask >> s) & 1:
-                    mis[f][s] += ms[s]
+            if mis[f] <= lim and (best == cur or mis[f] < mis[best]):
+                best = f
         if rc < 0:
             break
-    if rc == 0:
-        for s in range(4):
-            if not ((mask >> s) & 1):
-                continue
-            cur = -1
-            for f in range(NFAMILY):
-                if family_code(f) == M.codes[s]:
-                    cur = f
-            if cur < 0:
-                continue                # not a family member (another rollout policy)
-            best = cur
-            for f in range(NFAMILY):
-                if mis[f][s] < mis[best][s]:
-                    best = f
-            if mis[best][s] + STYLE_WORLDS <= mis[cur][s]:
-                M.codes[s] = family_code(best)
+        M.codes[s] = family_code(best)
     buf_free(&b)
     gen_free(g)
     free(w)

@@ -132,7 +132,7 @@ class SearchConfig:
             style is asked at each of the seat's actions, and the seat is
             rolled out in the one that would have played the fewest of them
             otherwise, when that is at least one action a world fewer than
-            the style its habits gave (about 4 ms a decision in mid-round);
+            the style its habits gave (about 1.3 ms a decision in mid-round);
             0 rolls out everyone alike.
     """
 
