@@ -767,6 +767,22 @@ cdef int model_plays(const State* st, const TrailEntry* e, int code, Gen* g, Mov
     return (lo & FACE_MASK) == e.one and (hi & FACE_MASK) == e.two
 
 
+cdef inline int ask_at(const Info* IS, const Trail* T, const Tricks* R, const Model* M, int k,
+                       int* n, State* st) noexcept nogil:
+    """Whether the policy likelihood asks a model at action ``k`` (taken back
+    from the latest; ``n``: the actions asked so far): an action of another
+    seat, among the latest ``M.depth``, whose trick the trail rebuilds (into
+    ``st``). 1: ask, 0: skip it, -1: ask nothing further."""
+    if T.e[k].seat == IS.seat:
+        return 0
+    if n[0] >= M.depth:
+        return -1
+    if not trick_before(T, R, k, st):
+        return 0
+    n[0] += 1
+    return 1
+
+
 cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const State* w, int K,
                        Gen* g, MoveBuf* b, int* mis, int* nev) noexcept nogil:
     """For each of the K worlds ``w[0..K-1]``: how many of the other seats'
@@ -783,7 +799,7 @@ cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const Sta
     cdef uint64_t h2[PROPOSALS_MAX][4]
     cdef int8_t alive[PROPOSALS_MAX]
     cdef uint64_t prng[4]
-    cdef int k, s, p, r, best, n = 0, rc = 0, any_alive
+    cdef int k, s, p, r, best, n = 0, rc = 0, any_alive, a
     cdef const TrailEntry* e
     nev[0] = 0
     if K < 1 or K > PROPOSALS_MAX:
@@ -817,13 +833,11 @@ cdef int policy_misses(const Info* IS, const Trail* T, const Model* M, const Sta
                     alive[p] = 0        # not a hand (a trail from outside): no more evidence
         if not any_alive:
             break
-        if s == IS.seat:
-            continue
-        if n >= M.depth:
+        a = ask_at(IS, T, &R, M, k, &n, &st)
+        if a < 0:
             break
-        if not trick_before(T, &R, k, &st):
+        if a == 0:
             continue
-        n += 1
         best = 1 << 20
         for p in range(K):
             if alive[p] != 1:
@@ -941,7 +955,7 @@ cdef int seat_misses(const Info* IS, const Trail* T, const Model* M, const State
     cdef uint64_t h1[4]
     cdef uint64_t h2[4]
     cdef uint64_t prng[4]
-    cdef int k, s, r, n = 0, tot = 0
+    cdef int k, s, r, a, n = 0, tot = 0
     cdef const TrailEntry* e
     for s in range(4):
         if (mask >> s) & 1:
@@ -964,14 +978,10 @@ cdef int seat_misses(const Info* IS, const Trail* T, const Model* M, const State
         trail_unplay(&h1[s], &h2[s], e)
         if not hand_ok(h1[s], h2[s]):
             break
-        if s == IS.seat:
-            continue
-        if n >= M.depth:
+        a = ask_at(IS, T, &R, M, k, &n, &st)
+        if a < 0:
             break
-        if not trick_before(T, &R, k, &st):
-            continue
-        n += 1
-        if not ((mask >> s) & 1):
+        if a == 0 or not ((mask >> s) & 1):
             continue
         memcpy(st.one, h1, sizeof(st.one))
         memcpy(st.two, h2, sizeof(st.two))

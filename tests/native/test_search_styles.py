@@ -5,7 +5,9 @@ model. Checked: the family fits the pool's styles (with the real hands,
 each pool bot's actions are explained best by the member built for its
 kind of play), the search reads a hoarder as a keeper and a rusher as an
 eager follower within one round, mostly leaves an expert alone, decides
-the same on any number of threads, and takes untrusted trails harmlessly."""
+the same on any number of threads. Untrusted trails reach the reading in
+the hypothesis test of test_search_policy_inference.py (model=1 and 2),
+which the sanitizer build runs."""
 
 from collections import Counter
 
@@ -117,31 +119,3 @@ def test_model_options_are_checked_and_pickle():
     assert c.model == 2
     import pickle
     assert pickle.loads(pickle.dumps(c.native)).__reduce__() == c.native.__reduce__()
-
-
-def test_hostile_trails_reach_the_style_reading_harmlessly():
-    """Play words from an observation that no hand could hold or whose keys
-    are out of range: the style reading skips or stops there and the search
-    decides."""
-    from guandan._search import InfoSet
-    g = next(g for g, _ in _first_rounds("hoarder", 1, 7001)
-             if g.phase is Phase.PLAY and len(g.round_plays()) >= 25 and len(g.legal_moves()) > 1)
-    seat = g.to_act
-    base = observation_fields(g.observation(seat), g.rules)
-    cfg = search.SearchConfig(rollouts=60, model=2).native
-    variants = [
-        [(s, lo, hi | (31 << 56)) if lo else (s, lo, hi) for s, lo, hi in base["plays"]],
-        [(s, lo | (9 << 56) if lo else lo, hi) for s, lo, hi in base["plays"]],
-        [((s + 1) % 4, lo, hi) for s, lo, hi in base["plays"]],
-        base["plays"] + base["plays"][-6:],
-    ]
-    for plays in variants:
-        f = dict(base)
-        f["plays"] = plays
-        try:
-            v = NativeView(**f)
-        except GuandanError:
-            continue
-        info = InfoSet.from_view(v)
-        raw = info.search(cfg, 3, None, v)
-        assert 0 <= raw["choice"]
