@@ -124,16 +124,18 @@ class SearchConfig:
             not have played (0 < peps <= 1; default 0.2).
         pdepth: ``infer=2``: only the others' latest ``pdepth`` actions are
             asked about (0: all, the default).
-        model: 1 (default) rolls out each other seat in the style its
-            habits over the finished rounds of the game show (an expert that
-            bombs early, keeps its groups or follows eagerly), when the
-            rollout policy is the expert; 2 also reads the style from this
-            round's plays: in eight worlds drawn by the pass model, each
-            style is asked at each of the seat's actions, and the seat is
-            rolled out in the one that would have played the fewest of them
-            otherwise, when that is at least one action a world fewer than
-            the style its habits gave (about 1.3 ms a decision in mid-round);
-            0 rolls out everyone alike.
+        model: 2 (default) rolls out each other seat in the style its
+            plays this round show, or else its habits over the finished
+            rounds of the game (an expert that bombs early, keeps its groups
+            or follows eagerly), when the rollout policy is the expert: in
+            eight worlds drawn by the pass model each style is asked at each
+            of the seat's actions this round, and the seat is rolled out in
+            the one that would have played the fewest of them otherwise, when
+            that is at least one action a world fewer than the style its
+            habits gave (about 1.3 ms a decision in mid-round); 1 reads the
+            habits (they need finished rounds: a single deal has none) and
+            this round's early bombs and overtakes only; 0 rolls out
+            everyone alike.
     """
 
     rollouts: Optional[int] = None
@@ -149,7 +151,7 @@ class SearchConfig:
     threads: int = 1
     infer: int = 1
     proposals: int = 8
-    model: int = 1
+    model: int = 2
     peps: float = 0.2
     pdepth: int = 0
 
