@@ -1058,8 +1058,6 @@ cdef int styles_by_plays(const Info* IS, const Trail* T, Model* M, int proposals
             continue                    # not a family member (another rollout policy)
         # the style's own misses, then each other member's while it can
         # still be STYLE_WORLDS fewer (a member over that is never chosen)
-        for f in range(NFAMILY):
-            mis[f] = 1 << 20
         mis[cur] = style_misses(IS, T, &Mm, w, s, family_code(cur), 1 << 20, g, &b)
         if mis[cur] < 0:
             rc = -1
