@@ -1,6 +1,7 @@
 """The paired difference of two arena runs over the same deals.
 
     python bench/paired.py NEW.json OLD.json [NEW2.json OLD2.json ...]
+    python bench/paired.py NEW.json OLD.json,OLD_DICE1.json      # a baseline run twice
 
 Each NEW/OLD pair of files is ``guandan arena ... --out FILE`` results of
 two bots against the same opponents with the same ``--seed`` and
@@ -8,6 +9,11 @@ two bots against the same opponents with the same ``--seed`` and
 with other seeds) are pooled. For each opponent: deals won by each bot, and
 the difference of their pair scores deal by deal (percentage points of
 deals won, and level points per deal) with a 95% normal interval.
+
+A comma-separated list in place of one file is several runs of one bot on
+the same deals - typically one configuration with other dice
+(``search:...,dice=1``) - averaged deal by deal: a baseline measured twice
+is less likely to owe its figure to its dice.
 """
 
 import json
@@ -27,6 +33,25 @@ def pairs_by_opponent(path):
     return out
 
 
+def runs_by_opponent(arg):
+    """pairs_by_opponent() of one file, or of several runs on the same deals
+    (comma-separated) averaged deal by deal (the deals all of them played)."""
+    paths = [p for p in arg.split(",") if p]
+    if len(paths) == 1:
+        return pairs_by_opponent(paths[0])
+    runs = [pairs_by_opponent(p) for p in paths]
+    out = {}
+    for opp in runs[0]:
+        if not all(opp in r for r in runs):
+            continue
+        deals = set.intersection(*(set(r[opp][0]) for r in runs))
+        avg = {k: {key: sum(r[opp][0][k][key] for r in runs) / len(runs) for key in ("pair", "pair_points")}
+               for k in deals}
+        names = list(dict.fromkeys(r[opp][1] for r in runs))
+        out[opp] = (avg, " + ".join(names) if len(names) > 1 else f"{names[0]} (x{len(runs)})")
+    return out
+
+
 def interval(xs):
     n = len(xs)
     m = sum(xs) / n
@@ -42,7 +67,7 @@ def main(argv=None):
     runs = []             # (opponent, the new bot's pairs by deal, the old bot's)
     names = None
     for j in range(0, len(argv), 2):
-        new, old = pairs_by_opponent(argv[j]), pairs_by_opponent(argv[j + 1])
+        new, old = runs_by_opponent(argv[j]), runs_by_opponent(argv[j + 1])
         common = [opp for opp in new if opp in old]
         if not common:
             sys.exit(f"{argv[j]} and {argv[j + 1]}: no opponent in common")

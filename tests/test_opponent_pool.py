@@ -161,3 +161,12 @@ def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
                           str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "not a readable arena result" in bad.stderr
     assert "Traceback" not in bad.stderr
+    # a baseline measured twice (comma-separated runs on the same deals) is
+    # averaged deal by deal: old twice over seed 1 averages to 1.5, 1, 0.5
+    # pair points on the deals both played
+    again = run("old-dice1", 1, [2, 1, 1])
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py"), files[0],
+                          files[1] + "," + again], capture_output=True, text=True, timeout=60,
+                         check=True).stdout.splitlines()
+    assert "old + old-dice1" in out[0]
+    assert out[-1].startswith("| rusher | 3 | 66.7% | 50.0% | +16.7 [")

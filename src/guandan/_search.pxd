@@ -40,6 +40,7 @@ ctypedef struct SearchCfg:
     int model                  # each other seat's rollouts in the style its habits show (expert rollouts)
     double peps                # infer=2: the weight of an action the seat's model would not have played
     int pdepth                 # ... over the others' last this many actions (0: all)
+    int dice                   # another stream of the decisions' random choices (0: the default)
 
 ctypedef struct SearchOut:
     int ncand

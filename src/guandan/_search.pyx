@@ -1282,6 +1282,8 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
     memset(out, 0, sizeof(SearchOut))
     if legal.n <= 0:
         return -1
+    if cfg.dice:                        # another stream of every random choice below
+        seed = mix_seed(seed, <uint64_t>0xD1CE000000000000 + <uint64_t>cfg.dice)
     model_build(IS, T, cfg, &M)
     if cfg.model == 2 and T != NULL and cfg.rollout_code == POL_EXPERT and legal.n > 1:
         styles_by_plays(IS, T, &M, cfg.proposals, seed)
@@ -1423,7 +1425,7 @@ cdef class NativeSearchConfig:
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                  int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
-                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0):
+                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0, int dice=0):
         if not 0 <= model <= 2:
             raise GuandanError(f"model must be 0, 1 or 2, got {model}")
         if not 0 <= infer <= 2:
@@ -1443,6 +1445,8 @@ cdef class NativeSearchConfig:
             raise GuandanError(f"margin must be 0..100 standard errors, got {margin}")
         if not 1 <= threads <= MAXTHREADS:
             raise GuandanError(f"threads must be 1..{MAXTHREADS}, got {threads}")
+        if not 0 <= dice <= 1000000:
+            raise GuandanError(f"dice must be 0..1000000, got {dice}")
         if not 1 <= proposals <= PROPOSALS_MAX:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         self.cfg.rollout_code = rollout_code
@@ -1460,6 +1464,7 @@ cdef class NativeSearchConfig:
         self.cfg.model = model
         self.cfg.peps = peps
         self.cfg.pdepth = pdepth
+        self.cfg.dice = dice
         self._code = 0
 
     def register(self):
@@ -1484,15 +1489,15 @@ cdef class NativeSearchConfig:
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
                                   c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
-                                  c.infer, c.proposals, c.model, c.peps, c.pdepth))
+                                  c.infer, c.proposals, c.model, c.peps, c.pdepth, c.dice))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0):
+                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0, dice=0):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
                               margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,
-                              proposals=proposals, model=model, peps=peps, pdepth=pdepth)
+                              proposals=proposals, model=model, peps=peps, pdepth=pdepth, dice=dice)
 
 # ---------------------------------------------------------------------------
 # Python-facing

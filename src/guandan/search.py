@@ -136,6 +136,11 @@ class SearchConfig:
             habits (they need finished rounds: a single deal has none) and
             this round's early bombs and overtakes only; 0 rolls out
             everyone alike.
+        dice: another stream of the search's random choices (worlds,
+            rollouts), 1..1000000; 0 (default) the usual one. The same
+            player with other dice: two arena runs of one configuration
+            with ``dice=0`` and ``dice=1`` show how much a run's result
+            owes to its dice (docs/arena.md).
     """
 
     rollouts: Optional[int] = None
@@ -154,6 +159,7 @@ class SearchConfig:
     model: int = 2
     peps: float = 0.2
     pdepth: int = 0
+    dice: int = 0
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
@@ -188,11 +194,14 @@ class SearchConfig:
             raise GuandanError(f"peps must be in (0, 1], got {self.peps!r}")
         if not isinstance(self.pdepth, int) or not 0 <= self.pdepth <= 480:
             raise GuandanError(f"pdepth must be 0..480, got {self.pdepth!r}")
+        if not isinstance(self.dice, int) or not 0 <= self.dice <= 1000000:
+            raise GuandanError(f"dice must be 0..1000000, got {self.dice!r}")
         if not isinstance(self.proposals, int) or not 1 <= self.proposals <= 256:
             raise GuandanError(f"proposals must be 1..256, got {self.proposals!r}")
         self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
-    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model", "pdepth")
+    _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model", "pdepth",
+            "dice")
 
     @classmethod
     def from_options(cls, opts: Dict[str, str]) -> "SearchConfig":
@@ -232,7 +241,7 @@ class SearchConfig:
             topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
             margin=float(self.margin), cpu_clock=self.cpu_ms is not None, threads=self.threads,
             infer=int(self.infer), proposals=self.proposals, model=int(self.model),
-            peps=float(self.peps), pdepth=self.pdepth)
+            peps=float(self.peps), pdepth=self.pdepth, dice=self.dice)
 
 
 # -- results ---------------------------------------------------------------------

@@ -119,3 +119,26 @@ def test_model_options_are_checked_and_pickle():
     assert c.model == 2
     import pickle
     assert pickle.loads(pickle.dumps(c.native)).__reduce__() == c.native.__reduce__()
+
+
+def test_dice_give_the_same_player_other_random_choices():
+    """``dice=0`` is the default stream; other dice draw other worlds (so
+    other values) and are as deterministic; the option is range-checked and
+    survives pickling (the arena's workers)."""
+    g = Game(seed=21)
+    while len(g.legal_moves()) < 3 or g.phase is not Phase.PLAY or len(g.round_plays()) < 12:
+        g.play(g.choose("expert"))
+    base = search.explain(g, rollouts=200, seed=5)
+    assert [(c.value, c.n) for c in search.explain(g, rollouts=200, seed=5, dice=0).candidates] == \
+        [(c.value, c.n) for c in base.candidates]
+    one = search.explain(g, rollouts=200, seed=5, dice=1)
+    assert [(c.value, c.n) for c in search.explain(g, rollouts=200, seed=5, dice=1).candidates] == \
+        [(c.value, c.n) for c in one.candidates]
+    assert [c.value for c in one.candidates] != [c.value for c in base.candidates]
+    for opts in ("dice=-1", "dice=1000001", "dice=x"):
+        with pytest.raises(GuandanError):
+            search.SearchConfig.from_spec("search:" + opts)
+    import pickle
+    c = search.SearchConfig.from_spec("search:dice=7,rollouts=50")
+    assert c.dice == 7
+    assert pickle.loads(pickle.dumps(c.native)).__reduce__() == c.native.__reduce__()
