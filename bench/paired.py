@@ -37,6 +37,8 @@ def runs_by_opponent(arg):
     """pairs_by_opponent() of one file, or of several runs on the same deals
     (comma-separated) averaged deal by deal (the deals all of them played)."""
     paths = [p for p in arg.split(",") if p]
+    if not paths:
+        sys.exit(f"{arg!r}: no arena result named (guandan arena ... --out FILE)")
     if len(paths) == 1:
         return pairs_by_opponent(paths[0])
     runs = [pairs_by_opponent(p) for p in paths]

@@ -170,3 +170,6 @@ def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
                          check=True).stdout.splitlines()
     assert "old + old-dice1" in out[0]
     assert out[-1].startswith("| rusher | 3 | 66.7% | 50.0% | +16.7 [")
+    bad = subprocess.run([sys.executable, os.path.join(root, "bench", "paired.py"), files[0], ","],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "no arena result named" in bad.stderr and "Traceback" not in bad.stderr
