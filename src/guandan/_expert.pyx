@@ -354,14 +354,8 @@ def set_follow_memo(bint on):
     FOLLOW_MEMO = on
 
 
-cdef uint8_t POP8[256]
-cdef int _i
-for _i in range(256):
-    POP8[_i] = bin(_i).count("1")
-
-
 cdef inline int pop16(uint32_t x) noexcept nogil:
-    return POP8[x & 255] + POP8[(x >> 8) & 255]
+    return gd_popcount64(x & 0xFFFF)
 
 
 cdef inline int clampi(int x, int hi) noexcept nogil:
@@ -562,6 +556,18 @@ cdef extern from *:
     }
     /* m[k]: the ranks (bit r) of the 13 counts c[0..12] holding k cards
        (k = 4: four or more); reads the 16 bytes from c (HC: c, w, sb, hr). */
+    #if defined(__SSE2__)
+    static inline void gd_count_masks(const signed char* c, unsigned* m) {
+        __m128i v = _mm_loadu_si128((const __m128i*)c);
+        unsigned a;
+        m[0] = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & 0x1FFFu;
+        m[1] = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(1))) & 0x1FFFu;
+        m[2] = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2))) & 0x1FFFu;
+        m[3] = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(3))) & 0x1FFFu;
+        a = m[0] | m[1] | m[2] | m[3];
+        m[4] = ~a & 0x1FFFu;
+    }
+    #else
     static inline void gd_count_masks(const signed char* c, unsigned* m) {
         unsigned long long lo, hi;
         unsigned k, a = 0;
@@ -574,6 +580,7 @@ cdef extern from *:
         }
         m[4] = ~a & 0x1FFFu;
     }
+    #endif
     """
     void gd_count_masks(const int8_t* c, uint32_t* m) noexcept nogil
 
@@ -850,20 +857,21 @@ cdef inline bint promising(const uint16_t* pm, uint32_t odd, int w, int tt, int 
     (promising_masks)."""
     cdef int need, n2
     if tt == 0:
-        if q > 9 or ((pm[4] >> q) & 31) or POP8[(odd >> q) & 31] < P.st_odd:
+        if q > 9 or ((pm[4] >> q) & 31) or gd_popcount64((odd >> q) & 31) < P.st_odd:
             return False
-        return POP8[(pm[0] >> q) & 31] <= w
+        return gd_popcount64((pm[0] >> q) & 31) <= w
     if tt == 1:
         if q > 11 or ((pm[4] >> q) & 7):
             return False
-        n2 = POP8[(pm[2] >> q) & 7]
+        n2 = gd_popcount64((pm[2] >> q) & 7)
         if n2 == 0:
             return False
-        need = 2 * POP8[(pm[0] >> q) & 7] + POP8[(pm[1] >> q) & 7]
+        need = 2 * gd_popcount64((pm[0] >> q) & 7) + gd_popcount64((pm[1] >> q) & 7)
         return need <= w and (n2 >= 2 or need >= 1)
     if ((pm[3] >> q) & 3) == 0 or ((pm[4] >> q) & 3):
         return False
-    need = 3 * POP8[(pm[0] >> q) & 3] + 2 * POP8[(pm[1] >> q) & 3] + POP8[(pm[2] >> q) & 3]
+    need = (3 * gd_popcount64((pm[0] >> q) & 3) + 2 * gd_popcount64((pm[1] >> q) & 3)
+            + gd_popcount64((pm[2] >> q) & 3))
     return need <= w
 
 
@@ -1076,7 +1084,7 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
 
 
 cdef inline int sf_need(const HC* h, int s, int q) noexcept nogil:
-    return 5 - POP8[(h.s1[s] >> q) & 31]
+    return 5 - gd_popcount64((h.s1[s] >> q) & 31)
 
 
 cdef void take_sf(HC* h, int s, int q) noexcept nogil:
@@ -1134,13 +1142,17 @@ cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
 
 
 cdef bint has_sf(const HC* h) noexcept nogil:
-    cdef int s, q
+    """Some window of five natural positions of one suit (q 0..9) lacks at
+    most one card (none without a wild): sf_need(h, s, q) <= min(w, 1),
+    every window at once (win_count)."""
+    cdef int s, k = 5 - (h.w if h.w < 1 else 1)
+    cdef uint32_t c[3]
     for s in range(4):
         if pop16(h.s1[s]) < 3:
             continue
-        for q in range(10):
-            if sf_need(h, s, q) <= (h.w if h.w < 1 else 1):
-                return True
+        win_count(h.s1[s], 5, c)
+        if count_ge(c, k) & 0x3FF:
+            return True
     return False
 
 
@@ -1199,6 +1211,14 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     lb_build(tb, x.h.c, x.h.sb, x.h.hr, x.h.w, &x.blb)
     leaf_from(x, &acc, &x.blb)
     x.blb_ok = 1
+
+
+cdef inline bint cached_split_has_sf(uint64_t one, uint64_t two, int L) noexcept nogil:
+    """The split of the hand is in this thread's cache and forms straight
+    flushes (False when it is not cached: nothing is searched)."""
+    cdef const CacheEntry* e = cache_slot(one, two, L)
+    return (e.one == one and e.two == two and e.level == L and e.tkey == P_GEN
+            and e.npath > 0 and e.path[0] >= 48)
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
@@ -1326,14 +1346,17 @@ cdef inline uint32_t need_ranks(uint64_t sig) noexcept nogil:
     return m
 
 
-cdef inline int count_deficit(const HC* h, uint64_t sig, uint32_t needm, int nw) noexcept nogil:
-    """How many of the signature's ranks (and its wilds) h holds too few of."""
-    cdef int d = nw > h.w, r
-    while needm:
-        r = gd_ctz64(needm)
-        needm &= needm - 1
-        d += <int>((sig >> (4 * r)) & 15) > h.c[r]
-    return d
+cdef inline int count_deficit(const HC* h, uint64_t sig, int nw) noexcept nogil:
+    """How many of the signature's ranks (and its wilds) h holds too few of:
+    byte by byte, counts (0..8) against the signature's (0..8), the high
+    bit of (count | 0x80) - need clear where the need is larger (no borrow
+    between bytes)."""
+    cdef uint64_t clo, chi, hb = <uint64_t>0x8080808080808080
+    memcpy(&clo, h.c, 8)
+    memcpy(&chi, h.c + 8, 8)
+    return (<int>(nw > h.w)
+            + gd_popcount64(~((clo | hb) - gd_nibble_bytes(sig)) & hb)
+            + gd_popcount64(~((chi | hb) - gd_nibble_bytes((sig >> 32) & 0xFFFFF)) & (hb & <uint64_t>0xFFFFFFFFFF)))
 
 
 cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
@@ -1344,15 +1367,13 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     cdef const Tab* tb = x0.tb
     cdef LB b
     cdef Acc acc
-    cdef int8_t keep[MAXPATH]
+    cdef uint32_t drop = 0          # the path entries dissolved (bit i)
     cdef int r, n, c, w, t, i, k, e, deficit, nw = <int>((sig >> 56) & 3)
     cdef uint32_t needm = need_ranks(sig), m
     memcpy(&x.h, &x0.bh, sizeof(HC))
     memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
-    deficit = count_deficit(&x.h, sig, needm, nw)
-    for i in range(x0.bnpath):
-        keep[i] = 1
+    deficit = count_deficit(&x.h, sig, nw)
     if deficit or (x0.bnpath and x0.bpath[0] >= 48):
         if not x0.replayed:
             replay(x0, one, two)
@@ -1375,7 +1396,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
                     k = 1
             if not k:
                 continue
-            keep[i] = 0
+            drop |= (<uint32_t>1) << i
             m = x0.takenm[i]
             while m:
                 r = gd_ctz64(m)
@@ -1390,7 +1411,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
                 lb_recount(tb, &b, 13, w, w + t)
                 x.h.w = <int8_t>(w + t)
             entry_acc(tb, e, &acc, -1)
-            deficit = count_deficit(&x.h, sig, needm, nw)
+            deficit = count_deficit(&x.h, sig, nw)
         if deficit:
             return False
     m = needm
@@ -1420,7 +1441,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     x.replayed = 0
     x.blb_ok = 0
     for i in range(x0.bnpath):
-        if keep[i]:
+        if not ((drop >> i) & 1):
             x.path[x.npath] = x0.bpath[i]
             x.npath += 1
     x.nodes = 0
@@ -1926,6 +1947,7 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
     cdef int seat = st.to_act, rule, own, ts = st.top_seat, nxt
     cdef Py_ssize_t mi
     cdef View v
+    cdef bint pattern
     own = card_count(st.one[seat], st.two[seat])
     if (ts & 1) == (seat & 1) and own > 10:
         # decide()'s own pass for the partner (it cannot go out in one play)
@@ -1940,11 +1962,15 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
         lo[0] = 0
         hi[0] = 0
         return 1
+    # the hand's split already cached with straight flushes: follow() would
+    # ask for the whole list (-2), so it is generated at once
+    pattern = not cached_split_has_sf(st.one[seat], st.two[seat], st.rlevel)
     scratch.n = 0
     if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
-                     st.rules.gen_flags | F_PATTERN | F_SETUP_CACHE, scratch) < 0:
+                     st.rules.gen_flags | (F_PATTERN if pattern else 0) | F_SETUP_CACHE,
+                     scratch) < 0:
         return -1
-    if scratch.n > PATTERN_MAX or scratch.n == 0:
+    if (pattern and scratch.n > PATTERN_MAX) or scratch.n == 0:
         return 0
     if scratch.n == 1:
         # nothing beats the play: the pass (decide()'s only move)
@@ -1952,7 +1978,7 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
         hi[0] = scratch.data[1]
         return 1
     view_of(st, seat, &v)
-    mi = decide(S, &v, scratch, &rule, True)
+    mi = decide(S, &v, scratch, &rule, pattern)
     if mi == -2:
         # straight flushes in the split: the whole list after all
         scratch.n = 0
@@ -2023,8 +2049,8 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
     words ``mo``/``mt``) from the hand's split ``x`` without a new search:
     by deltas on its leaf (``lb0``, when ``lb0ok``), else from its groups;
     False when neither applies (a full search is then needed)."""
-    if lb0ok and quick_value(x, lb0, one, two, csig, xr):
-        return True
+    if lb0ok:
+        return quick_value(x, lb0, one, two, csig, xr)
     return quick_rest(x, one, two, mo, mt, xr)
 
 
