@@ -829,7 +829,7 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
         x.bh = x.h
         x.bpacc = acc[0]
         x.bnpath = x.npath
-        memcpy(x.bpath, x.path, x.npath)
+        memcpy(x.bpath, x.path, MAXPATH)      # fixed size: inlined (bnpath bounds what is read)
     return best
 
 
