@@ -920,6 +920,17 @@ cdef inline void promising_masks(const uint16_t* pm, uint32_t odd, int w, uint32
     cdef uint32_t c1[3]
     cdef uint32_t c2[3]
     cdef uint32_t z0, z1, z2, one1, none, m
+    if w == 0:
+        # no wild (most hands): no gap at all - every rank of the window
+        # held, none a bomb; tubes of pairs or triples with two pairs at
+        # least (two of the window's three ranks in pm[2]); plates of triples
+        win_count(odd, 5, c0)
+        pr[0] = ~win_any(pm[4] | pm[0], 5) & count_ge(c0, P.st_odd) & 0x3FF
+        m = pm[2]
+        pr[1] = (~win_any(pm[4] | pm[0] | pm[1], 3)
+                 & ((m & (m >> 1)) | (m & (m >> 2)) | ((m >> 1) & (m >> 2))) & 0xFFF)
+        pr[2] = win_any(pm[3], 2) & ~win_any(pm[4] | pm[0] | pm[1] | pm[2], 2) & 0x1FFF
+        return
     # straights: no bomb broken, at least st_odd odd cards, gaps within the wilds
     win_count(odd, 5, c0)
     win_count(pm[0], 5, c1)
@@ -1357,6 +1368,69 @@ cdef inline int count_deficit(const HC* h, uint64_t sig, int nw) noexcept nogil:
     return (<int>(nw > h.w)
             + gd_popcount64(~((clo | hb) - gd_nibble_bytes(sig)) & hb)
             + gd_popcount64(~((chi | hb) - gd_nibble_bytes((sig >> 32) & 0xFFFFF)) & (hb & <uint64_t>0xFFFFFFFFFF)))
+
+
+def _word_wide_mismatches(int trials, uint64_t seed):
+    """For tests: random hand counts (0..8 cards a rank, 0..2 wilds, counts
+    of 0..4 most often), the word-wide forms against the rules as written -
+    promising_masks against promising() for every window, has_sf against
+    its loop over windows, count_deficit against a loop over the ranks;
+    returns the number of disagreements (0)."""
+    cdef HC h
+    cdef uint16_t pm[5]
+    cdef uint32_t pr[3]
+    cdef uint32_t odd
+    cdef uint64_t st = seed | 1, sig, v
+    cdef int r, tt, q, s, bad = 0, want, d, nw, _
+    cdef bint sf
+    for _ in range(trials):
+        memset(&h, 0, sizeof(HC))
+        for r in range(13):
+            st ^= st << 13
+            st ^= st >> 7
+            st ^= st << 17
+            v = st % 16
+            h.c[r] = <int8_t>(v if v < 5 else (v % 5 if v < 13 else v - 8))
+        st ^= st << 13
+        st ^= st >> 7
+        st ^= st << 17
+        h.w = <int8_t>(st % 3)
+        for s in range(4):
+            st ^= st << 13
+            st ^= st >> 7
+            st ^= st << 17
+            h.s1[s] = <uint16_t>(st & 0x3FFE)
+            h.s1[s] |= (h.s1[s] >> 13) & 1
+        pos_masks(h.c, pm)
+        odd = pm[1] | pm[3]
+        promising_masks(pm, odd, h.w, pr)
+        for tt in range(3):
+            for q in range(10 if tt == 0 else (12 if tt == 1 else 13)):
+                if ((pr[tt] >> q) & 1) != promising(pm, odd, h.w, tt, q):
+                    bad += 1
+        sf = False
+        for s in range(4):
+            if pop16(h.s1[s]) < 3:
+                continue
+            for q in range(10):
+                if sf_need(&h, s, q) <= (h.w if h.w < 1 else 1):
+                    sf = True
+        bad += sf != has_sf(&h)
+        sig = 0
+        for r in range(13):
+            st ^= st << 13
+            st ^= st >> 7
+            st ^= st << 17
+            if st % 3 == 0:
+                sig |= (st >> 8) % 9 << (4 * r)
+        nw = <int>((st >> 20) % 3)
+        sig |= (<uint64_t>nw) << 56
+        want = nw > h.w
+        for r in range(13):
+            want += <int>((sig >> (4 * r)) & 15) > h.c[r]
+        d = count_deficit(&h, sig, nw)
+        bad += d != want
+    return bad
 
 
 cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
