@@ -2155,6 +2155,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     cdef uint32_t qstamp = 0
     cdef int qn = 0, qj = 0
     cdef uint64_t qk2 = 0
+    cdef int nsfe = 0
     mi = go_out_move(moves, own, 1)
     if mi >= 0:
         rule[0] = R_GO_OUT
@@ -2191,13 +2192,16 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         replay(&x, v.one, v.two)
         for j in range(x.bnpath):
             sfall |= x.sfface[j]
+            nsfe += x.bpath[j] >= 48      # the straight flushes lead the path
     if lb0ok:
         lb0 = x.blb              # the LB of x.bh (rescore)
-    if moves.n > SEEN // 2 and FOLLOW_MEMO:
-        # a list that may outrun the dedup (its first SEEN // 2 distinct
-        # plays): past it, suit variants of a play are evaluated again, so
+    if (moves.n > SEEN // 2 or sfs) and FOLLOW_MEMO:
         # the rest values are memoised by what they depend on - the cards
-        # by rank, and the straight flush cards of the split the play takes
+        # by rank, and which of the split's straight flushes the play takes
+        # cards of (those it dissolves): a list that may outrun the dedup
+        # (its first SEEN // 2 distinct plays) evaluates suit variants
+        # again past it, and with straight flushes in the split the dedup
+        # tells apart variants that take other cards of the same ones
         qm = gd_tls_qmemo()
         qstamp = gd_qmemo_next()
     for i in range(1, moves.n):
@@ -2231,7 +2235,10 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             nne += 1
         qe = NULL
         if qm != NULL:
-            qk2 = mo & sfall
+            qk2 = 0
+            for j in range(nsfe):
+                if x.sfface[j] & mo:
+                    qk2 |= (<uint64_t>1) << j
             qj = <int>(((csig * <uint64_t>0x9E3779B97F4A7C15) ^ (qk2 * <uint64_t>0xC2B2AE3D27D4EB4F)) >> 53)
             while qm[qj].stamp == qstamp:
                 if qm[qj].k1 == csig and qm[qj].k2 == qk2:
