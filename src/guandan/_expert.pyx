@@ -1045,6 +1045,8 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
         if tt < t:
             pr[tt] &= ~(<uint32_t>1 << p)
     cand = pr[0] | pr[1] | pr[2]
+    if cand == 0:
+        return                   # most nodes: no window worth trying
     memcpy(&save, &x.h, sizeof(HC))
     while cand and n < MAXCHILD:
         q = gd_ctz64(cand)
