@@ -1449,7 +1449,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     memcpy(&x.h, &x0.bh, sizeof(HC))
     memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
-    deficit = count_deficit(&x.h, sig, nw)
+    deficit = count_deficit(&x0.bh, sig, nw)     # x.h as copied (not read back from the copy)
     if deficit or (x0.bnpath and x0.bpath[0] >= 48):
         if not x0.replayed:
             replay(x0, one, two)
