@@ -2123,8 +2123,10 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
                              uint64_t mo, uint64_t mt, X* xr) noexcept nogil:
     """The split of the hand (one, two) minus a move's cards (``csig``, the
     words ``mo``/``mt``) from the hand's split ``x`` without a new search:
-    by deltas on its leaf (``lb0``, when ``lb0ok``), else from its groups;
-    False when neither applies (a full search is then needed)."""
+    by deltas on its leaf (``lb0``, when ``lb0ok``: no straight flush in
+    the split, where quick_rest would do the very same work and fail the
+    same way), else from its groups; False when no split is found (a full
+    search is then needed)."""
     if lb0ok:
         return quick_value(x, lb0, one, two, csig, xr)
     return quick_rest(x, one, two, mo, mt, xr)
