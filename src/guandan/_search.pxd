@@ -41,6 +41,7 @@ ctypedef struct SearchCfg:
     double peps                # infer=2: the weight of an action the seat's model would not have played
     int pdepth                 # ... over the others' last this many actions (0: all)
     int dice                   # another stream of the decisions' random choices (0: the default)
+    double keep                # worlds tilted toward the groups players keep (0: off; 1: the expert's measure)
 
 ctypedef struct SearchOut:
     int ncand

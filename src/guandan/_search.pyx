@@ -639,6 +639,200 @@ cdef double PRIOR_WEIGHT = 8.0          # the prior counts as this many chances
 cdef double EPS_MIN = 0.05              # no play is ever ruled out
 
 
+# ---------------------------------------------------------------------------
+# Worlds tilted toward the groups players keep (keep > 0)
+#
+# Players keep their bombs, triples and pairs and play their loose cards
+# first, so as a round goes on the hands still hidden hold far more
+# groups than a uniform deal of the unseen cards gives them: in expert
+# games, once a seat has played 10-14 cards, 1.1 bombs against 0.35. The
+# tilted sampler weighs every deal of the unseen cards by
+# exp(keep * sum over the other seats and ranks of TILT[played][group]),
+# group the seat's copies of the rank (4 or more, 3, 2), played the cards
+# the seat has played this round (0-4, 5-9, 10-14, 15-19, 20 or more). The
+# weights were fitted (maximum likelihood of the real hands' groups over
+# uniform worlds, per seat) on the hands of expert players in first rounds
+# against expert, so that keep=1 worlds hold as many groups as theirs.
+# Exact, not resampled: a DP over the 15 rank groups (13 ranks, two
+# jokers) of the per-face DP's weights, each group's splits summed by the
+# copies each seat gets.
+# ---------------------------------------------------------------------------
+
+cdef double KEEP_MAX = 4.0
+cdef double TILT[5][3]
+TILT[0][:] = [1.7, 1.2, 0.7]
+TILT[1][:] = [2.3, 1.2, 0.5]
+TILT[2][:] = [4.2, 1.8, 0.7]
+TILT[3][:] = [6.2, 3.1, 1.5]
+TILT[4][:] = [10.0, 4.7, 2.4]
+
+ctypedef struct Kept:
+    double N[15][5][9][9]      # group g from its face k on: weight of a, b copies to others[0], [1]
+    double W[15][9][9]         # group g's weight of a, b copies (c the rest), tilted
+    int U[15][5]               # unseen copies in group g's faces k..
+    int rem[16]                # unseen cards in groups g..
+    int d0, d1
+    double* G                  # 16 x d0 x d1: completion weights from group g on
+
+
+cdef inline int group_face0(int g) noexcept nogil:
+    return 4 * g if g < 13 else 39 + g
+
+
+cdef inline int group_faces(int g) noexcept nogil:
+    return 4 if g < 13 else 1
+
+
+cdef void kept_free(Kept* K) noexcept nogil:
+    if K != NULL:
+        free(K.G)
+        free(K)
+
+
+cdef Kept* kept_new(const Info* IS, double keep) noexcept nogil:
+    """The tilted sampler's tables for ``IS`` (NULL: out of memory, or no
+    consistent deal)."""
+    cdef Kept* K = <Kept*>calloc(1, sizeof(Kept))
+    cdef int g, k, f, nf, nu, o, a, b, c, oa, ob, i, j, kk, bn, U
+    cdef double acc
+    cdef double t[3][9]
+    if K == NULL:
+        return NULL
+    K.d0 = IS.need[0] + 1
+    K.d1 = IS.need[1] + 1
+    K.G = <double*>calloc(16 * K.d0 * K.d1, sizeof(double))
+    if K.G == NULL:
+        free(K)
+        return NULL
+    for k in range(3):
+        bn = 27 - IS.need[k]
+        bn = 0 if bn < 5 else (1 if bn < 10 else (2 if bn < 15 else (3 if bn < 20 else 4)))
+        for c in range(9):
+            t[k][c] = 1.0
+            if c >= 4:
+                t[k][c] = exp(keep * TILT[bn][0])
+            elif c == 3:
+                t[k][c] = exp(keep * TILT[bn][1])
+            elif c == 2:
+                t[k][c] = exp(keep * TILT[bn][2])
+    K.rem[15] = 0
+    for g in range(14, -1, -1):
+        nf = group_faces(g)
+        K.U[g][nf] = 0
+        K.N[g][nf][0][0] = 1.0
+        for k in range(nf - 1, -1, -1):
+            f = group_face0(g) + k
+            nu = IS.u[f]
+            K.U[g][k] = K.U[g][k + 1] + nu
+            for a in range(K.U[g][k] + 1):
+                for b in range(K.U[g][k] - a + 1):
+                    c = K.U[g][k] - a - b
+                    acc = 0.0
+                    for o in range(NOPT[nu]):
+                        oa = OPTX[nu][o][0]
+                        ob = OPTX[nu][o][1]
+                        if IS.w[f][o] == 0.0 or oa > a or ob > b or OPTX[nu][o][2] > c:
+                            continue
+                        acc += IS.w[f][o] * K.N[g][k + 1][a - oa][b - ob]
+                    K.N[g][k][a][b] = acc
+        U = K.U[g][0]
+        K.rem[g] = K.rem[g + 1] + U
+        for a in range(U + 1):
+            for b in range(U - a + 1):
+                K.W[g][a][b] = K.N[g][0][a][b]
+                if g < 13:
+                    K.W[g][a][b] *= t[0][a] * t[1][b] * t[2][U - a - b]
+    K.G[(15 * K.d0 + 0) * K.d1 + 0] = 1.0
+    for g in range(14, -1, -1):
+        U = K.U[g][0]
+        for i in range(K.d0):
+            for j in range(K.d1):
+                kk = K.rem[g] - i - j
+                if kk < 0 or kk > IS.need[2]:
+                    continue
+                acc = 0.0
+                for a in range(imin(U, i) + 1):
+                    for b in range(imin(U - a, j) + 1):
+                        if U - a - b > kk or K.W[g][a][b] == 0.0:
+                            continue
+                        acc += K.W[g][a][b] * K.G[((g + 1) * K.d0 + i - a) * K.d1 + j - b]
+                K.G[(g * K.d0 + i) * K.d1 + j] = acc
+    if not (K.G[IS.need[0] * K.d1 + IS.need[1]] > 0.0):
+        kept_free(K)
+        return NULL
+    return K
+
+
+cdef void kept_world(const Info* IS, const Kept* K, uint64_t* rng, State* out) noexcept nogil:
+    """A world drawn from the tilted weights (exact: group by group, then
+    face by face within the group)."""
+    cdef int g, k, f, nf, nu, o, a, b, c, i = IS.need[0], j = IS.need[1], kk, U, pa, pb, pick, last
+    cdef int d0 = K.d0, d1 = K.d1
+    cdef double r, acc, val
+    memcpy(out, &IS.base, sizeof(State))
+    for g in range(15):
+        U = K.U[g][0]
+        if U == 0:
+            continue
+        kk = K.rem[g] - i - j
+        r = unif(rng) * K.G[(g * d0 + i) * d1 + j]
+        acc = 0.0
+        pa = -1
+        pb = -1
+        for a in range(imin(U, i) + 1):
+            for b in range(imin(U - a, j) + 1):
+                if U - a - b > kk:
+                    continue
+                val = K.W[g][a][b] * K.G[((g + 1) * d0 + i - a) * d1 + j - b]
+                if val <= 0.0:
+                    continue
+                pa = a
+                pb = b
+                acc += val
+                if r < acc:
+                    break
+            if r < acc:
+                break
+        if pa < 0:
+            continue                     # unreachable for a consistent table
+        a = pa
+        b = pb
+        c = U - a - b
+        i -= a
+        j -= b
+        nf = group_faces(g)
+        for k in range(nf):
+            f = group_face0(g) + k
+            nu = IS.u[f]
+            if nu == 0:
+                continue
+            r = unif(rng) * K.N[g][k][a][b]
+            acc = 0.0
+            pick = -1
+            last = -1
+            for o in range(NOPT[nu]):
+                if IS.w[f][o] == 0.0 or OPTX[nu][o][0] > a or OPTX[nu][o][1] > b or OPTX[nu][o][2] > c:
+                    continue
+                val = IS.w[f][o] * K.N[g][k + 1][a - OPTX[nu][o][0]][b - OPTX[nu][o][1]]
+                if val <= 0.0:
+                    continue
+                last = o
+                acc += val
+                if r < acc:
+                    pick = o
+                    break
+            if pick < 0:
+                pick = last
+            if pick < 0:
+                continue
+            add_copies(out, IS.others[0], f, OPTX[nu][pick][0])
+            add_copies(out, IS.others[1], f, OPTX[nu][pick][1])
+            add_copies(out, IS.others[2], f, OPTX[nu][pick][2])
+            a -= OPTX[nu][pick][0]
+            b -= OPTX[nu][pick][1]
+            c -= OPTX[nu][pick][2]
+
+
 ctypedef struct Model:
     double lpass[4]                     # log P(pass | a loose stronger group) per seat
     double lbreak[4]                    # log P(follow from a bigger group | a loose one) per seat
@@ -646,6 +840,8 @@ ctypedef struct Model:
     int policy                          # infer=2: each action weighs 1 if the seat's model plays it, else eps
     double leps                         # log eps
     int depth                           # ... over the seat's last this many actions of the others
+    double keep                         # the structure tilt's scale (0: none)
+    Kept* kept                          # ... its sampler's tables (NULL: the uniform sampler)
 
 
 cdef inline double rate(int32_t hit, int32_t opp, double prior) noexcept nogil:
@@ -685,6 +881,24 @@ cdef void model_build(const Info* IS, const Trail* T, const SearchCfg* cfg, Mode
     M.policy = cfg.infer == 2 and T != NULL
     M.leps = log(cfg.peps if cfg.peps > 0 else 1e-9)
     M.depth = cfg.pdepth if cfg.pdepth > 0 else TRAIL_MAX
+    M.keep = cfg.keep
+    M.kept = NULL
+    if cfg.keep > 0.0:
+        M.kept = kept_new(IS, cfg.keep)       # NULL (out of memory): uniform worlds
+
+
+cdef inline void model_free(Model* M) noexcept nogil:
+    kept_free(M.kept)
+    M.kept = NULL
+
+
+cdef inline void world_sample(const Info* IS, const Model* M, uint64_t* rng, State* out) noexcept nogil:
+    """A world from the information set: tilted toward kept groups when the
+    model has the tables (kept_world), else uniform (info_world)."""
+    if M.kept != NULL:
+        kept_world(IS, M.kept, rng, out)
+    else:
+        info_world(IS, rng, out)
 
 
 ctypedef struct Tricks:
@@ -926,14 +1140,14 @@ cdef void draw_world(const Info* IS, const Trail* T, const Model* M, int K, uint
     cdef double wsum = 0.0, w2 = 0.0, wt, lw
     cdef int j, nev
     if T == NULL or K <= 1:
-        info_world(IS, rng, out)
+        world_sample(IS, M, rng, out)
         ess[0] = 1.0
         return
     if M.policy and g != NULL:
         draw_world_policy(IS, T, M, K, rng, out, ess, g, b)
         return
     for j in range(K):
-        info_world(IS, rng, &cand)
+        world_sample(IS, M, rng, &cand)
         lw = world_loglik(IS, T, M, &cand, &nev)
         wt = exp(lw if lw > -600.0 else -600.0)
         wsum += wt
@@ -1091,11 +1305,11 @@ cdef void draw_world_policy(const Info* IS, const Trail* T, const Model* M, int 
     cdef double wsum = 0.0, w2 = 0.0, wt, lw
     cdef int j, nev, lo = 1 << 20
     if w == NULL:
-        info_world(IS, rng, out)
+        world_sample(IS, M, rng, out)
         ess[0] = 1.0
         return
     for j in range(K):
-        info_world(IS, rng, &w[j])
+        world_sample(IS, M, rng, &w[j])
     if policy_misses(IS, T, M, w, K, g, b, mis, &nev) < 0:
         for j in range(K):
             mis[j] = 0
@@ -1245,13 +1459,14 @@ cdef void* search_worker(void* arg) noexcept nogil:
                     if v == -100:
                         gd_atomic_set(&J.failed, 1)
                         break
-            out.sum[c] += sign * v
+            v = sign * v
+            out.sum[c] += v
             out.sumsq[c] += v * v
             out.cnt[c] += 1
             if c == 0:
-                v0 = sign * v
+                v0 = v
             else:
-                out.sumd2[c] += (sign * v - v0) * (sign * v - v0)
+                out.sumd2[c] += (v - v0) * (v - v0)
         out.worlds += 1
     buf_free(&b)
     gen_free(g)
@@ -1269,9 +1484,19 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
     the seat's team level points. World ``j`` is drawn and played from its
     own seed (``seed``, ``j``), so with a rollout budget the decision is the
     same on any number of threads. Returns 0, or -1 on error."""
+    cdef Model M
+    cdef int rc
+    model_build(IS, T, cfg, &M)
+    rc = search_decide_model(IS, T, legal, cfg, seed, out, &M)
+    model_free(&M)
+    return rc
+
+
+cdef int search_decide_model(const Info* IS, const Trail* T, const MoveBuf* legal, const SearchCfg* cfg,
+                             uint64_t seed, SearchOut* out, Model* Mp) noexcept nogil:
+    """search_decide() with the model built (``Mp``, styles read into it)."""
     cdef uint64_t rng[4]
     cdef State world
-    cdef Model M
     cdef Job J
     cdef Part* parts = NULL
     cdef gd_thread th[MAXTHREADS]
@@ -1284,11 +1509,10 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
         return -1
     if cfg.dice:                        # another stream of every random choice below
         seed = mix_seed(seed, <uint64_t>0xD1CE000000000000 + <uint64_t>cfg.dice)
-    model_build(IS, T, cfg, &M)
     if cfg.model == 2 and T != NULL and cfg.rollout_code == POL_EXPERT and legal.n > 1:
-        styles_by_plays(IS, T, &M, cfg.proposals, seed)
+        styles_by_plays(IS, T, Mp, cfg.proposals, seed)
     for s in range(4):
-        out.codes[s] = M.codes[s]
+        out.codes[s] = Mp.codes[s]
     if legal.n == 1:
         out.ncand = 1
         out.cand[0] = 0
@@ -1296,12 +1520,12 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
         out.seconds = gd_now() - t0
         return 0
     st_seed(rng, seed)
-    draw_world(IS, T if cfg.infer else NULL, &M, cfg.proposals, rng, &world, &ess)
+    draw_world(IS, T if cfg.infer else NULL, Mp, cfg.proposals, rng, &world, &ess)
     if T != NULL:
-        if M.policy:
-            out.evidence = policy_evidence(IS, T, &M)
+        if Mp.policy:
+            out.evidence = policy_evidence(IS, T, Mp)
         else:
-            world_loglik(IS, T, &M, &world, &out.evidence)
+            world_loglik(IS, T, Mp, &world, &out.evidence)
     p0 = policy_choose(cfg.rollout_code, &world, <MoveBuf*>legal, rng)
     if p0 < 0 or p0 >= legal.n:
         p0 = 0
@@ -1315,7 +1539,7 @@ cdef int search_decide(const Info* IS, const Trail* T, const MoveBuf* legal, con
         total += card_count(world.one[s], world.two[s])
     J.IS = IS
     J.T = T if cfg.infer else NULL
-    J.M = &M
+    J.M = Mp
     J.legal = legal
     J.cfg = cfg
     J.shared = out
@@ -1425,7 +1649,7 @@ cdef class NativeSearchConfig:
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                  int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
-                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0, int dice=0):
+                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0, int dice=0, double keep=0.0):
         if not 0 <= model <= 2:
             raise GuandanError(f"model must be 0, 1 or 2, got {model}")
         if not 0 <= infer <= 2:
@@ -1447,6 +1671,8 @@ cdef class NativeSearchConfig:
             raise GuandanError(f"threads must be 1..{MAXTHREADS}, got {threads}")
         if not 0 <= dice <= 1000000:
             raise GuandanError(f"dice must be 0..1000000, got {dice}")
+        if not 0.0 <= keep <= KEEP_MAX:
+            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
         if not 1 <= proposals <= PROPOSALS_MAX:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         self.cfg.rollout_code = rollout_code
@@ -1465,6 +1691,7 @@ cdef class NativeSearchConfig:
         self.cfg.peps = peps
         self.cfg.pdepth = pdepth
         self.cfg.dice = dice
+        self.cfg.keep = keep
         self._code = 0
 
     def register(self):
@@ -1489,15 +1716,15 @@ cdef class NativeSearchConfig:
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
                                   c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
-                                  c.infer, c.proposals, c.model, c.peps, c.pdepth, c.dice))
+                                  c.infer, c.proposals, c.model, c.peps, c.pdepth, c.dice, c.keep))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0, dice=0):
+                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0, dice=0, keep=0.0):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
                               margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,
-                              proposals=proposals, model=model, peps=peps, pdepth=pdepth, dice=dice)
+                              proposals=proposals, model=model, peps=peps, pdepth=pdepth, dice=dice, keep=keep)
 
 # ---------------------------------------------------------------------------
 # Python-facing
@@ -1513,7 +1740,7 @@ _INFO_ERRORS = {
 
 
 cdef int tools_model(const Info* IS, const Trail* T, int infer, double peps, int pdepth, Model* M,
-                     MoveBuf* b, Gen** g) except -1:
+                     MoveBuf* b, Gen** g, double keep=0.0) except -1:
     """The models of the inference tools (``InfoSet.draw_hands``,
     ``log_likelihoods``): the expert's, ``infer`` 1 or 2; with the policy
     likelihood a generator in ``g`` (the caller frees it and ``b``)."""
@@ -1523,6 +1750,7 @@ cdef int tools_model(const Info* IS, const Trail* T, int infer, double peps, int
     cfg.infer = infer
     cfg.peps = peps
     cfg.pdepth = pdepth
+    cfg.keep = keep
     model_build(IS, T, &cfg, M)
     b.data = NULL
     b.n = 0
@@ -1650,24 +1878,37 @@ cdef class InfoSet:
     def others(self):
         return tuple(self.info.others[k] for k in range(3))
 
-    def sample_hands(self, Py_ssize_t n, uint64_t seed):
+    def sample_hands(self, Py_ssize_t n, uint64_t seed, double keep=0.0):
         """``n`` worlds as hand masks: an array ``(n, 4, 2)`` of ``uint64``
-        (one, two) per seat; the seat's own hand in every world."""
+        (one, two) per seat; the seat's own hand in every world. ``keep``
+        (0..4) tilts the worlds toward the groups players keep, as the
+        search's ``keep`` option does (0: every physical deal alike)."""
         cdef uint64_t rng[4]
         cdef State w
         cdef Py_ssize_t i
         cdef int s
+        cdef Kept* K = NULL
         if n < 0 or n > 10_000_000:
             raise GuandanError("n must be 0..10,000,000")
+        if not 0.0 <= keep <= KEEP_MAX:
+            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+        if keep > 0.0:
+            K = kept_new(&self.info, keep)
+            if K == NULL:
+                raise MemoryError()
         out = np.zeros((n, 4, 2), dtype=np.uint64)
         cdef uint64_t[:, :, ::1] v = out
         st_seed(rng, seed)
         with nogil:
             for i in range(n):
-                info_world(&self.info, rng, &w)
+                if K != NULL:
+                    kept_world(&self.info, K, rng, &w)
+                else:
+                    info_world(&self.info, rng, &w)
                 for s in range(4):
                     v[i, s, 0] = w.one[s]
                     v[i, s, 1] = w.two[s]
+        kept_free(K)
         return out
 
     cdef const Trail* _game_trail(self, GameCore game) except? NULL:
@@ -1679,7 +1920,7 @@ cdef class InfoSet:
         return T
 
     def draw_hands(self, Py_ssize_t n, uint64_t seed, GameCore game not None, int proposals=8,
-                   int infer=1, double peps=0.2, int pdepth=0):
+                   int infer=1, double peps=0.2, int pdepth=0, double keep=0.0):
         """``n`` worlds as :meth:`sample_hands` gives them, each drawn as the
         search draws it with inference: the pick of ``proposals`` uniform
         samples in proportion to the likelihood of this round's plays of
@@ -1702,7 +1943,9 @@ cdef class InfoSet:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
             raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
-        tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g)
+        if not 0.0 <= keep <= KEEP_MAX:
+            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+        tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g, keep)
         out = np.zeros((n, 4, 2), dtype=np.uint64)
         cdef uint64_t[:, :, ::1] v = out
         st_seed(rng, seed)
@@ -1712,6 +1955,7 @@ cdef class InfoSet:
                 for s in range(4):
                     v[i, s, 0] = w.one[s]
                     v[i, s, 1] = w.two[s]
+        model_free(&M)
         buf_free(&b)
         gen_free(g)
         return out

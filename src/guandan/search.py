@@ -141,6 +141,14 @@ class SearchConfig:
             player with other dice: two arena runs of one configuration
             with ``dice=0`` and ``dice=1`` show how much a run's result
             owes to its dice (docs/arena.md).
+        keep: tilt the worlds toward the groups players keep: every deal of
+            the unseen cards weighs exp(keep * the bombs, triples and pairs
+            of each other hand, each by how many cards that seat has
+            played this round), fitted on expert players' hands so that
+            ``keep=1`` worlds hold as many groups as theirs (uniform worlds
+            hold about half their bombs once a seat has played ten cards);
+            0 (default) deals every consistent deal alike; 0..4. Exact, not
+            resampled (docs/search.md).
     """
 
     rollouts: Optional[int] = None
@@ -160,6 +168,7 @@ class SearchConfig:
     peps: float = 0.2
     pdepth: int = 0
     dice: int = 0
+    keep: float = 0.0
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
@@ -196,12 +205,15 @@ class SearchConfig:
             raise GuandanError(f"pdepth must be 0..480, got {self.pdepth!r}")
         if not isinstance(self.dice, int) or not 0 <= self.dice <= 1000000:
             raise GuandanError(f"dice must be 0..1000000, got {self.dice!r}")
+        if isinstance(self.keep, bool) or not isinstance(self.keep, (int, float)) or not 0 <= self.keep <= 4:
+            raise GuandanError(f"keep must be 0..4, got {self.keep!r}")
         if not isinstance(self.proposals, int) or not 1 <= self.proposals <= 256:
             raise GuandanError(f"proposals must be 1..256, got {self.proposals!r}")
         self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
     _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model", "pdepth",
             "dice")
+    _FLOAT = ("ms", "cpu_ms", "margin", "peps", "keep")
 
     @classmethod
     def from_options(cls, opts: Dict[str, str]) -> "SearchConfig":
@@ -212,7 +224,7 @@ class SearchConfig:
             if k not in names:
                 raise GuandanError(f"unknown search option {k!r}; options: {', '.join(sorted(names))}")
             try:
-                kw[k] = int(v) if k in cls._INT else (float(v) if k in ("ms", "cpu_ms", "margin", "peps") else v)
+                kw[k] = int(v) if k in cls._INT else (float(v) if k in cls._FLOAT else v)
             except ValueError:
                 raise GuandanError(f"search option {k}={v!r}: not a number") from None
         return cls(**kw)
@@ -241,7 +253,7 @@ class SearchConfig:
             topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
             margin=float(self.margin), cpu_clock=self.cpu_ms is not None, threads=self.threads,
             infer=int(self.infer), proposals=self.proposals, model=int(self.model),
-            peps=float(self.peps), pdepth=self.pdepth, dice=self.dice)
+            peps=float(self.peps), pdepth=self.pdepth, dice=self.dice, keep=float(self.keep))
 
 
 # -- results ---------------------------------------------------------------------
@@ -593,7 +605,7 @@ def explain(game: Game, config: Optional[SearchConfig] = None, *, compare: bool 
     raw = info.search(cfg.native, seed, core)
     res = SearchResult.from_native(raw, seat, level, cfg)
     if compare and res.candidates and res.candidates[0].n:
-        plain = info.search(cfg.replace(infer=0).native, seed, core)
+        plain = info.search(cfg.replace(infer=0, keep=0.0).native, seed, core)
         by_index = {i: (plain["sum"][c] / plain["cnt"][c] if plain["cnt"][c] else float("nan"))
                     for c, i in enumerate(plain["cand"])}
         moves = raw["moves"]
