@@ -128,6 +128,23 @@ def test_styles_bench_runs_against_a_pool_bot():
     assert set(res["read"]["share"]) == {"expert", "fam-bomb-early", "fam-keep", "fam-eager"}
 
 
+def test_groups_bench_runs_and_fits():
+    """bench/groups.py (the groups table and the fit of the keep tilt in
+    docs/search.md) runs: real hands and both samplers, and the fit."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..")
+    script = os.path.join(root, "bench", "groups.py")
+    out = subprocess.run([sys.executable, script, "--opponents", "expert", "--games", "2", "--worlds", "20"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    assert out[0].startswith("| opponent |") and out[2].startswith("| expert |")
+    assert len(out[2].split("|")) == 7
+    out = subprocess.run([sys.executable, script, "--fit", "--games", "2"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    assert out[0].startswith("| cards played |") and len(out) >= 4
+
+
 def test_paired_bench_pools_runs_deal_by_deal(tmp_path):
     """bench/paired.py compares two arena runs deal by deal, pooling several
     pairs of runs (other seeds): the difference is the mean of the per-deal

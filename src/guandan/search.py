@@ -147,8 +147,8 @@ class SearchConfig:
             played this round), fitted on expert players' hands so that
             ``keep=1`` worlds hold as many groups as theirs (uniform worlds
             hold about half their bombs once a seat has played ten cards);
-            0 (default) deals every consistent deal alike; 0..4. Exact, not
-            resampled (docs/search.md).
+            1 (default); 0 deals every consistent deal alike; 0..4. Exact,
+            not resampled (docs/search.md).
     """
 
     rollouts: Optional[int] = None
@@ -168,7 +168,7 @@ class SearchConfig:
     peps: float = 0.2
     pdepth: int = 0
     dice: int = 0
-    keep: float = 0.0
+    keep: float = 1.0
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:

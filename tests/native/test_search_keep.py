@@ -17,7 +17,7 @@ from helpers import DECK
 
 RANKS = "23456789TJQKA"
 
-# docs/search.md, "Worlds that keep their groups": the log-weight of a seat
+# docs/search.md, "Worlds that keep their groups": the weight of a seat
 # holding 4+, 3 or 2 copies of one rank (2..A), by the cards it has played
 # this round (0-4, 5-9, 10-14, 15-19, 20 or more)
 TILT = [(1.7, 1.2, 0.7), (2.3, 1.2, 0.5), (4.2, 1.8, 0.7), (6.2, 3.1, 1.5), (10.0, 4.7, 2.4)]
