@@ -579,9 +579,9 @@ def explain(game: Game, config: Optional[SearchConfig] = None, *, compare: bool 
     ``seed``). Without a ``seed`` the decision's seed comes from the game's
     seed and the number of actions so far, so a replayed game makes the
     same decisions. Tribute and return: the rollout policy's choice.
-    ``compare``: also search the same worlds' seeds with uniform worlds and
-    keep each candidate's value so (``uniform``): how much the inference
-    moved the values."""
+    ``compare``: also search the same worlds' seeds with uniform worlds
+    (``keep=0, infer=0``) and keep each candidate's value so (``uniform``):
+    how much the tilt and the inference moved the values."""
     cfg = config if config is not None else SearchConfig(**options)
     if config is not None and options:
         cfg = cfg.replace(**options)
