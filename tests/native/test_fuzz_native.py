@@ -44,7 +44,9 @@ def test_native_state_bytes(seed, steps, data):
         ok, info = attempt("InfoSet.from_state(loaded core)", _search.InfoSet.from_state, core, seat)
         if ok:
             attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+            attempt("InfoSet.sample_hands(keep)", info.sample_hands, 2, 1, 1.0)
         ok, info = attempt("InfoSet.from_view(loaded core)",
                            lambda: _search.InfoSet.from_view(_engine.NativeView.of(core, seat)))
         if ok:
             attempt("InfoSet.sample_hands", info.sample_hands, 2, 1)
+            attempt("InfoSet.sample_hands(keep)", info.sample_hands, 2, 1, 4.0)
