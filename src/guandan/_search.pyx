@@ -375,11 +375,35 @@ cdef void info_free(Info* IS) noexcept nogil:
     IS.G = NULL
 
 
+cdef inline int pick_split(const Info* IS, int f, int a, int b, int c, const double* nxt, int stride,
+                           double r) noexcept nogil:
+    """The split of face ``f``'s unseen copies (a, b, c at most to the three
+    other seats) drawn in proportion to its weight times the weight of
+    completing the rest (``nxt[(a - xa) * stride + b - xb]``), ``r`` uniform
+    in [0, total); the last possible one when rounding leaves ``r`` at the
+    top; -1 if none."""
+    cdef int o, nu = IS.u[f], last = -1
+    cdef double acc = 0.0, val
+    for o in range(NOPT[nu]):
+        if IS.w[f][o] == 0.0:
+            continue
+        if OPTX[nu][o][0] > a or OPTX[nu][o][1] > b or OPTX[nu][o][2] > c:
+            continue
+        val = IS.w[f][o] * nxt[(a - OPTX[nu][o][0]) * stride + b - OPTX[nu][o][1]]
+        if val <= 0.0:
+            continue
+        last = o
+        acc += val
+        if r < acc:
+            return o
+    return last
+
+
 cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil:
     """A full position drawn from the information set (see the module doc)."""
-    cdef int f, o, nu, i = IS.need[0], j = IS.need[1], kk, pick, last, d1 = IS.d1
+    cdef int f, nu, i = IS.need[0], j = IS.need[1], kk, pick, d1 = IS.d1
     cdef int d0 = IS.need[0] + 1
-    cdef double r, acc, val
+    cdef double r
     cdef const double* G = IS.G
     memcpy(out, &IS.base, sizeof(State))
     for f in range(54):
@@ -388,24 +412,7 @@ cdef void info_world(const Info* IS, uint64_t* rng, State* out) noexcept nogil:
             continue
         kk = IS.rem[f] - i - j
         r = unif(rng) * G[(f * d0 + i) * d1 + j]
-        acc = 0.0
-        pick = -1
-        last = -1
-        for o in range(NOPT[nu]):
-            if IS.w[f][o] == 0.0:
-                continue
-            if OPTX[nu][o][0] > i or OPTX[nu][o][1] > j or OPTX[nu][o][2] > kk:
-                continue
-            val = IS.w[f][o] * G[((f + 1) * d0 + i - OPTX[nu][o][0]) * d1 + j - OPTX[nu][o][1]]
-            if val <= 0.0:
-                continue
-            last = o
-            acc += val
-            if r < acc:
-                pick = o
-                break
-        if pick < 0:
-            pick = last                  # rounding at the top of the range
+        pick = pick_split(IS, f, i, j, kk, &G[(f + 1) * d0 * d1], d1, r)
         if pick < 0:
             continue                     # unreachable for a consistent table
         add_copies(out, IS.others[0], f, OPTX[nu][pick][0])
@@ -768,7 +775,7 @@ cdef Kept* kept_new(const Info* IS, double keep) noexcept nogil:
 cdef void kept_world(const Info* IS, const Kept* K, uint64_t* rng, State* out) noexcept nogil:
     """A world drawn from the tilted weights (exact: group by group, then
     face by face within the group)."""
-    cdef int g, k, f, nf, nu, o, a, b, c, i = IS.need[0], j = IS.need[1], kk, U, pa, pb, pick, last
+    cdef int g, k, f, nf, nu, a, b, c, i = IS.need[0], j = IS.need[1], kk, U, pa, pb, pick
     cdef int d0 = K.d0, d1 = K.d1
     cdef double r, acc, val
     memcpy(out, &IS.base, sizeof(State))
@@ -809,22 +816,7 @@ cdef void kept_world(const Info* IS, const Kept* K, uint64_t* rng, State* out) n
             if nu == 0:
                 continue
             r = unif(rng) * K.N[g][k][a][b]
-            acc = 0.0
-            pick = -1
-            last = -1
-            for o in range(NOPT[nu]):
-                if IS.w[f][o] == 0.0 or OPTX[nu][o][0] > a or OPTX[nu][o][1] > b or OPTX[nu][o][2] > c:
-                    continue
-                val = IS.w[f][o] * K.N[g][k + 1][a - OPTX[nu][o][0]][b - OPTX[nu][o][1]]
-                if val <= 0.0:
-                    continue
-                last = o
-                acc += val
-                if r < acc:
-                    pick = o
-                    break
-            if pick < 0:
-                pick = last
+            pick = pick_split(IS, f, a, b, c, &K.N[g][k + 1][0][0], 9, r)
             if pick < 0:
                 continue
             add_copies(out, IS.others[0], f, OPTX[nu][pick][0])
