@@ -1123,25 +1123,40 @@ cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
     """Choose at most two straight flushes (kept as bombs; at most one wild
     each; natural ones first), then the sequences; every set of straight
     flushes gets the whole node budget, and at most P.sfsets sets are tried."""
-    cdef int j, s, q, need, pass_
+    cdef int j, s, q, pass_
     cdef HC save
     cdef Acc a
+    cdef uint32_t c[3]
+    cdef uint64_t win[2]
+    cdef uint64_t m, full, four
     x.sfsets += 1
     x.nodes = 0
     dfs(x, 0, 0, acc)
     if nsf >= 2 or x.npath >= MAXPATH:
         return
+    # win[need], bit s * 10 + q: the window q of suit s lacks need cards
+    # (sf_need), from j0 on; a window lacking one is tried with a wild only
+    win[0] = 0
+    win[1] = 0
+    for s in range(4):
+        if pop16(x.h.s1[s]) < 3:
+            continue
+        win_count(x.h.s1[s], 5, c)
+        full = count_ge(c, 5) & 0x3FF
+        four = count_ge(c, 4) & 0x3FF
+        win[0] |= full << (10 * s)
+        win[1] |= (four & ~full) << (10 * s)
+    if x.h.w < 1:
+        win[1] = 0
     for pass_ in range(2):
-        for j in range(j0, 40):
+        m = win[pass_] & ~((<uint64_t>1 << j0) - 1)
+        while m:
             if x.sfsets >= P.sfsets:
                 return
+            j = gd_ctz64(m)
+            m &= m - 1
             s = j // 10
             q = j % 10
-            if pop16(x.h.s1[s]) < 3:
-                continue
-            need = sf_need(&x.h, s, q)
-            if need != pass_ or need > x.h.w:
-                continue
             memcpy(&save, &x.h, sizeof(HC))
             take_sf(&x.h, s, q)
             a = acc
@@ -2342,14 +2357,34 @@ cdef Py_ssize_t tribute_pick(const View* v, const Tab* tb, MoveBuf* moves, int* 
 cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule) noexcept nogil:
     """Return the card whose loss costs least (a lone low single), lowest on ties."""
     cdef Py_ssize_t i, best = 0
-    cdef int s, bs = -(1 << 30), f
-    cdef uint64_t lo
+    cdef int s, bs = -(1 << 30), f, j, nseen = 0
+    cdef uint64_t lo, key, sfall = 0
+    cdef uint64_t seen[64]
+    cdef bint dup
     cdef X x
     cdef X xr
     rule[0] = R_RETURN
     best_split_cached(tb, v.one, v.two, &x)
+    if x.bnpath > 0 and x.bpath[0] >= 48:
+        replay(&x, v.one, v.two)
+        for j in range(x.bnpath):
+            sfall |= x.sfface[j]
     for i in range(moves.n):
         lo = moves.data[2 * i] & FACE_MASK
+        # one evaluation per rank: the rest's value and the score depend on
+        # the card's suit only when one of the split's straight flushes holds
+        # it, and a later card of an equal score never replaces the first
+        key = cards_sig(lo, 0, tb.L) ^ ((lo & sfall) * <uint64_t>0xD6E8FEB86659FD93)
+        dup = False
+        for j in range(nseen):
+            if seen[j] == key:
+                dup = True
+                break
+        if dup:
+            continue
+        if nseen < 64:
+            seen[nseen] = key
+            nseen += 1
         f = gd_ctz64(lo)
         if not quick_rest(&x, v.one, v.two, lo, 0, &xr):
             continue
