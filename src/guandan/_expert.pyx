@@ -663,6 +663,32 @@ cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept 
             b.k += LK_NP        # a pair not counted: its count stays
 
 
+cdef inline uint64_t lk_of(const Tab* tb, int n, int ks) noexcept nogil:
+    """The packed leaf sums (LK_*) of a group of n cards of strength ks (0: none)."""
+    if n <= 0:
+        return 0
+    if n >= 4:
+        return BKT[n if n <= 10 else 10]
+    return tb.dk[n - 1][ks]
+
+
+cdef inline void lb_change(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
+    """A group of strength ks goes from c0 to c1 cards: lb_add(c0, -1) then
+    lb_add(c1, 1) in one step."""
+    cdef uint32_t bit = (<uint32_t>1) << ks
+    b.k += lk_of(tb, c1, ks) - lk_of(tb, c0, ks)
+    if c0 == 2:
+        if b.pm & bit:
+            if ks != 13 or b.p13 == 1:
+                b.pm &= ~bit
+            b.p13 -= ks == 13
+        else:
+            b.k += LK_NP        # a pair not counted: its count stays
+    if c1 == 2:
+        b.pm |= bit
+        b.p13 += ks == 13
+
+
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
     """The LB of the counts ``c`` (an HC's: 16 bytes are read) with ``ws``
     wilds alone and the jokers ``sb``/``hr``: the ranks of each count
@@ -731,10 +757,7 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
 
 cdef inline void lb_move(const Tab* tb, LB* b, const int8_t* c, int r, int add) noexcept nogil:
     """Rank r goes from c[r] to c[r] + add cards."""
-    cdef int ks = tb.ks[r]
-    if c[r]:
-        lb_add(tb, b, ks, c[r], -1)
-    lb_add(tb, b, ks, c[r] + add, 1)
+    lb_change(tb, b, tb.ks[r], c[r], c[r] + add)
 
 
 cdef inline void try_lb(X* x, const Tab* tb, const LB* b, Acc* acc, int opt, int* best,
@@ -984,15 +1007,11 @@ cdef inline void take_seq_lb(HC* h, LB* b, const Tab* tb, int tt, int q) noexcep
         c = h.c[r]
         tk = c if c < k else k
         if tk:
-            lb_add(tb, b, tb.ks[r], c, -1)
-            if c > tk:
-                lb_add(tb, b, tb.ks[r], c - tk, 1)
+            lb_change(tb, b, tb.ks[r], c, c - tk)
             h.c[r] = <int8_t>(c - tk)
         h.w -= k - tk
     if h.w != w0:
-        lb_add(tb, b, 13, w0, -1)
-        if h.w:
-            lb_add(tb, b, 13, h.w, 1)
+        lb_change(tb, b, 13, w0, h.w)
 
 
 cdef void dfs(X* x, int p, int t, Acc acc) noexcept nogil:
@@ -1587,12 +1606,8 @@ cdef inline bint leaf_group(const X* x0, uint64_t sig) noexcept nogil:
 
 cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
     """A rank (or the wilds, ks 13 with c the number left alone) goes from c0 to c1 cards."""
-    if c0 == c1:
-        return
-    if c0:
-        lb_add(tb, b, ks, c0, -1)
-    if c1:
-        lb_add(tb, b, ks, c1, 1)
+    if c0 != c1:
+        lb_change(tb, b, ks, c0, c1)
 
 
 cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t sig,
