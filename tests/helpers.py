@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+import math
 import os
 import signal
 import threading
@@ -132,3 +133,11 @@ def killing_the_holder(marker, release, pids):
         done.set()
         open(release, "w").close()
         killer.join(10)
+
+
+def chi2_pvalue(x, k):
+    """Upper tail of chi-square with k degrees of freedom (Wilson-Hilferty)."""
+    if k <= 0:
+        return 1.0
+    z = ((x / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
+    return 0.5 * math.erfc(z / math.sqrt(2))

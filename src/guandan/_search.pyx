@@ -1665,8 +1665,7 @@ cdef class NativeSearchConfig:
             raise GuandanError(f"threads must be 1..{MAXTHREADS}, got {threads}")
         if not 0 <= dice <= 1000000:
             raise GuandanError(f"dice must be 0..1000000, got {dice}")
-        if not 0.0 <= keep <= KEEP_MAX:
-            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+        check_keep(keep)
         if not 1 <= proposals <= PROPOSALS_MAX:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         self.cfg.rollout_code = rollout_code
@@ -1733,6 +1732,13 @@ _INFO_ERRORS = {
 }
 
 
+cdef int check_keep(double keep) except -1:
+    """The tilt strength ``keep`` of the kept-groups sampler: 0..KEEP_MAX (NaN refused)."""
+    if not 0.0 <= keep <= KEEP_MAX:
+        raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+    return 0
+
+
 cdef int tools_model(const Info* IS, const Trail* T, int infer, double peps, int pdepth, Model* M,
                      MoveBuf* b, Gen** g, double keep=0.0) except -1:
     """The models of the inference tools (``InfoSet.draw_hands``,
@@ -1753,6 +1759,7 @@ cdef int tools_model(const Info* IS, const Trail* T, int infer, double peps, int
     if M.policy:
         g[0] = gen_new()
         if g[0] == NULL:
+            model_free(M)
             raise MemoryError()
     return 0
 
@@ -1884,8 +1891,7 @@ cdef class InfoSet:
         cdef Kept* K = NULL
         if n < 0 or n > 10_000_000:
             raise GuandanError("n must be 0..10,000,000")
-        if not 0.0 <= keep <= KEEP_MAX:
-            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+        check_keep(keep)
         if keep > 0.0:
             K = kept_new(&self.info, keep)
             if K == NULL:
@@ -1930,6 +1936,7 @@ cdef class InfoSet:
         cdef int s
         cdef Gen* g = NULL
         cdef MoveBuf b
+        cdef uint64_t[:, :, ::1] v
         cdef const Trail* T = self._game_trail(game)
         if n < 0 or n > 10_000_000:
             raise GuandanError("n must be 0..10,000,000")
@@ -1937,21 +1944,22 @@ cdef class InfoSet:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
         if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
             raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
-        if not 0.0 <= keep <= KEEP_MAX:
-            raise GuandanError(f"keep must be 0..{KEEP_MAX:g}, got {keep}")
+        check_keep(keep)
         tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g, keep)
-        out = np.zeros((n, 4, 2), dtype=np.uint64)
-        cdef uint64_t[:, :, ::1] v = out
-        st_seed(rng, seed)
-        with nogil:
-            for i in range(n):
-                draw_world(&self.info, T, &M, proposals, rng, &w, &ess, g, &b)
-                for s in range(4):
-                    v[i, s, 0] = w.one[s]
-                    v[i, s, 1] = w.two[s]
-        model_free(&M)
-        buf_free(&b)
-        gen_free(g)
+        try:
+            out = np.zeros((n, 4, 2), dtype=np.uint64)
+            v = out
+            st_seed(rng, seed)
+            with nogil:
+                for i in range(n):
+                    draw_world(&self.info, T, &M, proposals, rng, &w, &ess, g, &b)
+                    for s in range(4):
+                        v[i, s, 0] = w.one[s]
+                        v[i, s, 1] = w.two[s]
+        finally:
+            model_free(&M)
+            buf_free(&b)
+            gen_free(g)
         return out
 
     def log_likelihoods(self, hands, GameCore game not None, int infer=1, double peps=0.2,
@@ -1968,6 +1976,7 @@ cdef class InfoSet:
         cdef int s, nev, mis
         cdef Gen* g = NULL
         cdef MoveBuf b
+        cdef uint64_t[:, :, ::1] h
         cdef const Trail* T = self._game_trail(game)
         if infer not in (1, 2) or not 0 < peps <= 1 or not 0 <= pdepth <= 480:
             raise GuandanError("infer must be 1 or 2, peps in (0, 1], pdepth 0..480")
@@ -1976,11 +1985,11 @@ cdef class InfoSet:
             raise GuandanError("hands must be an array (n, 4, 2) of uint64")
         n = arr.shape[0]
         tools_model(&self.info, T, infer, peps, pdepth, &M, &b, &g)
-        ll = np.zeros(n, dtype=np.float64)
-        ev = np.zeros(n, dtype=np.int32)
-        cdef uint64_t[:, :, ::1] h = arr
-        memcpy(&w, &self.info.base, sizeof(State))
         try:
+            ll = np.zeros(n, dtype=np.float64)
+            ev = np.zeros(n, dtype=np.int32)
+            h = arr
+            memcpy(&w, &self.info.base, sizeof(State))
             for i in range(n):
                 for s in range(4):
                     w.one[s] = h[i, s, 0]
@@ -1993,6 +2002,7 @@ cdef class InfoSet:
                     ll[i] = world_loglik(&self.info, T, &M, &w, &nev)
                 ev[i] = nev
         finally:
+            model_free(&M)
             buf_free(&b)
             gen_free(g)
         return ll, ev

@@ -3,7 +3,6 @@ rollouts, the exact endgame solver against an independent brute-force
 minimax, and the search player (determinism, policy names)."""
 
 import itertools
-import math
 import random
 from collections import Counter
 
@@ -15,7 +14,7 @@ from guandan import _engine, search
 from guandan._core import face_index
 from guandan.policies import native_code, policy_names
 from brute_minimax import minimax, move_values, round_value
-from helpers import DECK
+from helpers import DECK, chi2_pvalue
 
 RANKS = "23456789TJQKA"
 
@@ -30,13 +29,6 @@ def level_value(card, level):
         return 13
     return RANKS.index(card[1])
 
-
-def chi2_pvalue(x, k):
-    """Upper tail of chi-square with k degrees of freedom (Wilson-Hilferty)."""
-    if k <= 0:
-        return 1.0
-    z = ((x / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def deal(cards, sizes):

@@ -13,7 +13,7 @@ import pytest
 
 from guandan import Game, GuandanError, Hand, Move, Rules, search
 from guandan import _engine, _search
-from helpers import DECK
+from helpers import DECK, chi2_pvalue
 
 RANKS = "23456789TJQKA"
 
@@ -22,13 +22,6 @@ RANKS = "23456789TJQKA"
 # this round (0-4, 5-9, 10-14, 15-19, 20 or more)
 TILT = [(1.7, 1.2, 0.7), (2.3, 1.2, 0.5), (4.2, 1.8, 0.7), (6.2, 3.1, 1.5), (10.0, 4.7, 2.4)]
 
-
-def chi2_pvalue(x, k):
-    """Upper tail of chi-square with k degrees of freedom (Wilson-Hilferty)."""
-    if k <= 0:
-        return 1.0
-    z = ((x / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def log_tilt(hand, played):
