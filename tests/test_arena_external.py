@@ -213,7 +213,10 @@ def wrapper(tmp_path):
 
 def _arena_cli(tmp_path, marker, engine_spec, deals):
     from test_arena import SRC
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # a temporary directory of its own: what the arena leaves there is seen
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "TMPDIR": str(tmp_path / "tmp")}
     # three participants: two pairings on the table server (the wrapped
     # program), one in the process pool (a policy with options; the
     # command line, which forked workers share, carries the marker in the
@@ -253,6 +256,7 @@ def test_no_process_outlives_a_normal_run(wrapper, tmp_path):
         out, err = proc.communicate(timeout=90)
         assert proc.returncode == 0, err
         assert _left_over(marker) == []        # the wrapper's helpers included
+        assert list((tmp_path / "tmp").glob("guandan-arena-*")) == []     # the programs' logs
         assert "Score of w vs greedy" in out
         assert json.loads((tmp_path / "out.json").read_text())["interrupted"] is None
     finally:
@@ -290,5 +294,6 @@ def test_a_signal_keeps_the_finished_pairs_and_ends_every_process(wrapper, tmp_p
         assert f"interrupted by {signame} after {finished} of {3 * deals} pairs" in out
         assert "result saved to" in out
         assert _left_over(marker) == []
+        assert list((tmp_path / "tmp").glob("guandan-arena-*")) == []
     finally:
         _kill_all(marker, proc)

@@ -32,6 +32,7 @@ import concurrent.futures as cf
 import itertools
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -115,7 +116,9 @@ class ExternalTables:
 
     def close(self) -> None:
         """Kill every program still running (its whole process group), stop
-        the table server. Safe to call at any time, from any thread."""
+        the table server, remove the programs' logs (their last lines are
+        already in the forfeits that quote them). Safe to call at any time,
+        from any thread."""
         for p in list(self._procs):
             _kill(p, reap=False)         # at once: an interrupted run waits for nobody
         if self._loop.is_running():
@@ -124,6 +127,7 @@ class ExternalTables:
         for p in list(self._procs):      # and those started meanwhile
             _kill(p)
         self._procs.clear()
+        shutil.rmtree(self._tmp, ignore_errors=True)
 
     # -- tables -----------------------------------------------------------------------
     async def _pairs(self, a: Participant, b: Participant, specs: List[DealSpec],
