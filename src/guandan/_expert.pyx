@@ -641,28 +641,6 @@ cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
     return (a + 1) | ((b + 1) << 5) | (ws << 10)
 
 
-cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
-    """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
-    cdef uint32_t bit
-    if n <= 0:
-        return
-    if n >= 4:
-        b.k += <uint64_t><int64_t>sign * BKT[n if n <= 10 else 10]
-        return
-    b.k += <uint64_t><int64_t>sign * tb.dk[n - 1][ks]
-    if n == 2:
-        bit = (<uint32_t>1) << ks
-        if sign > 0:
-            b.pm |= bit
-            b.p13 += ks == 13
-        elif b.pm & bit:
-            if ks != 13 or b.p13 == 1:
-                b.pm &= ~bit
-            b.p13 -= ks == 13
-        else:
-            b.k += LK_NP        # a pair not counted: its count stays
-
-
 cdef inline uint64_t lk_of(const Tab* tb, int n, int ks) noexcept nogil:
     """The packed leaf sums (LK_*) of a group of n cards of strength ks (0: none)."""
     if n <= 0:
@@ -673,8 +651,8 @@ cdef inline uint64_t lk_of(const Tab* tb, int n, int ks) noexcept nogil:
 
 
 cdef inline void lb_change(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
-    """A group of strength ks goes from c0 to c1 cards: lb_add(c0, -1) then
-    lb_add(c1, 1) in one step."""
+    """A group of strength ks goes from c0 to c1 cards (0: none): the leaf's
+    packed sums and its pair strengths (pm, p13) follow."""
     cdef uint32_t bit = (<uint32_t>1) << ks
     b.k += lk_of(tb, c1, ks) - lk_of(tb, c0, ks)
     if c0 == 2:
@@ -687,6 +665,14 @@ cdef inline void lb_change(const Tab* tb, LB* b, int ks, int c0, int c1) noexcep
     if c1 == 2:
         b.pm |= bit
         b.p13 += ks == 13
+
+
+cdef inline void lb_add(const Tab* tb, LB* b, int ks, int n, int sign) noexcept nogil:
+    """Add (sign 1) or remove (sign -1) a group of n cards of strength ks."""
+    if sign > 0:
+        lb_change(tb, b, ks, 0, n)
+    else:
+        lb_change(tb, b, ks, n, 0)
 
 
 cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b) noexcept nogil:
