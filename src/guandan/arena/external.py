@@ -78,6 +78,7 @@ class ExternalTables:
         self._thread.start()
         self._ready.wait(30)
         if self._error is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
             raise self._error
 
     # -- the loop thread ------------------------------------------------------------
