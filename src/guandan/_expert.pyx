@@ -635,6 +635,9 @@ ctypedef struct X:
     int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
     uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
     uint16_t takenm[MAXPATH]     # the ranks (bit r) each best-path entry takes natural cards of
+    uint32_t dok                 # bit i: dh[i] / dlb[i] hold the leaf with entry i dissolved into it
+    HC dh[MAXPATH]               # (quick_core's first dissolve, the same for every move: kept
+    LB dlb[MAXPATH]              # per split, reset with replayed)
 
 
 cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
@@ -1228,6 +1231,7 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     cdef int i, k
     x.tb = tb
     x.replayed = 0
+    x.dok = 0
     x.blb_ok = 0
     memcpy(&x.h, &e.h, sizeof(HC))
     x.nodes = 1
@@ -1292,6 +1296,7 @@ cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
     cdef Acc acc
     x.tb = tb
     x.replayed = 0
+    x.dok = 0
     x.blb_ok = 0
     x.sfsets = 0
     memcpy(&x.h, h, sizeof(HC))
@@ -1455,6 +1460,26 @@ def _word_wide_mismatches(int trials, uint64_t seed):
     return bad
 
 
+cdef inline void dissolve(const X* x0, int i, HC* h, LB* b) noexcept nogil:
+    """Entry i of x0's best path given back to the leaf: its cards added to
+    the counts ``h`` and their sums ``b``."""
+    cdef const Tab* tb = x0.tb
+    cdef int r, c, t, w
+    cdef uint32_t m = x0.takenm[i]
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        c = h.c[r]
+        t = x0.taken[i][r]
+        lb_recount(tb, b, tb.ks[r], c, c + t)
+        h.c[r] = <int8_t>(c + t)
+    t = x0.taken[i][13]
+    if t:
+        w = h.w
+        lb_recount(tb, b, 13, w, w + t)
+        h.w = <int8_t>(w + t)
+
+
 cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
                      X* x) noexcept nogil:
     """quick_rest / quick_value: x0's leaf (its LB ``lb``) minus the cards of
@@ -1492,20 +1517,19 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
                     k = 1
             if not k:
                 continue
+            if drop == 0:
+                # the first entry dissolved starts from the leaf as it is:
+                # the same counts and sums for every move (kept per split)
+                if not ((x0.dok >> i) & 1):
+                    memcpy(&x0.dh[i], &x0.bh, sizeof(HC))
+                    memcpy(&x0.dlb[i], lb, sizeof(LB))
+                    dissolve(x0, i, &x0.dh[i], &x0.dlb[i])
+                    x0.dok |= (<uint32_t>1) << i
+                memcpy(&x.h, &x0.dh[i], sizeof(HC))
+                memcpy(&b, &x0.dlb[i], sizeof(LB))
+            else:
+                dissolve(x0, i, &x.h, &b)
             drop |= (<uint32_t>1) << i
-            m = x0.takenm[i]
-            while m:
-                r = gd_ctz64(m)
-                m &= m - 1
-                c = x.h.c[r]
-                t = x0.taken[i][r]
-                lb_recount(tb, &b, tb.ks[r], c, c + t)
-                x.h.c[r] = <int8_t>(c + t)
-            t = x0.taken[i][13]
-            if t:
-                w = x.h.w
-                lb_recount(tb, &b, 13, w, w + t)
-                x.h.w = <int8_t>(w + t)
             entry_acc(tb, e, &acc, -1)
             deficit = count_deficit(&x.h, sig, nw)
         if deficit:
@@ -1535,6 +1559,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     x.best = -(1 << 30)
     x.npath = 0
     x.replayed = 0
+    x.dok = 0
     x.blb_ok = 0
     for i in range(x0.bnpath):
         if not ((drop >> i) & 1):
