@@ -30,7 +30,6 @@ def level_value(card, level):
     return RANKS.index(card[1])
 
 
-
 def deal(cards, sizes):
     """Hands of the given sizes, dealt in order from ``cards``."""
     hands, k = [], 0

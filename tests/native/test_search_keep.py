@@ -23,7 +23,6 @@ RANKS = "23456789TJQKA"
 TILT = [(1.7, 1.2, 0.7), (2.3, 1.2, 0.5), (4.2, 1.8, 0.7), (6.2, 3.1, 1.5), (10.0, 4.7, 2.4)]
 
 
-
 def log_tilt(hand, played):
     """The tilt of one seat's hand (a Counter of cards) written out."""
     row = TILT[min(played // 5, 4)]
