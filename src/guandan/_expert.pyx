@@ -2384,8 +2384,9 @@ cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf*
     """Return the card whose loss costs least (a lone low single), lowest on ties."""
     cdef Py_ssize_t i, best = 0
     cdef int s, bs = -(1 << 30), f, j, nseen = 0
-    cdef uint64_t lo, key, sfall = 0
+    cdef uint64_t lo, sig, sfc, sfall = 0
     cdef uint64_t seen[64]
+    cdef uint64_t seen_sf[64]
     cdef bint dup
     cdef X x
     cdef X xr
@@ -2400,16 +2401,18 @@ cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf*
         # one evaluation per rank: the rest's value and the score depend on
         # the card's suit only when one of the split's straight flushes holds
         # it, and a later card of an equal score never replaces the first
-        key = cards_sig(lo, 0, tb.L) ^ ((lo & sfall) * <uint64_t>0xD6E8FEB86659FD93)
+        sig = cards_sig(lo, 0, tb.L)
+        sfc = lo & sfall
         dup = False
         for j in range(nseen):
-            if seen[j] == key:
+            if seen[j] == sig and seen_sf[j] == sfc:
                 dup = True
                 break
         if dup:
             continue
         if nseen < 64:
-            seen[nseen] = key
+            seen[nseen] = sig
+            seen_sf[nseen] = sfc
             nseen += 1
         f = gd_ctz64(lo)
         if not quick_rest(&x, v.one, v.two, lo, 0, &xr):
