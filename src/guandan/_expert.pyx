@@ -1127,6 +1127,27 @@ cdef void take_sf(HC* h, int s, int q) noexcept nogil:
             h.w -= 1
 
 
+cdef inline void sf_windows(const HC* h, uint64_t* win) noexcept nogil:
+    """win[need], bit s * 10 + q: the straight-flush window q of suit s
+    lacks ``need`` (0 or 1) cards (sf_need), a window lacking one only when
+    the hand holds a wild to fill it; every window at once (win_count)."""
+    cdef uint32_t c[3]
+    cdef uint64_t full, four
+    cdef int s
+    win[0] = 0
+    win[1] = 0
+    for s in range(4):
+        if pop16(h.s1[s]) < 3:
+            continue
+        win_count(h.s1[s], 5, c)
+        full = count_ge(c, 5) & 0x3FF
+        four = count_ge(c, 4) & 0x3FF
+        win[0] |= full << (10 * s)
+        win[1] |= (four & ~full) << (10 * s)
+    if h.w < 1:
+        win[1] = 0
+
+
 cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
     """Choose at most two straight flushes (kept as bombs; at most one wild
     each; natural ones first), then the sequences; every set of straight
@@ -1134,28 +1155,14 @@ cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
     cdef int j, s, q, pass_
     cdef HC save
     cdef Acc a
-    cdef uint32_t c[3]
     cdef uint64_t win[2]
-    cdef uint64_t m, full, four
+    cdef uint64_t m
     x.sfsets += 1
     x.nodes = 0
     dfs(x, 0, 0, acc)
     if nsf >= 2 or x.npath >= MAXPATH:
         return
-    # win[need], bit s * 10 + q: the window q of suit s lacks need cards
-    # (sf_need), from j0 on; a window lacking one is tried with a wild only
-    win[0] = 0
-    win[1] = 0
-    for s in range(4):
-        if pop16(x.h.s1[s]) < 3:
-            continue
-        win_count(x.h.s1[s], 5, c)
-        full = count_ge(c, 5) & 0x3FF
-        four = count_ge(c, 4) & 0x3FF
-        win[0] |= full << (10 * s)
-        win[1] |= (four & ~full) << (10 * s)
-    if x.h.w < 1:
-        win[1] = 0
+    sf_windows(&x.h, win)
     for pass_ in range(2):
         m = win[pass_] & ~((<uint64_t>1 << j0) - 1)
         while m:
@@ -1400,8 +1407,9 @@ cdef inline int count_deficit(const HC* h, uint64_t sig, int nw) noexcept nogil:
 def _word_wide_mismatches(int trials, uint64_t seed):
     """For tests: random hand counts (0..8 cards a rank, 0..2 wilds, counts
     of 0..4 most often), the word-wide forms against the rules as written -
-    promising_masks against promising() for every window, has_sf against
-    its loop over windows, count_deficit against a loop over the ranks;
+    promising_masks against promising() for every window, has_sf and
+    sf_windows against sf_need over the windows, count_deficit against a
+    loop over the ranks;
     returns the number of disagreements (0)."""
     cdef HC h
     cdef uint16_t pm[5]
@@ -1409,6 +1417,7 @@ def _word_wide_mismatches(int trials, uint64_t seed):
     cdef uint32_t odd
     cdef uint64_t st = seed | 1, sig, v
     cdef int r, tt, q, s, bad = 0, want, d, nw, _
+    cdef uint64_t win[2]
     cdef bint sf
     for _ in range(trials):
         memset(&h, 0, sizeof(HC))
@@ -1443,6 +1452,13 @@ def _word_wide_mismatches(int trials, uint64_t seed):
                 if sf_need(&h, s, q) <= (h.w if h.w < 1 else 1):
                     sf = True
         bad += sf != has_sf(&h)
+        sf_windows(&h, win)
+        for s in range(4):
+            for q in range(10):
+                d = sf_need(&h, s, q)
+                want = 0 if pop16(h.s1[s]) < 3 else (d == 0) | ((d == 1 and h.w >= 1) << 1)
+                bad += <int>((win[0] >> (10 * s + q)) & 1) != (want & 1)
+                bad += <int>((win[1] >> (10 * s + q)) & 1) != (want >> 1)
         sig = 0
         for r in range(13):
             st ^= st << 13
