@@ -2,6 +2,8 @@
 
 import doctest
 import importlib
+import os
+import tempfile
 
 import pytest
 
@@ -15,7 +17,10 @@ MODULES = ["guandan", "guandan._core", "guandan._checks", "guandan._files", "gua
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_doctests(name):
+def test_doctests(name, tmp_path, monkeypatch):
+    # every temporary file or folder an example makes is removed by the example
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     mod = importlib.import_module(name)
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0, f"{res.failed} doctest failures in {name}"
+    assert os.listdir(tmp_path) == [], f"the examples of {name} leave {os.listdir(tmp_path)} behind"

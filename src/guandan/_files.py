@@ -9,11 +9,13 @@ file from outside whole, refusing one larger than its limit before reading it.
 (a file or a folder of files), made before the work starts.
 
 >>> import os, tempfile
->>> d = tempfile.mkdtemp()
+>>> tmp = tempfile.TemporaryDirectory()
+>>> d = tmp.name
 >>> with atomic_write(os.path.join(d, "x.json"), "w") as f:
 ...     _ = f.write("{}")
 >>> sorted(os.listdir(d))
 ['x.json']
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

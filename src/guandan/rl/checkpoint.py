@@ -24,11 +24,13 @@ one-line message.
 >>> rng = np.random.default_rng(0)
 >>> layers = [(rng.standard_normal((309, 4), dtype=np.float32), np.zeros(4, np.float32)),
 ...           (rng.standard_normal((4, 1), dtype=np.float32), np.zeros(1, np.float32))]
->>> p = os.path.join(tempfile.mkdtemp(), "net.npz")
+>>> tmp = tempfile.TemporaryDirectory()
+>>> p = os.path.join(tmp.name, "net.npz")
 >>> save_checkpoint(p, layers, {"info": {"note": "doctest"}})
 >>> ck = load_checkpoint(p)
 >>> ck.sizes, ck.encoding, ck.meta["info"]
 ([309, 4, 1], 'guandan', {'note': 'doctest'})
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
