@@ -5,6 +5,7 @@
                            [--concurrency 1] [--skip-duplicate] [--stress 200] [--stress-seeds 7,11]
                            [--threads 2]
     python bench/search.py --rates [--rate-deals 4000] [--rate-rollouts 2000]
+    python bench/search.py --budget search:cpu_ms=200 [--budget-positions 40]
 
 --rates: only the two per-core figures of the expert, then exit: expert
    decisions/s in whole games (``simulate(N, policies=["expert"] * 4,
@@ -12,6 +13,11 @@
    rollouts/s from the mid-round positions of section 1 (from the position
    and from sampled worlds), each over the whole run (the process's CPU time
    for the figure's work, not the median of per-position rates).
+
+--budget SPEC: only what one decision of the search player SPEC gets, then
+   exit: the rollouts and worlds of its decision (``search.explain``) at
+   each mid-round position of section 1 where it has a choice (median and
+   10th-90th percentile; with a time budget, on this host as it is).
 
 1. Rollouts/s on one core from typical mid-round positions (first-round
    deals played by greedy until 60 cards are left in the four hands), with
@@ -109,6 +115,26 @@ def bench_rates(deals=4000, n=2000, n_pos=10):
         out[f"expert_rollouts_per_s_{key}"] = round(n * n_pos / (time.process_time() - t))
     out.update(positions=n_pos, rollouts_each=n, cards_left=60)
     return out
+
+
+def bench_budget(spec, n_pos=40):
+    """The rollouts and worlds one decision of the search player ``spec``
+    gets at each mid-round position where it has a choice."""
+    if spec.split(":", 1)[0] != "search":
+        raise SystemExit(f"--budget takes a search player (search:...), got {spec!r}")
+    cfg = search.SearchConfig.from_spec(spec)
+    rows = []
+    for g in mid_round_positions(n_pos, 1):
+        e = search.explain(g, cfg)
+        if e.rollouts:
+            rows.append((e.rollouts, e.worlds))
+
+    def spread(xs):
+        xs = sorted(xs)
+        return {"median": statistics.median(xs), "p10": xs[len(xs) // 10], "p90": xs[(9 * len(xs)) // 10]}
+
+    return {"spec": spec, "decisions": len(rows), "rollouts": spread([r for r, _ in rows]),
+            "worlds": spread([w for _, w in rows]), "cards_left": 60}
 
 
 def random_positions(k, n, seed):
@@ -232,7 +258,17 @@ def main(argv=None):
                     help="only expert decisions/s and expert rollouts/s per core, then exit")
     ap.add_argument("--rate-deals", type=int, default=4000, help="--rates: deals of four expert seats")
     ap.add_argument("--rate-rollouts", type=int, default=2000, help="--rates: rollouts per position")
+    ap.add_argument("--budget", metavar="SPEC",
+                    help="only the rollouts and worlds one decision of this search player gets, then exit")
+    ap.add_argument("--budget-positions", type=int, default=40, help="--budget: mid-round positions")
     args = ap.parse_args(argv)
+    if args.budget:
+        r = bench_budget(args.budget, args.budget_positions)
+        print(f"{r['spec']}, {r['decisions']} mid-round decisions ({r['cards_left']} cards left): "
+              f"{r['rollouts']['median']:,.0f} rollouts (10th-90th percentile "
+              f"{r['rollouts']['p10']:,}-{r['rollouts']['p90']:,}), {r['worlds']['median']:,.0f} worlds")
+        print(json.dumps({"budget": r}))
+        return
     if args.rates:
         r = bench_rates(args.rate_deals, args.rate_rollouts)
         print(f"expert, one core: {r['expert_decisions_per_s']:,} decisions/s (whole games, "
