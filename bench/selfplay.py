@@ -16,14 +16,13 @@ same figures.
 import argparse
 import concurrent.futures as cf
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from guandan.rl.actor import ROW_DIM, ActorTask, play_chunk  # noqa: E402
+from guandan.rl.actor import ROW_DIM, ActorTask, actor_context, play_chunk  # noqa: E402
 from guandan.rl.model import init_layers, parse_hidden  # noqa: E402
 
 
@@ -40,7 +39,8 @@ def run(hidden, games, workers, seed):
         res = [one(hidden, games, seed)]
         wall = time.perf_counter() - t
     else:
-        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as ex:
+        # the processes guandan train's actors run in (one BLAS thread each)
+        with cf.ProcessPoolExecutor(workers, mp_context=actor_context()) as ex:
             # warm-up, untimed: the workers' start-up and imports
             list(ex.map(one, [hidden] * workers, [2] * workers, [seed + 1000 + k for k in range(workers)]))
             t = time.perf_counter()

@@ -21,7 +21,6 @@ line is a JSON object with the same figures.
 import argparse
 import concurrent.futures as cf
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -29,7 +28,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
 from guandan.arena.runner import worker_init  # noqa: E402
-from guandan.rl.actor import ROW_DIM, ActorTask, play_chunk  # noqa: E402
+from guandan.rl.actor import ROW_DIM, ActorTask, actor_context, play_chunk  # noqa: E402
 from guandan.rl.model import init_layers, parse_hidden  # noqa: E402
 
 
@@ -63,7 +62,7 @@ def main():
         sys.exit("this benchmark needs dask.distributed: pip install 'dask[distributed]'")
     layers = init_layers([ROW_DIM] + parse_hidden(a.hidden) + [1], seed=1)
     results = {"pool": [], "dask": []}
-    pool = cf.ProcessPoolExecutor(a.workers, mp_context=mp.get_context("spawn"), initializer=worker_init,
+    pool = cf.ProcessPoolExecutor(a.workers, mp_context=actor_context(), initializer=worker_init,
                                   initargs=(os.getpid(),))
     try:
         with distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,

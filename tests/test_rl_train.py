@@ -18,13 +18,14 @@ import pytest
 
 from guandan import GuandanError, Game
 from guandan.rl import NetPolicy, load_checkpoint, save_checkpoint
-from guandan.rl.actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, play_chunk
+from guandan.rl.actor import BLAS_THREAD_VARS, MAX_IMITATION_MOVES, ROW_DIM, ActorTask, actor_context, play_chunk
 from guandan.rl.model import init_layers, parse_hidden
 from guandan.vec import ENCODING_DIMS, OBS_DIM
 
 jax = pytest.importorskip("jax", reason="training needs JAX (pip install '.[rl]')")
 
 from guandan.rl.learner import Learner  # noqa: E402
+import guandan.rl.train as train_module  # noqa: E402
 from guandan.rl.train import Replay, TrainConfig, read_log, train  # noqa: E402
 
 TINY = dict(hidden="32x2", games=8, actors=2, eval_deals=4, eval_minutes=0, batch=256,
@@ -193,6 +194,32 @@ def test_the_same_network_on_every_executor(tmp_path):
         train(str(tmp_path / "dask"), TrainConfig(**cfg), executor=client)
     for a, b in zip(_weights(tmp_path / "pool"), _weights(tmp_path / "dask")):
         np.testing.assert_array_equal(a, b)
+
+
+def test_actor_processes_run_one_blas_thread_and_the_parent_is_unchanged(monkeypatch):
+    # numpy's BLAS starts a thread per core in every process: the actors
+    # (one per core) start with one, unless the environment says otherwise
+    for k in BLAS_THREAD_VARS:
+        monkeypatch.delenv(k, raising=False)
+    with cf.ProcessPoolExecutor(2, mp_context=actor_context()) as ex:
+        assert list(ex.map(os.getenv, BLAS_THREAD_VARS)) == ["1"] * len(BLAS_THREAD_VARS)
+    assert not any(k in os.environ for k in BLAS_THREAD_VARS)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    with cf.ProcessPoolExecutor(1, mp_context=actor_context()) as ex:
+        assert ex.submit(os.getenv, "OPENBLAS_NUM_THREADS").result() == "3"
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+
+
+def test_train_runs_its_own_actors_in_actor_processes(tmp_path, monkeypatch):
+    made = []
+
+    def counted():
+        made.append(1)
+        return actor_context()
+
+    monkeypatch.setattr(train_module, "actor_context", counted)
+    train(str(tmp_path / "run"), TrainConfig(**dict(TINY, imitation=1, iterations=1)))
+    assert made == [1]
 
 
 def test_cli_ctrl_c_leaves_a_resumable_state(tmp_path):

@@ -34,7 +34,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import math
-import multiprocessing as mp
 import os
 import signal
 import tempfile
@@ -48,7 +47,7 @@ from .._files import atomic_write, read_bounded
 from ..errors import GuandanError
 from ..seeds import chunk_seeds
 from ..vec import OBS_DIM
-from .actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, ChunkResult, play_chunk
+from .actor import MAX_IMITATION_MOVES, ROW_DIM, ActorTask, ChunkResult, actor_context, play_chunk
 from .checkpoint import load_checkpoint, save_checkpoint
 from .model import init_layers, parse_hidden, row_scale, unfold_scale
 
@@ -317,7 +316,7 @@ def train(out: str, config: Optional[TrainConfig] = None, *, resume: bool = Fals
         _truncate_log(log_path, it)
     own_pool = executor is None
     if own_pool:
-        executor = cf.ProcessPoolExecutor(max_workers=cfg.actors, mp_context=mp.get_context("spawn"),
+        executor = cf.ProcessPoolExecutor(max_workers=cfg.actors, mp_context=actor_context(),
                                           initializer=_worker_init, initargs=(os.getpid(),))
     t_start = time.monotonic() - wall0
     last_ck = time.monotonic()
