@@ -61,7 +61,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 
-from guandan import Game, search  # noqa: E402
+from guandan import Game, GuandanError, search  # noqa: E402
 from guandan.arena import arena  # noqa: E402
 
 DECK = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
@@ -120,14 +120,19 @@ def bench_rates(deals=4000, n=2000, n_pos=10):
 def bench_budget(spec, n_pos=40):
     """The rollouts and worlds one decision of the search player ``spec``
     gets at each mid-round position where it has a choice."""
-    if spec.split(":", 1)[0] != "search":
-        raise SystemExit(f"--budget takes a search player (search:...), got {spec!r}")
-    cfg = search.SearchConfig.from_spec(spec)
+    try:
+        cfg = search.SearchConfig.from_spec(spec)
+    except GuandanError as e:
+        raise SystemExit(f"--budget takes a search player (search:...): {e}") from None
+    if n_pos < 1:
+        raise SystemExit(f"--budget-positions must be at least 1, got {n_pos}")
     rows = []
     for g in mid_round_positions(n_pos, 1):
         e = search.explain(g, cfg)
         if e.rollouts:
             rows.append((e.rollouts, e.worlds))
+    if not rows:
+        raise SystemExit(f"no decision with a choice among the {n_pos} positions: give more (--budget-positions)")
 
     def spread(xs):
         xs = sorted(xs)

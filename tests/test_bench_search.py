@@ -27,3 +27,10 @@ def test_budget_refuses_a_player_that_is_not_a_search():
     p = _run("--budget", "expert")
     assert p.returncode != 0
     assert "search player" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_budget_mistakes_are_one_line():
+    for args in (("--budget", "search:foo=1"), ("--budget", "search:rollouts=40", "--budget-positions", "0")):
+        p = _run(*args)
+        assert p.returncode != 0 and "Traceback" not in p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -18,7 +18,6 @@ True
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import multiprocessing.context as mpc
 import os
 import time
@@ -68,7 +67,7 @@ class _ActorContext(mpc.SpawnContext):
     Process = _OneBlasThreadProcess
 
 
-def actor_context() -> mp.context.BaseContext:
+def actor_context() -> mpc.BaseContext:
     """The multiprocessing context of actor processes (``guandan train``'s
     pool, ``bench/selfplay.py``): spawned, and each started with one BLAS
     thread unless the environment says otherwise. The actors run one per
