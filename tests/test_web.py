@@ -676,18 +676,20 @@ def test_favicon_is_served_and_nothing_else():
     run(main())
 
 
-def test_serve_web_waits_then_stays_up_with_the_records():
+def test_serve_web_waits_then_stays_up_with_the_records(tmp_path):
     """``serve --web`` (run_with_tables with linger): before the program
     connects the table says what it waits for; once the session is over the
     web table stays up, the table still watchable (its status ``over``) and
-    its game offered for replay without its seed."""
+    its game offered for replay without its seed - nor its seed in the name
+    of its record file (``--record``: the records folder is offered too)."""
     from guandan.server import TableServer
     from guandan.web.server import run_with_tables
+    seed = 1327729342824792898
 
     async def main():
         srv = TableServer("127.0.0.1", 0, bots={1: "greedy", 2: "greedy", 3: "greedy"},
-                          games=1, until="round", timeout=5, seed=9)
-        app = WebApp("127.0.0.1", 0)
+                          games=1, until="round", timeout=5, seed=seed, record_dir=str(tmp_path))
+        app = WebApp("127.0.0.1", 0, records=str(tmp_path))
         said = []
         task = asyncio.ensure_future(run_with_tables(srv, app, linger=True, announce=said.append))
         while app.bound_port is None or srv.bound_port is None:
@@ -717,6 +719,17 @@ def test_serve_web_waits_then_stays_up_with_the_records():
                 assert f"{tid}-game1" in lists["records"]
                 r = await p.ask({"type": "replay_open", "name": f"{tid}-game1"}, "replay")
                 assert r["state"]["step"] == 0 and r["state"]["steps"] > 0 and r["state"]["seed"] is None
+                for _ in range(100):                # the folder's listing is renewed every 2 s
+                    files = [n for n in lists["records"] if n.endswith(".json")]
+                    if files:
+                        break
+                    await asyncio.sleep(0.05)
+                    lists = await p.ask({"type": "list"}, "lists")
+                assert files == [f.name for f in tmp_path.glob("*.json")] and len(files) == 1
+                game_seed = json.loads((tmp_path / files[0]).read_text())["seed"]
+                assert not any(str(game_seed) in n or str(seed) in n for n in lists["records"])
+                r = await p.ask({"type": "replay_open", "name": files[0]}, "replay")
+                assert r["state"]["seed"] is None
         finally:
             task.cancel()
             try:

@@ -10,6 +10,7 @@ to it (and refuses those it cannot take, with :meth:`Table.refusal`), and
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -67,6 +68,16 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
         raise GuandanError("all four seats are bots: nothing to serve")
     return out
 
+
+
+def record_file_name(seed: int, gi: int) -> str:
+    """The file name of game ``gi``'s record (0-based) at a table dealing
+    from ``seed``: ``game_001_<tag>.json``. The tag tells the tables and the
+    runs sharing a folder apart and is the same for the same seed, but it is
+    a one-way hash: the name says nothing of the seed, which would deal the
+    table's next game (records are offered to spectators by name)."""
+    tag = hashlib.sha256(f"guandan-record-name:{int(seed)}".encode()).hexdigest()[:12]
+    return f"game_{gi + 1:03d}_{tag}.json"
 
 class Table:
     """One table: ``await table.serve_table()`` plays its whole session on
@@ -512,7 +523,7 @@ class Table:
         self.games_played = gi + 1
         self.records.append(rec)
         if self.record_dir:
-            path = os.path.join(self.record_dir, f"game_{gi + 1:03d}_seed_{rec['seed']}.json")
+            path = os.path.join(self.record_dir, record_file_name(self.seed, gi))
             try:
                 os.makedirs(self.record_dir, exist_ok=True)
                 with atomic_write(path, "w") as f:
