@@ -3,7 +3,8 @@
 Each fenced ```python block is executed, and each command of a ```sh / ```bash /
 ```console block that starts with ``guandan `` or ``python -m guandan`` is run
 as a subprocess (``python -m guandan ...``), in document order, in one
-temporary folder per document: a later block sees the names an earlier
+temporary folder per document, as a script run with ``python FILE``
+(``__name__`` is ``"__main__"``): a later block sees the names an earlier
 ``python`` block defined and the files an earlier command wrote (``guandan
 replay game.json`` after ``guandan play ... --record game.json``).
 
@@ -105,7 +106,7 @@ _STATE = {}       # document -> {"dir", "ns", "done": set of block indexes}
 def _state(doc, tmp_path_factory):
     if doc not in _STATE:
         d = tmp_path_factory.mktemp(re.sub(r"\W", "_", doc))
-        _STATE[doc] = {"dir": str(d), "ns": {"__name__": "docs_example"}, "done": set()}
+        _STATE[doc] = {"dir": str(d), "ns": {"__name__": "__main__"}, "done": set()}
     return _STATE[doc]
 
 

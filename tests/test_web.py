@@ -717,6 +717,8 @@ def test_serve_web_waits_then_stays_up_with_the_records(tmp_path):
                 assert t["state"] is not None and t["state"]["seed"] is None
                 lists = await p.ask({"type": "list"}, "lists")
                 assert f"{tid}-game1" in lists["records"]
+                names = next(t["names"] for t in lists["tables"] if t["id"] == tid)
+                assert names[0].endswith("(left)") and "(waiting)" not in names   # the program, gone
                 r = await p.ask({"type": "replay_open", "name": f"{tid}-game1"}, "replay")
                 assert r["state"]["step"] == 0 and r["state"]["steps"] > 0 and r["state"]["seed"] is None
                 for _ in range(100):                # the folder's listing is renewed every 2 s

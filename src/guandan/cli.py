@@ -226,6 +226,11 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
+def _folder(path: str) -> str:
+    """A folder's path as said to the user: with one trailing slash."""
+    return path if path.endswith("/") else path + "/"
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -268,7 +273,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         played = sum(t.games_played for t in tables)
         total = sum(t.games for t in tables)
-        kept = (f", records in {args.record}/" if args.record and played
+        kept = (f", records in {_folder(args.record)}" if args.record and played
                 else ("" if played else "; nothing to keep"))
         on = f" on {len(tables)} tables" if len(tables) > 1 else ""
         _interrupted(f"{played} of {total} games played{on}{kept}")
@@ -474,7 +479,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if args.out:
         print(f"result saved to {args.out}")
     if args.records:
-        print(f"records saved under {args.records}/ (guandan replay FILE)")
+        print(f"records saved under {_folder(args.records)} (guandan replay FILE)")
     plotted = None
     if args.plot and (stopped is None or any(r.pairs for r in res.pairings)):
         plotted = res.plot(args.plot)

@@ -212,8 +212,12 @@ class Table:
         return t.id
 
     def _seat_names(self) -> List[str]:
+        """Each seat's bot policy or program's label; a program that left is
+        still named ("(left)" added), a seat nobody has taken yet is
+        "(waiting)"."""
         return [s.policy if isinstance(s.policy, str) else
-                (s.conn.label if s.conn is not None else ("bot" if s.policy else "(waiting)"))
+                (s.conn.label if s.conn is not None else
+                 ("bot" if s.policy else (f"{s.label} (left)" if s.label else "(waiting)")))
                 for s in self.seats]
 
     def _spectate(self) -> None:
