@@ -480,11 +480,23 @@ def test_cli_web_errors(capsys):
     assert err.count("\n") == 1 and "nobody" in err
 
 
-def test_arena_external_tables_are_published(tmp_path):
+def test_arena_external_tables_are_published(tmp_path, monkeypatch):
     """``guandan arena --web``: the external programs' tables are watchable
-    while they play (named by participant), and gone once they end."""
+    while they play (named by participant), and gone once they end. Their
+    titles never name the deal seed (it deals every hand), and each
+    program's seat is reserved under a label no other program can guess."""
+    import guandan.server
     from guandan.arena import Limits, arena
+    from guandan.arena.schedule import deal_spec
     from test_arena_external import CLIENT, engine
+
+    labels = []
+    table_cls = guandan.server.Table
+
+    def table(*a, **k):
+        labels.append(dict(k.get("seat_labels") or {}))
+        return table_cls(*a, **k)
+    monkeypatch.setattr(guandan.server, "Table", table)
 
     client = tmp_path / "contest_client.py"
     client.write_text(CLIENT)
@@ -504,6 +516,12 @@ def test_arena_external_tables_are_published(tmp_path):
                                                    ("greedy", "first", "greedy", "first")]
     assert all(k == "contest" and t.open_hands and t.game() is not None for t, _, k in seen)
     assert hub.tables() == []
+    seed = str(deal_spec(3, 0).seed)
+    assert all(seed not in t.title and "deal 1, half" in t.title for t, _, _ in seen)
+    assert [sorted(x) for x in labels] == [[0, 2], [1, 3]]
+    tokens = [lab.rsplit("-", 1) for x in labels for lab in x.values()]
+    assert all(len(tok) == 16 and int(tok, 16) >= 0 for _, tok in tokens)
+    assert len({tok for _, tok in tokens}) == 4
 
 
 def test_views_jiefeng_and_results():

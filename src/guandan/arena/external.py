@@ -6,9 +6,11 @@ half of a duplicate deal is one table: a :class:`guandan.server.Table`
 that plays exactly that start (``game_factory``), one round (deals) or one
 game, with the arena's forfeit rules. For every seat of an external
 participant the arena starts the program with the URL of that seat
-(``ws://127.0.0.1:PORT/game/a{table}s{seat}``: a label the table reserves for
-the seat, so processes that connect in any order get the right seats; the
-bot itself sees only an ordinary contest URL). Seats of built-in or
+(``ws://127.0.0.1:PORT/game/a{table}s{seat}-{token}``: a label the table
+reserves for the seat, so processes that connect in any order get the right
+seats, with 64 random bits so that no program can guess another seat's URL
+and take it by connecting first; the bot itself sees only an ordinary
+contest URL). Seats of built-in or
 in-process participants are played by the table itself.
 
 Forfeits (the side at fault loses the half): no connection within
@@ -32,6 +34,7 @@ import concurrent.futures as cf
 import itertools
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -160,7 +163,9 @@ class ExternalTables:
         for s in range(4):
             p = players[seat_side[s]]
             if p.kind == "external":
-                labels[s] = f"a{tid}s{s}"
+                # a seat's URL is its only key: unguessable, so that no
+                # program can take another's seat by connecting first
+                labels[s] = f"a{tid}s{s}-{secrets.token_hex(8)}"
             else:
                 bots[s] = p.make(ps ^ (s + 1))
         unit, rules = self.unit, self.rules
@@ -172,8 +177,9 @@ class ExternalTables:
             until="round" if unit == "deal" else "game", seed=spec.seed)
         self._server.add_table(table)
         if self.spectators is not None:
-            table.publish_to(self.spectators, f"arena {names[0]} vs {names[1]}, deal seed "
-                             f"{spec.seed}, half {half + 1}",
+            # the title never names the deal seed: from it anyone deals every hand
+            table.publish_to(self.spectators, f"arena {names[0]} vs {names[1]}, deal "
+                             f"{spec.index + 1}, half {half + 1}",
                              [names[seat_side[s]] for s in range(4)])
         procs: Dict[int, subprocess.Popen] = {}
         logs: Dict[int, str] = {}
