@@ -34,3 +34,45 @@ async def finish(task, timeout=30):
 
 def url(server, label="t"):
     return f"ws://127.0.0.1:{server.bound_port}/game/{label}"
+
+
+def ping_without_reading(port, path, limit=256 << 20, seconds=30.0):
+    """A raw WebSocket client that pings ``ws://127.0.0.1:port{path}`` as
+    fast as it can and never reads (so the answers pile up on the server's
+    side). Returns how the connection ended: ``"cut"`` (the server reset
+    it), ``"not read"`` (the server stopped reading it) or ``"open"`` (still
+    taking pings after ``limit`` bytes or ``seconds``); and the bytes sent."""
+    import base64
+    import os
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(1)
+            if not chunk:
+                return "cut", 0
+            head += chunk
+        assert head.split()[1] == b"101", head
+        payload = b"p" * 125
+        mask = b"\x00\x00\x00\x00"               # masked with zeros: the payload as is
+        frame = bytes([0x89, 0x80 | len(payload)]) + mask + payload
+        chunk = frame * 1000
+        sock.settimeout(5.0)
+        sent, t0 = 0, time.monotonic()
+        while sent < limit and time.monotonic() - t0 < seconds:
+            try:
+                sock.sendall(chunk)
+            except socket.timeout:
+                return "not read", sent
+            except OSError:
+                return "cut", sent
+            sent += len(chunk)
+        return "open", sent
+    finally:
+        sock.close()

@@ -757,3 +757,56 @@ def test_soak_short():
     assert res["games_completed"] == 30, res
     assert res["wrong_moves"] == 0, res
     assert res["rss_growth_mb"] < 5, res
+
+
+def test_a_client_flooding_frames_is_closed_and_the_table_goes_on(caplog):
+    """A connection that sends frame after frame nobody asked for (here before
+    the game starts) is closed with 1008 once it passes the flood limit,
+    and the seat it waited for goes to a well-behaved client."""
+    from guandan.server import connections
+
+    async def main():
+        srv, task = await start(games=1, until="round", bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                                timeout=5, start_delay=1.0)
+        try:
+            async with connect(url(srv, "flood")) as bad:
+                n = connections.FLOOD_BURST + 2000
+                with pytest.raises(ConnectionClosed) as e:
+                    for _ in range(n):
+                        await bad.send("x")
+                    await asyncio.wait_for(bad.recv(), 10)
+                assert e.value.rcvd is not None and e.value.rcvd.code == 1008
+            async with connect(url(srv, "good")) as good:
+                async for raw in good:
+                    m = json.loads(raw)
+                    if m.get("type") == "act":
+                        await good.send(json.dumps({"actIndex": 0}))
+            await finish(task)
+        finally:
+            if not task.done():
+                task.cancel()
+    with caplog.at_level(logging.WARNING, logger="guandan.server"):
+        asyncio.run(asyncio.wait_for(main(), 60))
+    assert any("not asked for" in r.getMessage() and "disconnected" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_a_client_that_pings_without_reading_is_cut():
+    """websockets answers every ping at once, read or not: a client that
+    pings and never reads is cut once the answers waiting for it pass
+    WRITE_BUFFER_LIMIT, instead of growing the server without end."""
+    from guandan.server import connections
+    from server_harness import ping_without_reading
+
+    async def main():
+        srv, task = await start(games=1, bots={1: "greedy", 2: "greedy", 3: "greedy"}, timeout=5)
+        try:
+            how, sent = await asyncio.get_running_loop().run_in_executor(
+                None, ping_without_reading, srv.bound_port, "/game/p")
+            assert how == "cut", (how, sent)
+            # what was sent before the cut: the limit's worth of answers
+            # plus what the two sockets' buffers hold, far below the cap
+            assert sent < 16 * connections.WRITE_BUFFER_LIMIT, sent
+        finally:
+            task.cancel()
+    asyncio.run(asyncio.wait_for(main(), 60))

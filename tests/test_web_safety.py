@@ -439,3 +439,79 @@ def test_an_abusive_page_stalls_neither_the_contest_table_nor_other_pages(tmp_pa
         assert max(during) < 1.0, sorted(during)[-5:]
         assert page_times and max(page_times) < 1.0, sorted(page_times)[-5:]
         assert "Traceback" not in srv.output()
+
+
+def test_a_page_flooding_frames_is_closed_and_others_go_on():
+    """Frames over the rate are ignored; a page that keeps sending them
+    (past FLOOD_BURST of them) is closed with 1008, and another page is
+    answered as before."""
+    from websockets.exceptions import ConnectionClosed
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port)) as b:
+                async with connect(url(app.bound_port)) as a:
+                    with pytest.raises(ConnectionClosed) as e:
+                        for _ in range(web_server.RATE_BURST + web_server.FLOOD_BURST + 500):
+                            await a.send(json.dumps({"type": "unwatch"}))
+                        while True:
+                            await asyncio.wait_for(a.recv(), 10)
+                    assert e.value.rcvd is not None and e.value.rcvd.code == 1008
+                await ask(b, {"type": "hello"}, "welcome")
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_large_frames_are_bounded_per_page_and_uploads_keep_only_their_record():
+    """A page may send BYTE_RATE bytes a second (bursts of BYTE_BURST): more
+    is refused before it is read. An upload is kept as the fields a replay
+    reads, not whatever else the page sent with it."""
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port)) as a:
+                rec = played_record(3)
+                rec["junk"] = [[] for _ in range(100_000)]
+                r = await ask(a, {"type": "replay_open", "record": rec}, "replay")
+                name = r["state"]["name"]
+                kept = app.clients[0].uploads[name]
+                assert "junk" not in kept and kept["actions"] == rec["actions"]
+                assert "junk" not in app.clients[0].replay.record
+                big = json.dumps({"type": "replay_open", "record": {"pad": "x" * (900 << 10)}})
+                for _ in range(4):                 # 3.6 MiB at once: the bucket holds 2 MiB
+                    await a.send(big)
+                got = []
+                try:
+                    while True:
+                        m = json.loads(await asyncio.wait_for(a.recv(), 3))
+                        if m["type"] == "error":
+                            got.append(m["message"])
+                except asyncio.TimeoutError:
+                    pass
+                assert "too much data" not in got[0] and any("too much data" in m for m in got), got
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_a_page_that_pings_without_reading_is_cut():
+    """websockets answers every ping at once, read or not: a page that pings
+    and never reads is cut once the answers waiting for it pass
+    WRITE_BUFFER_LIMIT, and the server goes on."""
+    from guandan.server import connections
+    from server_harness import ping_without_reading
+
+    async def main():
+        app = await started()
+        try:
+            how, sent = await asyncio.get_running_loop().run_in_executor(
+                None, ping_without_reading, app.bound_port, "/ws")
+            assert how == "cut", (how, sent)
+            assert sent < 16 * connections.WRITE_BUFFER_LIMIT, sent
+            async with connect(url(app.bound_port)) as b:
+                await ask(b, {"type": "hello"}, "welcome")
+        finally:
+            await app.stop()
+    run(main())

@@ -16,13 +16,69 @@ if TYPE_CHECKING:
     from .seats import Seat
 
 __all__ = ["origin_allowed", "norm_origin", "Conn", "Refusals", "check_origin", "close_reason",
-           "LOG_IGNORED", "CLOSE"]
+           "LOG_IGNORED", "CLOSE", "Bucket", "bounded_connection", "WRITE_BUFFER_LIMIT",
+           "FLOOD_RATE", "FLOOD_BURST"]
 
 log = logging.getLogger("guandan.server")
 
 LOG_IGNORED = 20                # ignored frames logged per connection (then every 1000th)
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 CLOSE = object()                # writer queue sentinel: flush, then close
+#: bytes waiting in a connection's outgoing buffer before it is cut: the
+#: library answers every ping at once, whether the peer reads or not
+WRITE_BUFFER_LIMIT = 4 << 20
+#: frames a contest client may send that are not taken (not asked for,
+#: garbage) before it is disconnected: FLOOD_RATE a second, bursts of
+#: FLOOD_BURST (a bot that adds a stray frame to every answer of a fast
+#: game stays well below)
+FLOOD_RATE, FLOOD_BURST = 1000.0, 5000
+
+
+class Bucket:
+    """A token bucket: :meth:`take` is True while ``rate`` a second (bursts
+    of ``burst``) have not been used up."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = float(rate), float(burst)
+        self.tokens = float(burst)
+        self.last: Optional[float] = None
+
+    def take(self, n: float = 1.0, now: Optional[float] = None) -> bool:
+        if now is None:
+            now = asyncio.get_running_loop().time()
+        if self.last is not None:
+            self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= n:
+            self.tokens -= n
+            return True
+        return False
+
+
+_BOUNDED: List[Any] = []
+
+
+def bounded_connection() -> Any:
+    """The WebSocket connection class both servers use (``create_connection``):
+    websockets' own, with its outgoing buffer bounded. The library writes
+    the answer to every ping straight into that buffer, so a peer that pings
+    without reading would grow it without end; past
+    :data:`WRITE_BUFFER_LIMIT` bytes the connection is cut. (What the
+    servers send themselves waits for the buffer to drain.)"""
+    if not _BOUNDED:
+        from websockets.asyncio.server import ServerConnection
+
+        class BoundedConnection(ServerConnection):
+            def send_data(self) -> None:
+                super().send_data()
+                transport = self.transport
+                if transport is not None and transport.get_write_buffer_size() > WRITE_BUFFER_LIMIT:
+                    log.warning("a connection's outgoing buffer passed %d bytes (it sends "
+                                "without reading): cut", WRITE_BUFFER_LIMIT)
+                    transport.abort()
+
+        _BOUNDED.append(BoundedConnection)
+    return _BOUNDED[0]
 
 
 def norm_origin(origin: str) -> str:
@@ -121,6 +177,8 @@ class Conn:
         self.writer: Optional[asyncio.Task] = None
         self.open = True
         self.ignored = 0
+        self.flood = Bucket(FLOOD_RATE, FLOOD_BURST)    # frames not taken, before a disconnect
+        self.flooded: Optional[asyncio.Future] = None  # the close that ended a flood
 
     def who(self) -> str:
         if self.seat is not None:
@@ -128,7 +186,17 @@ class Conn:
         return f"client {self.label!r} (not seated)"
 
     def ignore(self, why: str, raw: Any) -> None:
-        """Log a frame that is not taken (rate-limited per connection)."""
+        """Log a frame that is not taken (rate-limited per connection); a
+        client that keeps sending them (more than :data:`FLOOD_RATE` a
+        second, bursts of :data:`FLOOD_BURST`) is closed with code 1008."""
+        if not self.flood.take() and self.open:
+            self.open = False
+            log.warning("%s: more than %d messages not asked for (%s): disconnected",
+                        self.who(), FLOOD_BURST, why)
+            if self.writer is not None and not self.writer.done():
+                self.writer.cancel()
+            self.flooded = asyncio.ensure_future(self.close(1008, "too many messages not asked for"))
+            return
         self.ignored += 1
         n = self.ignored
         if n <= LOG_IGNORED or n % 1000 == 0:

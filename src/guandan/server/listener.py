@@ -20,7 +20,7 @@ import random
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..errors import GuandanError
-from .connections import Refusals, check_origin, norm_origin
+from .connections import Refusals, bounded_connection, check_origin, norm_origin
 from .table import Table
 
 __all__ = ["Listener", "MultiTableServer", "TableServer", "serve_tables"]
@@ -121,7 +121,8 @@ class Listener:
             t._prepare()
         self._server = await ws_serve(self._handler, self.host, self.port, ping_interval=None,
                                       max_size=self.max_frame,
-                                      process_request=self._process_request)
+                                      process_request=self._process_request,
+                                      create_connection=bounded_connection())
         self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
         for t in self.tables:
             t.bound_port = self.bound_port

@@ -312,6 +312,7 @@ class Table:
         try:
             async for raw in ws:
                 self._on_message(conn, raw)
+                await asyncio.sleep(0)  # frames already received wait while others run
         except Exception:               # connection errors end the reader; reported below
             pass
         finally:

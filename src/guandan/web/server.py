@@ -30,6 +30,7 @@ from ..feed import Spectators
 from ..records import read_record_file
 from ..rules import Rules
 from ..server import origin_allowed
+from ..server.connections import Bucket, bounded_connection
 from .page import INDEX_HTML
 from .messages import MAX_FRAME, WebMessageError, parse_message
 from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint, refusal_words
@@ -57,6 +58,14 @@ MAX_QUEUE = 256
 MAX_QUEUE_BYTES = 2 << 20
 SEND_TIMEOUT = 10.0
 RATE, RATE_BURST = 20.0, 60
+#: bytes a second a page may send (bursts: one largest frame and as much again)
+BYTE_RATE, BYTE_BURST = 1 << 20, 2 << 20
+#: frames of more than BIG_FRAME bytes, all pages together: their bytes a
+#: second and bursts (decoding a large frame holds the event loop)
+BIG_FRAME = 64 << 10
+BIG_RATE, BIG_BURST = 4 << 20, 8 << 20
+#: frames over those limits a page may send before it is closed (code 1008)
+FLOOD_RATE, FLOOD_BURST = 2 * RATE, 4 * RATE_BURST
 #: pages connected at once (more are answered 503)
 MAX_CLIENTS = 64
 
@@ -89,6 +98,8 @@ class _Client:
         self.tokens = float(RATE_BURST)      # frames this page may still send now
         self.last = time.monotonic()
         self.warned = 0.0
+        self.bytes = Bucket(BYTE_RATE, BYTE_BURST)
+        self.flood = Bucket(FLOOD_RATE, FLOOD_BURST)   # frames not taken, before a disconnect
 
     def send(self, msg: Any) -> None:
         """Queue one message (a dict, or its JSON text already encoded)."""
@@ -173,6 +184,7 @@ class WebApp:
         self._bot_table_ids: Dict[str, BotTable] = {}
         self._contest: Dict[str, Any] = {}        # table id -> its contest Table (run_with_tables)
         self._kept: Dict[str, Dict[str, Any]] = {}   # finished contest games' records, by name
+        self._big = Bucket(BIG_RATE, BIG_BURST)     # large frames' bytes, all pages together
         self._kept_games: Dict[str, Any] = {}     # table id -> the last Game kept
         self.clients: List[_Client] = []
         self.bound_port: Optional[int] = None
@@ -204,7 +216,8 @@ class WebApp:
         # per connection and a compressed frame costs more to read than to send)
         self._server = await ws_serve(self._handler, self.host, self.port, max_size=MAX_FRAME,
                                       max_queue=2, compression=None,
-                                      process_request=self._process_request)
+                                      process_request=self._process_request,
+                                      create_connection=bounded_connection())
         if self.records_dir is not None:
             await self._refresh_listing()
         self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
@@ -303,14 +316,28 @@ class WebApp:
             async for raw in ws:
                 if c.gone:
                     break
-                if not c.allow():              # over the rate: ignored, said once a second
+                why = self._over(c, raw)
+                if why is not None:            # ignored, said once a second
+                    if not c.flood.take():
+                        log.warning("a page sent more than %d messages over its limits: closed",
+                                    FLOOD_BURST)
+                        # the close frame, then the socket cut: its frames
+                        # fill the queue, so the page's answer is not read
+                        try:
+                            await asyncio.wait_for(ws.close(1008, "too many messages"), 0.5)
+                        except Exception:
+                            pass
+                        transport = getattr(ws, "transport", None)
+                        if transport is not None:
+                            transport.abort()
+                        break
                     now = time.monotonic()
                     if now - c.warned >= 1.0:
                         c.warned = now
-                        c.send({"type": "error", "kind": "WebMessageError",
-                                "message": f"too many messages: at most {RATE:g} a second"})
-                    continue
-                await self.handle(c, raw)
+                        c.send({"type": "error", "kind": "WebMessageError", "message": why})
+                else:
+                    await self.handle(c, raw)
+                await asyncio.sleep(0)         # frames already received wait while others run
         except Exception:
             pass                               # the connection broke
         finally:
@@ -319,6 +346,19 @@ class WebApp:
                 self.clients.remove(c)
             self._end_play(c)
             writer.cancel()
+
+    def _over(self, c: _Client, raw: Any) -> Optional[str]:
+        """Why a page's frame is not taken (None: it is): more frames or bytes
+        a second than a page may send, or more large frames than all pages
+        together may (each one's decoding holds the loop)."""
+        if not c.allow():
+            return f"too many messages: at most {RATE:g} a second"
+        n = len(raw)
+        if not c.bytes.take(n):
+            return f"too much data: at most {BYTE_RATE >> 20} MiB a second"
+        if n > BIG_FRAME and not self._big.take(n):
+            return "the server is busy reading other pages' records: try again in a few seconds"
+        return None
 
     async def handle(self, c: _Client, raw: Any) -> None:
         """One frame from a page: validated, acted on; a bad one is answered
@@ -656,11 +696,10 @@ class WebApp:
 
     async def _replay_open(self, c: _Client, msg: Dict[str, Any]) -> None:
         if msg["record"] is not None:
-            # a page's own record: kept for that page only, its seed shown to it
-            rec = msg["record"]
-            text = json.dumps(rec, sort_keys=True, separators=(",", ":"))
-            name = "upload-" + hashlib.sha256(text.encode()).hexdigest()[:12]
-            replay = await self._off_loop(_open_replay, None, rec, name, True)
+            # a page's own record: kept for that page only (the fields a replay
+            # reads, nothing else it sent), its seed shown to it
+            replay = await self._off_loop(_open_upload, msg["record"])
+            name, rec = replay.name, replay.record
             c.uploads.pop(name, None)
             c.uploads[name] = rec
             while len(c.uploads) > MAX_UPLOADS:
@@ -674,6 +713,21 @@ class WebApp:
                                               None, name, False)
         c.replay = replay
         c.send({"type": "replay", "state": replay.view()})
+
+
+def _open_upload(rec: Any) -> Replay:
+    """(worker thread) A :class:`Replay` of a record a page sent, keeping only
+    the fields a replay reads (the rest of what the page sent is not held),
+    named by their hash."""
+    if isinstance(rec, dict):
+        rec = {k: rec[k] for k in _RECORD_FIELDS if k in rec}
+    text = json.dumps(rec, sort_keys=True, separators=(",", ":"))
+    name = "upload-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return Replay(rec, name, show_seed=True)
+
+
+#: the fields of a record a replay reads (Game.record's, but the result)
+_RECORD_FIELDS = ("format", "rules", "seed", "start", "round_start", "deals", "actions")
 
 
 def _open_replay(load: Optional[Callable[[], Any]], rec: Any, name: str, own: bool) -> Replay:
