@@ -42,6 +42,7 @@ ctypedef struct SearchCfg:
     int pdepth                 # ... over the others' last this many actions (0: all)
     int dice                   # another stream of the decisions' random choices (0: the default)
     double keep                # worlds tilted toward the groups players keep (0: off; 1: the expert's measure)
+    int cands                  # each move type's candidates: 0 lowest, highest, ...; 1 by the expert's gain
 
 ctypedef struct SearchOut:
     int ncand

@@ -54,11 +54,11 @@ from guandan._gen cimport (
 )
 from guandan._engine cimport (
     Tribute, State, View, GameCore, NativeView, st_init_play, policy_salt, PH_PLAY, POL_SLOTS,
-    POLF_SEARCH, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
+    POLF_SEARCH, view_of, st_seed, rng_next, st_apply, st_legal, policy_choose, policy_choose_view, policy_add,
     policy_rollout_ok, policy_play, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
     EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE, TRAIL_MAX,
 )
-from guandan._expert cimport family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER, NFAMILY
+from guandan._expert cimport split_fill, SPLIT_DIM, family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER, NFAMILY
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
     terminal_order, order_value, gd_now, gd_thread_cpu,
@@ -519,12 +519,15 @@ cdef inline bint _has(const Py_ssize_t* xs, int n, Py_ssize_t v) noexcept nogil:
 
 
 cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level, int handn,
-                           Py_ssize_t* out) noexcept nogil:
+                           Py_ssize_t* out, const float* feat) noexcept nogil:
     """Candidate moves, best guesses first: the rollout policy's choice; moves
     that go out; the pass; then round robin over move types (bombs one
     group), each type's moves ascending by strength with copies that differ
     only in suits dropped, taking the lowest, the highest, the second lowest,
-    ... All moves when there are at most K."""
+    ... - or, given ``feat`` (each move's split features, SPLIT_DIM floats a
+    move: split_fill), each type's moves by the expert's gain (the value of
+    the hand left against the hand's, feature 0), best first, then by
+    strength. All moves when there are at most K."""
     cdef Py_ssize_t n = legal.n, i, j
     cdef int k = 0, t, key, sz, nw, grp, r, any_left, wild = 4 * level + 1
     cdef uint64_t lo, hi
@@ -585,6 +588,8 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
             grp = t
             sk = key_strength(t, key, level)
         sk = ((sk * 32 + sz) * 4 + nw) * 16 + t
+        if feat != NULL:                # the gain (-128..127), best first, above the strength
+            sk += (<int64_t>(127 - <int>feat[i * SPLIT_DIM])) << 28
         keys[i] = (<int64_t>grp << 56) | (sk << 20) | i
     qsort(keys, n, sizeof(int64_t), _cmp_i64)
     for g in range(12):
@@ -611,7 +616,9 @@ cdef int select_candidates(const MoveBuf* legal, Py_ssize_t p0, int K, int level
                 break
             if gs[g] < 0:
                 continue
-            if r % 2 == 0:
+            if feat != NULL:
+                j = gs[g] + r
+            elif r % 2 == 0:
                 j = gs[g] + r // 2
             else:
                 j = ge[g] - 1 - r // 2
@@ -1498,6 +1505,8 @@ cdef int search_decide_model(const Info* IS, const Trail* T, const MoveBuf* lega
     cdef double t0 = gd_now(), best, m, ess, d, var
     cdef int seat = IS.seat, total = 0, handn, c, s, k, nth, rc = 0
     cdef Py_ssize_t p0
+    cdef float* feat
+    cdef View vw
     memset(out, 0, sizeof(SearchOut))
     if legal.n <= 0:
         return -1
@@ -1524,7 +1533,15 @@ cdef int search_decide_model(const Info* IS, const Trail* T, const MoveBuf* lega
     if p0 < 0 or p0 >= legal.n:
         p0 = 0
     handn = card_count(world.one[seat], world.two[seat])
-    out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand)
+    feat = NULL
+    if cfg.cands == 1 and legal.n > cfg.topk:
+        # the expert's split of the seat's own hand (the same in every world)
+        feat = <float*>calloc(legal.n * SPLIT_DIM, sizeof(float))
+        if feat != NULL:
+            view_of(&world, seat, &vw)
+            split_fill(&vw, legal.data, legal.n, feat, SPLIT_DIM)
+    out.ncand = select_candidates(legal, p0, cfg.topk, world.rlevel, handn, out.cand, feat)
+    free(feat)
     out.choice = out.cand[0] if out.ncand > 0 else p0
     if out.ncand <= 1:
         out.seconds = gd_now() - t0
@@ -1643,7 +1660,8 @@ cdef class NativeSearchConfig:
 
     def __init__(self, *, int rollout_code, int64_t rollouts, double ms, int topk, int solve_cards,
                  int64_t solve_nodes, int tt_bits, double margin, bint cpu_clock, int threads=1,
-                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0, int dice=0, double keep=0.0):
+                 int infer=0, int proposals=8, int model=0, double peps=0.2, int pdepth=0, int dice=0, double keep=0.0,
+                 int cands=0):
         if not 0 <= model <= 2:
             raise GuandanError(f"model must be 0, 1 or 2, got {model}")
         if not 0 <= infer <= 2:
@@ -1668,6 +1686,8 @@ cdef class NativeSearchConfig:
         check_keep(keep)
         if not 1 <= proposals <= PROPOSALS_MAX:
             raise GuandanError(f"proposals must be 1..{PROPOSALS_MAX}, got {proposals}")
+        if cands not in (0, 1):
+            raise GuandanError(f"cands must be 0 or 1, got {cands}")
         self.cfg.rollout_code = rollout_code
         self.cfg.rollouts = rollouts
         self.cfg.ms = ms
@@ -1685,6 +1705,7 @@ cdef class NativeSearchConfig:
         self.cfg.pdepth = pdepth
         self.cfg.dice = dice
         self.cfg.keep = keep
+        self.cfg.cands = cands
         self._code = 0
 
     def register(self):
@@ -1709,15 +1730,18 @@ cdef class NativeSearchConfig:
         c = self.cfg
         return (_rebuild_config, (c.rollout_code, c.rollouts, c.ms, c.topk, c.solve_cards,
                                   c.solve_nodes, c.tt_bits, c.margin, bool(c.cpu_clock), c.threads,
-                                  c.infer, c.proposals, c.model, c.peps, c.pdepth, c.dice, c.keep))
+                                  c.infer, c.proposals, c.model, c.peps, c.pdepth, c.dice, c.keep,
+                                  c.cands))
 
 
 def _rebuild_config(rollout_code, rollouts, ms, topk, solve_cards, solve_nodes, tt_bits, margin,
-                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0, dice=0, keep=0.0):
+                    cpu_clock, threads=1, infer=0, proposals=8, model=0, peps=0.2, pdepth=0, dice=0, keep=0.0,
+                    cands=0):
     return NativeSearchConfig(rollout_code=rollout_code, rollouts=rollouts, ms=ms, topk=topk,
                               solve_cards=solve_cards, solve_nodes=solve_nodes, tt_bits=tt_bits,
                               margin=margin, cpu_clock=cpu_clock, threads=threads, infer=infer,
-                              proposals=proposals, model=model, peps=peps, pdepth=pdepth, dice=dice, keep=keep)
+                              proposals=proposals, model=model, peps=peps, pdepth=pdepth, dice=dice, keep=keep,
+                              cands=cands)
 
 # ---------------------------------------------------------------------------
 # Python-facing

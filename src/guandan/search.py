@@ -86,9 +86,13 @@ class SearchConfig:
             instead: "so much of one core", whatever else runs on the host
             (what the benchmarks use); not deterministic.
         k: candidate moves (all when there are at most ``k``): the rollout
-            policy's choice, moves that go out, the pass, then the lowest,
-            highest, second lowest, ... of each move type (bombs one type),
-            suit variants dropped.
+            policy's choice, moves that go out, the pass, then round robin
+            over the move types (bombs one type), suit variants dropped,
+            each type's moves in the order ``cands`` gives.
+        cands: 0 (default) takes each type's lowest, highest, second
+            lowest, ... move; 1 its moves by the expert's gain (the value
+            of the hand left by the move against the hand's, as the expert
+            splits hands: ``guandan.policies.split_features``), best first.
         rollout: the native policy of the rollouts and of the first
             candidate (default ``"expert"``).
         solve: evaluate exactly by :func:`solve` when the four hands hold at
@@ -169,6 +173,7 @@ class SearchConfig:
     pdepth: int = 0
     dice: int = 0
     keep: float = 1.0
+    cands: int = 0
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:
@@ -207,12 +212,14 @@ class SearchConfig:
             raise GuandanError(f"dice must be 0..1000000, got {self.dice!r}")
         if isinstance(self.keep, bool) or not isinstance(self.keep, (int, float)) or not 0 <= self.keep <= 4:
             raise GuandanError(f"keep must be 0..4, got {self.keep!r}")
+        if self.cands not in (0, 1) or isinstance(self.cands, bool):
+            raise GuandanError(f"cands is 0 or 1, got {self.cands!r}")
         if not isinstance(self.proposals, int) or not 1 <= self.proposals <= 256:
             raise GuandanError(f"proposals must be 1..256, got {self.proposals!r}")
         self.rollout_code()          # a native policy that is not a search (else GuandanError)
 
     _INT = ("rollouts", "k", "solve", "nodes", "tt", "seed", "threads", "infer", "proposals", "model", "pdepth",
-            "dice")
+            "dice", "cands")
     _FLOAT = ("ms", "cpu_ms", "margin", "peps", "keep")
 
     @classmethod
@@ -253,7 +260,8 @@ class SearchConfig:
             topk=self.k, solve_cards=self.solve, solve_nodes=self.nodes, tt_bits=self.tt,
             margin=float(self.margin), cpu_clock=self.cpu_ms is not None, threads=self.threads,
             infer=int(self.infer), proposals=self.proposals, model=int(self.model),
-            peps=float(self.peps), pdepth=self.pdepth, dice=self.dice, keep=float(self.keep))
+            peps=float(self.peps), pdepth=self.pdepth, dice=self.dice, keep=float(self.keep),
+            cands=int(self.cands))
 
 
 # -- results ---------------------------------------------------------------------

@@ -1014,3 +1014,40 @@ def test_state_bytes_from_outside_are_range_checked():
             except GuandanError:
                 refused += 1
     assert refused > 0
+
+
+def test_cands_1_takes_each_types_moves_by_the_experts_gain():
+    """``cands=1``: after the rollout policy's choice, the moves that go out
+    and the pass, each move type (bombs one type) gives its moves by the
+    expert's gain (split feature 0), best first: no move of a type left out
+    has a higher gain than one taken after candidate 0. ``cands=0`` takes
+    the lowest first, so the two differ on some of these positions; a bad
+    value is refused."""
+    from guandan.policies import SPLIT_FEATURES, split_features
+    gi = SPLIT_FEATURES.index("gain")
+    differ = checked = 0
+    for seed in range(20):
+        g = played_game(300 + seed, 4 * (seed % 5), "expert")
+        moves = g.legal_moves()
+        if len(moves) <= 12:
+            continue
+        f = split_features(g, moves)
+        gain = {str(m): f[i, gi] for i, m in enumerate(moves)}
+        group = {str(m): ("bomb" if m.is_bomb else m.type) for m in moves}
+        kind = {str(m): (m.type, m.rank, len(m.cards)) for m in moves}   # suit variants alike
+        e = search.explain(g, rollouts=40, seed=1, k=10, cands=1)
+        cands = [str(c.move) for c in e.candidates]
+        special = {cands[0]} | {str(m) for m in moves if m.is_pass or len(m.cards) == len(g.hands[g.to_act])}
+        for c in cands[1:]:
+            if c in special:
+                continue
+            seen = {kind[x] for x in cands}
+            left = [str(m) for m in moves if group[str(m)] == group[c] and kind[str(m)] not in seen]
+            assert all(gain[x] <= gain[c] for x in left), (c, gain[c], max(gain[x] for x in left))
+            checked += 1
+        e0 = search.explain(g, rollouts=40, seed=1, k=10, cands=0)
+        differ += [str(c.move) for c in e0.candidates] != cands
+    assert checked >= 30 and differ >= 3
+    with pytest.raises(GuandanError, match="cands"):
+        search.SearchConfig(cands=2)
+    assert search.SearchConfig.from_spec("search:cands=1").cands == 1
