@@ -104,6 +104,37 @@ def test_external_vs_external(client):
     assert len(res[0].pairs) == 1 and not res[0].forfeits
 
 
+def test_programs_never_know_the_deals(client, monkeypatch):
+    """Without a seed, an arena with external programs deals from a random
+    seed (recorded in its settings; a given seed is kept): from the
+    default schedule and its own hand a program could work out the others'.
+    And a deal's two halves are played one after the other, even with
+    tables to spare: at once, one participant's programs would hold all
+    four hands of the deal between them."""
+    from guandan.arena import external
+    spans = []
+    play = external.ExternalTables._play
+
+    async def timed(self, spec, half, players):
+        t0 = time.monotonic()
+        try:
+            return await play(self, spec, half, players)
+        finally:
+            spans.append((spec.index, half, t0, time.monotonic()))
+    monkeypatch.setattr(external.ExternalTables, "_play", timed)
+    lim = Limits(move_time=5, connect_time=20)
+    r1 = arena([engine("first", client, "first"), "greedy"], deals=2, concurrency=4, limits=lim)
+    r2 = arena([engine("first", client, "first"), "greedy"], deals=1, concurrency=4, limits=lim)
+    assert r1.settings["seed"] != r2.settings["seed"] and r1.settings["seed"] != 0
+    assert arena(["greedy", "random"], deals=1).settings["seed"] == 0
+    assert len(spans) == 6
+    for d in range(2):
+        (h0, a0, b0), (h1, a1, b1) = sorted((h, t0, t1) for i, h, t0, t1 in spans[:4] if i == d)
+        assert (h0, h1) == (0, 1) and b0 <= a1        # half 1 starts once half 0 has ended
+    firsts = sorted(t0 for i, h, t0, t1 in spans[:4] if h == 0)
+    assert firsts[1] < max(t1 for i, h, t0, t1 in spans[:4] if i == 0)   # the deals ran at once
+
+
 @pytest.mark.slow
 def test_crashing_and_hanging_external_bots_are_forfeited(client):
     t = time.monotonic()

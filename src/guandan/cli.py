@@ -416,6 +416,14 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                             format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parts: List[object] = list(args.engine or [])
     parts += list(args.participants)
+    seed = args.seed
+    if seed is None:
+        seed = 0
+        if args.engine:
+            import random
+            seed = random.SystemRandom().getrandbits(62)
+            _say(f"deal seed {seed} (random: the external programs must not know the deals; "
+                 f"--seed {seed} plays the same deals again)")
     if args.games is not None:
         n, unit = args.games, "game"
     else:
@@ -455,7 +463,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     try:
         with _StopOnSignals():
             try:
-                res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=args.seed,
+                res = arena(parts, deals=n, unit=unit, tournament=args.tournament, seed=seed,
                             rules=Rules.named(args.rules), levels=args.levels,
                             tribute=not args.no_tribute,
                             sprt=" ".join(args.sprt) if args.sprt else None,
@@ -700,7 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--games", type=int, help="play this many duplicate whole games instead of deals")
     ar.add_argument("--tournament", choices=("head-to-head", "gauntlet", "round-robin"),
                     help="default: head-to-head for two participants, else round-robin")
-    ar.add_argument("--seed", type=int, default=0, help="seed of the deal schedule (default 0)")
+    ar.add_argument("--seed", type=int, default=None,
+                    help="seed of the deal schedule (default 0; with --engine programs a random "
+                         "seed, printed: a program that knew the schedule could deal the others' hands)")
     ar.add_argument("--rules", default="default", help="rules preset (default, contest)")
     ar.add_argument("--levels", default="random",
                     help="team levels of each deal: random (default), a rank for both, or L0,L1")

@@ -138,7 +138,9 @@ class ExternalTables:
                      records: bool) -> Tuple[List[Dict[str, Any]], List[Any]]:
         results, recs = [], []
         for spec in specs:
-            halves = await asyncio.gather(*(self._half(spec, h, (a, b)) for h in (0, 1)))
+            # one half after the other: played at once, one participant's
+            # programs would hold all four hands of the deal between them
+            halves = [await self._half(spec, h, (a, b)) for h in (0, 1)]
             results.append(pair_result(spec, [h[0] for h in halves]))
             if records:
                 recs.append([h[1] for h in halves])

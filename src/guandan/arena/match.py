@@ -12,6 +12,7 @@ import concurrent.futures as cf
 from concurrent.futures.process import BrokenProcessPool
 import json
 import os
+import random
 import re
 import signal
 import time
@@ -183,7 +184,7 @@ def _safe(name: str) -> str:
 
 
 def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
-          tournament: Optional[str] = None, seed: int = 0, rules: Optional[Rules] = None,
+          tournament: Optional[str] = None, seed: Optional[int] = None, rules: Optional[Rules] = None,
           levels: Any = "random", tribute: bool = True, sprt: Any = None,
           concurrency: Optional[int] = None, executor: Any = None,
           limits: Optional[Limits] = None, records: Optional[str] = None,
@@ -199,6 +200,10 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
         deals: duplicate deals per pairing (each played twice, seats swapped).
         unit: ``"deal"`` (one round from a seeded start) or ``"game"`` (whole
             games from level 2, both halves with the same deal sequence seed).
+        seed: the deal schedule's seed (deal ``i`` comes from ``seed`` and
+            ``i`` alone). Default: 0, or with external programs a random
+            one (recorded in the result's settings): a program that knew
+            the schedule could work out the other hands from its own.
         tournament: ``"head-to-head"`` (two participants; the default for two),
             ``"gauntlet"`` (the first against each other one) or
             ``"round-robin"`` (the default for three or more).
@@ -235,6 +240,9 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     if len(parts) < 2:
         raise GuandanError("the arena needs at least two participants")
     tournament = tournament or ("head-to-head" if len(parts) == 2 else "round-robin")
+    if seed is None:
+        seed = (random.SystemRandom().getrandbits(62) if any(p.kind == "external" for p in parts)
+                else 0)
     try:
         pairs = pairings(len(parts), tournament)
         lv = parse_levels(levels)
