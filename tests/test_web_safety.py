@@ -515,3 +515,35 @@ def test_a_page_that_pings_without_reading_is_cut():
         finally:
             await app.stop()
     run(main())
+
+
+def test_exchanged_cards_are_shown_once_their_stage_is_complete():
+    """The payers of a double tribute pay at once, and the receivers return
+    at once (the contest protocol tells the seats each stage's cards when
+    it is complete): until then a viewer sees no card of another seat's
+    tribute or return, nor it as the last action; its own seat's viewer
+    sees its own."""
+    from guandan.web.views import table_view
+    seen = set()
+    for seed in range(300):
+        g = Game(seed=seed, policy_seed=seed)
+        while not g.is_over and len(seen) < 2:
+            t = g.tribute
+            stage = ("tribute", t.payers, t.paid) if g.phase == "tribute" else ("back", t.receivers, t.returned)
+            if g.phase in ("tribute", "back") and len(stage[1]) == 2 and any(stage[2]) and not all(stage[2]):
+                key = "paid" if stage[0] == "tribute" else "returned"
+                done = stage[1][[c is not None for c in stage[2]].index(True)]
+                other = [s for s in range(4) if s != done]
+                v = table_view(g, "abcd", visible=other)
+                assert v["tribute"][key] == [None, None] and v["last_action"] is None
+                own = table_view(g, "abcd", visible=[done])
+                assert own["tribute"][key] == list(stage[2]) and own["last_action"]["seat"] == done
+                seen.add(key)
+            g.play(g.choose("greedy"))
+            if g.phase == "play" and g.tribute.payers and seen:
+                v = table_view(g, "abcd")
+                assert v["tribute"]["paid"] == list(g.tribute.paid)
+                assert v["tribute"]["returned"] == list(g.tribute.returned)
+        if len(seen) == 2:
+            break
+    assert seen == {"paid", "returned"}

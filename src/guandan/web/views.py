@@ -65,9 +65,17 @@ def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,
     top = g.top
     t = g.tribute
     tribute = None
+    # the seats pay (and return) at once: a card is shown once every card of
+    # its stage is in (as the contest protocol tells the seats), but to its
+    # own seat's viewer
+    paying, returning = g.phase is Phase.TRIBUTE, g.phase is Phase.BACK
     if t.payers or t.anti:
-        tribute = {"payers": list(t.payers), "paid": list(t.paid), "receivers": list(t.receivers),
-                   "returned": list(t.returned), "anti": t.anti}
+        tribute = {"payers": list(t.payers),
+                   "paid": [c if not paying or s in show else None for s, c in zip(t.payers, t.paid)],
+                   "receivers": list(t.receivers),
+                   "returned": [c if not returning or s in show else None
+                                for s, c in zip(t.receivers, t.returned)],
+                   "anti": t.anti}
     last = g.last_round
     result = None
     if last is not None:
@@ -79,7 +87,8 @@ def table_view(g: Game, names: Sequence[str], visible: Iterable[int] = (), *,
     last_action = None
     if played:
         s, m = played[-1]
-        last_action = {"seat": s, **move_view(m)}
+        if not ((paying or returning) and m.type in _EXCHANGE and s not in show):
+            last_action = {"seat": s, **move_view(m)}
     over = g.is_over
     # 接风: the round's last play was by a seat now out, and its partner leads
     jiefeng = False
