@@ -9,11 +9,8 @@ import asyncio
 import ipaddress
 import logging
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional
+from typing import Any, Callable, Iterable, List, Optional, Protocol
 from urllib.parse import urlsplit
-
-if TYPE_CHECKING:
-    from .seats import Seat
 
 __all__ = ["origin_allowed", "norm_origin", "Conn", "Refusals", "check_origin", "close_reason",
            "LOG_IGNORED", "CLOSE", "Bucket", "bounded_connection", "WRITE_BUFFER_LIMIT",
@@ -162,6 +159,18 @@ def close_reason(ws: Any) -> str:
     return "connection lost without a close frame"
 
 
+class Seated(Protocol):
+    """What a connection knows of the seat it holds (``seats.Seat``: the
+    seats are built on connections, not the other way round)."""
+
+    index: int
+    conn: Optional["Conn"]
+
+    def hear(self, raw: Any) -> None: ...
+
+    def lost(self, why: str = "") -> None: ...
+
+
 class Conn:
     """One accepted connection: its socket, its writer task and its bounded
     outgoing queue (``queue_size`` messages; one more makes it overflow).
@@ -171,7 +180,7 @@ class Conn:
         self.ws = ws
         self.label = label
         self.joined = asyncio.get_running_loop().time()
-        self.seat: Optional[Seat] = None
+        self.seat: Optional[Seated] = None
         self.queue_size = queue_size
         self.queue: asyncio.Queue = asyncio.Queue(queue_size + 1)    # + the close sentinel
         self.writer: Optional[asyncio.Task] = None
