@@ -76,3 +76,45 @@ def ping_without_reading(port, path, limit=256 << 20, seconds=30.0):
         return "open", sent
     finally:
         sock.close()
+
+
+def pong_flood(port, path, frames=20_000):
+    """A raw WebSocket client that sends ``frames`` empty pongs (unasked for,
+    nothing to read back) to ``ws://127.0.0.1:port{path}`` as fast as it
+    can, then waits up to 10 s for the server to end the connection.
+    Returns ``"cut"`` when the server ended it, ``"open"`` when not."""
+    import base64
+    import os
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(1)
+            if not chunk:
+                return "cut"
+            head += chunk
+        assert head.split()[1] == b"101", head
+        frame = bytes([0x8A, 0x80]) + b"\x00\x00\x00\x00"      # an empty masked pong
+        try:
+            for i in range(0, frames, 1000):
+                sock.sendall(frame * 1000)
+        except OSError:
+            return "cut"
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10:
+            try:
+                if not sock.recv(65536):
+                    return "cut"
+            except socket.timeout:
+                continue
+            except OSError:
+                return "cut"
+        return "open"
+    finally:
+        sock.close()

@@ -810,3 +810,32 @@ def test_a_client_that_pings_without_reading_is_cut():
         finally:
             task.cancel()
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_pong_flood_is_cut_and_a_long_answer_is_not_read(caplog):
+    """Pings and pongs are handled by the library before the server sees
+    anything: past CONTROL_BURST of them (CONTROL_RATE a second) the
+    connection is cut. A frame longer than any answer is ignored unread,
+    and counts for the flood limit by its length."""
+    from guandan.server import connections, seats
+    from server_harness import pong_flood
+
+    async def main():
+        srv, task = await start(games=1, bots={1: "greedy", 2: "greedy", 3: "greedy"}, timeout=5)
+        try:
+            how = await asyncio.get_running_loop().run_in_executor(None, pong_flood, srv.bound_port,
+                                                                   "/game/p")
+            assert how == "cut"
+        finally:
+            task.cancel()
+    with caplog.at_level(logging.WARNING, logger="guandan.server"):
+        asyncio.run(asyncio.wait_for(main(), 60))
+    assert any("pings and pongs" in r.getMessage() for r in caplog.records)
+
+    async def counted():
+        c = connections.Conn(None, "x", 8)
+        c.ignore("test", "x" * (64 * connections.FLOOD_BYTES))
+        return c.flood.tokens
+    left = asyncio.run(counted())
+    assert connections.FLOOD_BURST - 66 < left <= connections.FLOOD_BURST - 65   # 65 frames' worth
+    assert seats.MAX_ANSWER <= connections.FLOOD_BYTES

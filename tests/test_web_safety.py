@@ -547,3 +547,36 @@ def test_exchanged_cards_are_shown_once_their_stage_is_complete():
         if len(seen) == 2:
             break
     assert seen == {"paid", "returned"}
+
+
+def test_every_pages_bytes_share_one_budget_and_pong_floods_are_cut(monkeypatch):
+    """All pages' frames together may bring ALL_RATE bytes a second (their
+    decoding holds the loop): more are refused unread, whichever page
+    sends them. A page flooding pongs (handled by the library, unseen by
+    the server) is cut."""
+    from server_harness import pong_flood
+    monkeypatch.setattr(web_server, "ALL_RATE", 1000)
+    monkeypatch.setattr(web_server, "ALL_BURST", 8000)
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port)) as a, connect(url(app.bound_port)) as b:
+                pad = "x" * 3000
+                for ws in (a, b, a, b):
+                    await ws.send(json.dumps({"type": "unwatch", "pad": pad}))
+                got = []
+                for ws in (a, b):
+                    try:
+                        while True:
+                            m = json.loads(await asyncio.wait_for(ws.recv(), 1.5))
+                            if m["type"] == "error":
+                                got.append(m["message"])
+                    except asyncio.TimeoutError:
+                        pass
+                assert any("busy reading other pages" in m for m in got), got
+            how = await asyncio.get_running_loop().run_in_executor(None, pong_flood, app.bound_port, "/ws")
+            assert how == "cut"
+        finally:
+            await app.stop()
+    run(main())

@@ -29,6 +29,12 @@ WRITE_BUFFER_LIMIT = 4 << 20
 #: FLOOD_BURST (a bot that adds a stray frame to every answer of a fast
 #: game stays well below)
 FLOOD_RATE, FLOOD_BURST = 1000.0, 5000
+#: bytes of a frame that count as one more frame for that limit
+FLOOD_BYTES = 1024
+#: pings and pongs a connection may send (the library handles them itself,
+#: unseen by the servers): CONTROL_RATE a second, bursts of CONTROL_BURST;
+#: more cut the connection
+CONTROL_RATE, CONTROL_BURST = 50.0, 500
 
 
 class Bucket:
@@ -61,11 +67,30 @@ def bounded_connection() -> Any:
     the answer to every ping straight into that buffer, so a peer that pings
     without reading would grow it without end; past
     :data:`WRITE_BUFFER_LIMIT` bytes the connection is cut. (What the
-    servers send themselves waits for the buffer to drain.)"""
+    servers send themselves waits for the buffer to drain.) And the pings
+    and pongs it takes are bounded (:data:`CONTROL_RATE`): the library
+    handles them before the servers see anything, so a flood of them would
+    hold the event loop."""
     if not _BOUNDED:
         from websockets.asyncio.server import ServerConnection
 
+        from websockets.frames import Frame, Opcode
+
         class BoundedConnection(ServerConnection):
+            control: Optional[Bucket] = None
+
+            def process_event(self, event: Any) -> None:
+                if isinstance(event, Frame) and event.opcode in (Opcode.PING, Opcode.PONG):
+                    if self.control is None:
+                        self.control = Bucket(CONTROL_RATE, CONTROL_BURST)
+                    if not self.control.take(now=self.loop.time()):
+                        if self.transport is not None and not self.transport.is_closing():
+                            log.warning("a connection sent more than %d pings and pongs: cut",
+                                        CONTROL_BURST)
+                            self.transport.abort()
+                        return
+                super().process_event(event)
+
             def send_data(self) -> None:
                 super().send_data()
                 transport = self.transport
@@ -197,8 +222,9 @@ class Conn:
     def ignore(self, why: str, raw: Any) -> None:
         """Log a frame that is not taken (rate-limited per connection); a
         client that keeps sending them (more than :data:`FLOOD_RATE` a
-        second, bursts of :data:`FLOOD_BURST`) is closed with code 1008."""
-        if not self.flood.take() and self.open:
+        second, bursts of :data:`FLOOD_BURST`; a frame counts once more for
+        every :data:`FLOOD_BYTES` bytes) is closed with code 1008."""
+        if not self.flood.take(1 + len(raw) // FLOOD_BYTES) and self.open:
             self.open = False
             log.warning("%s: more than %d messages not asked for (%s): disconnected",
                         self.who(), FLOOD_BURST, why)

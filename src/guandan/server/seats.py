@@ -49,6 +49,7 @@ log = logging.getLogger("guandan.server")
 
 PythonPolicy = Callable[[Dict[str, Any], MoveList], Any]
 
+MAX_ANSWER = 1024               # characters of the longest frame read as an answer
 _END = -1                       # the question's answer when the session ends
 _BOT = -2                       # ... when the seat left and the bot plays it
 
@@ -331,6 +332,9 @@ class Seat:
         asked = self.asked
         if not asked and self.owed_until is None:
             conn.ignore("message while not asked", raw)
+            return
+        if len(raw) > MAX_ANSWER:
+            conn.ignore(f"longer than any answer ({MAX_ANSWER} characters), not read", raw[:100])
             return
         idx = parse_answer(raw)
         if not asked:

@@ -60,10 +60,9 @@ SEND_TIMEOUT = 10.0
 RATE, RATE_BURST = 20.0, 60
 #: bytes a second a page may send (bursts: one largest frame and as much again)
 BYTE_RATE, BYTE_BURST = 1 << 20, 2 << 20
-#: frames of more than BIG_FRAME bytes, all pages together: their bytes a
-#: second and bursts (decoding a large frame holds the event loop)
-BIG_FRAME = 64 << 10
-BIG_RATE, BIG_BURST = 4 << 20, 8 << 20
+#: the bytes of every page's frames together, a second and in bursts
+#: (decoding a frame holds the event loop: about 45 ms a MiB)
+ALL_RATE, ALL_BURST = 2 << 20, 8 << 20
 #: frames over those limits a page may send before it is closed (code 1008)
 FLOOD_RATE, FLOOD_BURST = 2 * RATE, 4 * RATE_BURST
 #: pages connected at once (more are answered 503)
@@ -184,7 +183,7 @@ class WebApp:
         self._bot_table_ids: Dict[str, BotTable] = {}
         self._contest: Dict[str, Any] = {}        # table id -> its contest Table (run_with_tables)
         self._kept: Dict[str, Dict[str, Any]] = {}   # finished contest games' records, by name
-        self._big = Bucket(BIG_RATE, BIG_BURST)     # large frames' bytes, all pages together
+        self._all = Bucket(ALL_RATE, ALL_BURST)     # every page's frames' bytes together
         self._kept_games: Dict[str, Any] = {}     # table id -> the last Game kept
         self.clients: List[_Client] = []
         self.bound_port: Optional[int] = None
@@ -349,15 +348,15 @@ class WebApp:
 
     def _over(self, c: _Client, raw: Any) -> Optional[str]:
         """Why a page's frame is not taken (None: it is): more frames or bytes
-        a second than a page may send, or more large frames than all pages
-        together may (each one's decoding holds the loop)."""
+        a second than a page may send, or more bytes than all pages together
+        may (decoding a frame holds the loop)."""
         if not c.allow():
             return f"too many messages: at most {RATE:g} a second"
         n = len(raw)
         if not c.bytes.take(n):
             return f"too much data: at most {BYTE_RATE >> 20} MiB a second"
-        if n > BIG_FRAME and not self._big.take(n):
-            return "the server is busy reading other pages' records: try again in a few seconds"
+        if not self._all.take(n):
+            return "the server is busy reading other pages' messages: try again in a few seconds"
         return None
 
     async def handle(self, c: _Client, raw: Any) -> None:
