@@ -10,12 +10,12 @@ to it (and refuses those it cannot take, with :meth:`Table.refusal`), and
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
 import random
 import re
+import secrets
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 
@@ -70,14 +70,19 @@ def parse_bots(spec: Optional[str]) -> Dict[int, str]:
 
 
 
-def record_file_name(seed: int, gi: int) -> str:
-    """The file name of game ``gi``'s record (0-based) at a table dealing
-    from ``seed``: ``game_001_<tag>.json``. The tag tells the tables and the
-    runs sharing a folder apart and is the same for the same seed, but it is
-    a one-way hash: the name says nothing of the seed, which would deal the
-    table's next game (records are offered to spectators by name)."""
-    tag = hashlib.sha256(f"guandan-record-name:{int(seed)}".encode()).hexdigest()[:12]
+def record_file_name(tag: str, gi: int) -> str:
+    """The file name of game ``gi``'s record (0-based) at a table whose
+    records carry ``tag``: ``game_001_<tag>.json``. A table draws its tag at
+    random (:func:`record_tag`), so that tables and runs sharing a folder do
+    not overwrite each other and the name says nothing of the seed, which
+    would deal the table's next game (records are offered to spectators by
+    name): not even a hash of it, which a small ``--seed`` would give away."""
     return f"game_{gi + 1:03d}_{tag}.json"
+
+
+def record_tag() -> str:
+    """12 random hex digits, drawn from the system's random source."""
+    return secrets.token_hex(6)
 
 class Table:
     """One table: ``await table.serve_table()`` plays its whole session on
@@ -144,6 +149,7 @@ class Table:
         self.max_frame = max_frame
         self.origins = [norm_origin(o) for o in (origins or ()) if o.strip()]
         self.record_dir = record_dir
+        self._record_tag: Optional[str] = None      # the records' file names (record_tag)
         self.seed = seed if seed is not None else random.SystemRandom().getrandbits(62)
         self.start_delay = start_delay
         self.game_factory = game_factory
@@ -528,7 +534,9 @@ class Table:
         self.games_played = gi + 1
         self.records.append(rec)
         if self.record_dir:
-            path = os.path.join(self.record_dir, record_file_name(self.seed, gi))
+            if self._record_tag is None:
+                self._record_tag = record_tag()
+            path = os.path.join(self.record_dir, record_file_name(self._record_tag, gi))
             try:
                 os.makedirs(self.record_dir, exist_ok=True)
                 with atomic_write(path, "w") as f:
