@@ -42,23 +42,12 @@ def ping_without_reading(port, path, limit=256 << 20, seconds=30.0):
     side). Returns how the connection ended: ``"cut"`` (the server reset
     it), ``"not read"`` (the server stopped reading it) or ``"open"`` (still
     taking pings after ``limit`` bytes or ``seconds``); and the bytes sent."""
-    import base64
-    import os
     import socket
 
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock = raw_handshake(port, path)
+    if sock is None:
+        return "cut", 0
     try:
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = sock.recv(1)
-            if not chunk:
-                return "cut", 0
-            head += chunk
-        assert head.split()[1] == b"101", head
         payload = b"p" * 125
         mask = b"\x00\x00\x00\x00"               # masked with zeros: the payload as is
         frame = bytes([0x89, 0x80 | len(payload)]) + mask + payload
@@ -83,23 +72,12 @@ def pong_flood(port, path, frames=20_000):
     nothing to read back) to ``ws://127.0.0.1:port{path}`` as fast as it
     can, then waits up to 10 s for the server to end the connection.
     Returns ``"cut"`` when the server ended it, ``"open"`` when not."""
-    import base64
-    import os
     import socket
 
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock = raw_handshake(port, path)
+    if sock is None:
+        return "cut"
     try:
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = sock.recv(1)
-            if not chunk:
-                return "cut"
-            head += chunk
-        assert head.split()[1] == b"101", head
         frame = bytes([0x8A, 0x80]) + b"\x00\x00\x00\x00"      # an empty masked pong
         try:
             for i in range(0, frames, 1000):
@@ -118,3 +96,27 @@ def pong_flood(port, path, frames=20_000):
         return "open"
     finally:
         sock.close()
+
+
+def raw_handshake(port, path):
+    """A plain socket with a WebSocket handshake done to
+    ``ws://127.0.0.1:port{path}`` (101 asserted); None when the server
+    closed it first."""
+    import base64
+    import os
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        if not chunk:
+            sock.close()
+            return None
+        head += chunk
+    assert head.split()[1] == b"101", head
+    return sock

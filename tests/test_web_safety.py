@@ -58,6 +58,19 @@ async def wait(ws, *types, until=None, timeout=20):
             return m
 
 
+async def errors_until_quiet(ws, quiet):
+    """The messages of the ``error`` frames a page gets until none comes for
+    ``quiet`` seconds."""
+    got = []
+    try:
+        while True:
+            m = json.loads(await asyncio.wait_for(ws.recv(), quiet))
+            if m["type"] == "error":
+                got.append(m["message"])
+    except asyncio.TimeoutError:
+        return got
+
+
 def played_record(seed=11):
     g = Game(seed=seed, policy_seed=seed)
     while not g.is_over:
@@ -482,14 +495,7 @@ def test_large_frames_are_bounded_per_page_and_uploads_keep_only_their_record():
                 big = json.dumps({"type": "replay_open", "record": {"pad": "x" * (900 << 10)}})
                 for _ in range(4):                 # 3.6 MiB at once: the bucket holds 2 MiB
                     await a.send(big)
-                got = []
-                try:
-                    while True:
-                        m = json.loads(await asyncio.wait_for(a.recv(), 3))
-                        if m["type"] == "error":
-                            got.append(m["message"])
-                except asyncio.TimeoutError:
-                    pass
+                got = await errors_until_quiet(a, 3)
                 assert "too much data" not in got[0] and any("too much data" in m for m in got), got
         finally:
             await app.stop()
@@ -565,15 +571,7 @@ def test_every_pages_bytes_share_one_budget_and_pong_floods_are_cut(monkeypatch)
                 pad = "x" * 3000
                 for ws in (a, b, a, b):
                     await ws.send(json.dumps({"type": "unwatch", "pad": pad}))
-                got = []
-                for ws in (a, b):
-                    try:
-                        while True:
-                            m = json.loads(await asyncio.wait_for(ws.recv(), 1.5))
-                            if m["type"] == "error":
-                                got.append(m["message"])
-                    except asyncio.TimeoutError:
-                        pass
+                got = await errors_until_quiet(a, 1.5) + await errors_until_quiet(b, 1.5)
                 assert any("busy reading other pages" in m for m in got), got
             how = await asyncio.get_running_loop().run_in_executor(None, pong_flood, app.bound_port, "/ws")
             assert how == "cut"
