@@ -58,7 +58,9 @@ from guandan._engine cimport (
     policy_rollout_ok, policy_play, plays_by_seat, POL_EXPERT, Trail, TrailEntry, trail_unplay, trail_pass_break,
     EV_PASS, EV_BREAK, EV_BOMB, EV_OVERTAKE, EVB_PASSED, EVB_BROKE, TRAIL_MAX,
 )
-from guandan._expert cimport split_fill, SPLIT_DIM, family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER, NFAMILY
+from guandan._expert cimport (
+    split_fill, SPLIT_DIM, family_code, FAM_EXPERT, FAM_BOMB_EARLY, FAM_KEEP, FAM_EAGER, NFAMILY,
+)
 from guandan._solve cimport (
     Solver, SolveOut, solver_new, solver_free, solve_state, ends_round, terminal_value,
     terminal_order, order_value, gd_now, gd_thread_cpu,
