@@ -101,14 +101,22 @@ class ExternalTables:
         try:
             # tables still playing (an interrupted run): cancelled, so that
             # each one's cleanup (its programs' groups killed) runs
-            tasks = asyncio.all_tasks(self._loop)
-            for t in tasks:
-                t.cancel()
-            if tasks:
-                self._loop.run_until_complete(asyncio.wait(tasks, timeout=10))
+            self._cancel_all()
             self._loop.run_until_complete(self._server.stop())
+            self._cancel_all()          # what the cleanups and the stop started (writers)
         finally:
             self._loop.close()
+
+    def _cancel_all(self) -> None:
+        """Cancel every task of the loop and wait for them (up to 10 s), again
+        while cancelling starts new ones (at most three rounds)."""
+        for _ in range(3):
+            tasks = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+            if not tasks:
+                return
+            for t in tasks:
+                t.cancel()
+            self._loop.run_until_complete(asyncio.wait(tasks, timeout=10))
 
     @property
     def port(self) -> int:
