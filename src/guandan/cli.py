@@ -407,7 +407,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from .arena import ArenaInterrupted, Limits, arena
+    from .arena import ArenaInterrupted, Limits, arena, schedule_seed
     from .rules import Rules
 
     if args.verbose:
@@ -416,14 +416,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                             format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parts: List[object] = list(args.engine or [])
     parts += list(args.participants)
-    seed = args.seed
-    if seed is None:
-        seed = 0
-        if args.engine:
-            import random
-            seed = random.SystemRandom().getrandbits(62)
-            _say(f"deal seed {seed} (random: the external programs must not know the deals; "
-                 f"--seed {seed} plays the same deals again)")
+    seed = schedule_seed(args.seed, bool(args.engine))
+    if args.seed is None and args.engine:
+        _say(f"deal seed {seed} (random: the external programs must not know the deals; "
+             f"--seed {seed} plays the same deals again)")
     if args.games is not None:
         n, unit = args.games, "game"
     else:

@@ -16,13 +16,13 @@ pairings), :mod:`.runner` (playing pairs: native loop, Game, forfeits),
 :mod:`.report` (progress line, table, plot), :mod:`.match` (the driver).
 """
 
-from .match import ArenaInterrupted, ArenaResult, InlineExecutor, PairingResult, arena
+from .match import ArenaInterrupted, ArenaResult, InlineExecutor, PairingResult, arena, schedule_seed
 from .participants import Builtin, Engine, InProcess, Participant, parse_participant
 from .runner import Limits
 from .schedule import DealSpec, deal_spec, pairings
 from .stats import SPRT, elo_to_score, fit_ratings, pentanomial, score_stats, score_to_elo
 
-__all__ = ["arena", "InlineExecutor",
+__all__ = ["arena", "schedule_seed", "InlineExecutor",
            "ArenaResult", "ArenaInterrupted", "PairingResult", "Participant", "Builtin", "InProcess",
            "Engine", "parse_participant", "Limits", "DealSpec", "deal_spec", "pairings", "SPRT",
            "score_stats", "score_to_elo", "elo_to_score", "pentanomial", "fit_ratings"]

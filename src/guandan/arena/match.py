@@ -183,6 +183,19 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.#=-]+", "_", name)[:60]
 
 
+def schedule_seed(seed: Optional[int], external: bool) -> int:
+    """The deal schedule's seed: ``seed`` when given; else 0, or with
+    external programs a random one (a program that knew the schedule could
+    work out the other hands from its own).
+
+    >>> schedule_seed(None, False), schedule_seed(7, True)
+    (0, 7)
+    """
+    if seed is not None:
+        return int(seed)
+    return random.SystemRandom().getrandbits(62) if external else 0
+
+
 def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
           tournament: Optional[str] = None, seed: Optional[int] = None, rules: Optional[Rules] = None,
           levels: Any = "random", tribute: bool = True, sprt: Any = None,
@@ -240,9 +253,7 @@ def arena(participants: Sequence[Any], *, deals: int = 1000, unit: str = "deal",
     if len(parts) < 2:
         raise GuandanError("the arena needs at least two participants")
     tournament = tournament or ("head-to-head" if len(parts) == 2 else "round-robin")
-    if seed is None:
-        seed = (random.SystemRandom().getrandbits(62) if any(p.kind == "external" for p in parts)
-                else 0)
+    seed = schedule_seed(seed, any(p.kind == "external" for p in parts))
     try:
         pairs = pairings(len(parts), tournament)
         lv = parse_levels(levels)

@@ -94,9 +94,8 @@ class _Client:
         self.replay: Optional[Replay] = None
         self.uploads: Dict[str, Dict[str, Any]] = {}   # this page's own records
         self.gone = False
-        self.tokens = float(RATE_BURST)      # frames this page may still send now
-        self.last = time.monotonic()
         self.warned = 0.0
+        self.frames = Bucket(RATE, RATE_BURST)
         self.bytes = Bucket(BYTE_RATE, BYTE_BURST)
         self.flood = Bucket(FLOOD_RATE, FLOOD_BURST)   # frames not taken, before a disconnect
 
@@ -115,17 +114,6 @@ class _Client:
         if not self.gone:
             self.gone = True
             self.queue.put_nowait(None)
-
-    def allow(self) -> bool:
-        """Whether one more frame is taken now (a token bucket: ``RATE`` a
-        second, bursts of ``RATE_BURST``)."""
-        now = time.monotonic()
-        self.tokens = min(RATE_BURST, self.tokens + (now - self.last) * RATE)
-        self.last = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
 
 
 def _game_of(table: Any) -> Any:
@@ -350,7 +338,7 @@ class WebApp:
         """Why a page's frame is not taken (None: it is): more frames or bytes
         a second than a page may send, or more bytes than all pages together
         may (decoding a frame holds the loop)."""
-        if not c.allow():
+        if not c.frames.take():
             return f"too many messages: at most {RATE:g} a second"
         n = len(raw)
         if not c.bytes.take(n):
