@@ -414,3 +414,13 @@ def test_records_and_results_get_the_umask_mode(tmp_path, mask, mode):
     assert r.returncode == 0, r.stderr
     for f in [rec, out, *(tmp_path / "recs").rglob("*.json")]:
         assert stat.S_IMODE(f.stat().st_mode) == mode, (f, oct(f.stat().st_mode))
+
+
+def test_a_negative_arena_seed_is_refused_in_one_line():
+    """``arena --seed -1`` (the schedule's seeds are non-negative) ends in one
+    line, as ``arena(seed=-1)`` in a GuandanError, not a numpy traceback."""
+    from guandan import GuandanError
+    from guandan.arena import arena
+    _refused_at_once("arena", "greedy", "random", "--seed", "-1", needles=("--seed",))
+    with pytest.raises(GuandanError, match="seed"):
+        arena(["greedy", "random"], deals=1, seed=-1)

@@ -704,7 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--games", type=int, help="play this many duplicate whole games instead of deals")
     ar.add_argument("--tournament", choices=("head-to-head", "gauntlet", "round-robin"),
                     help="default: head-to-head for two participants, else round-robin")
-    ar.add_argument("--seed", type=int, default=None,
+    ar.add_argument("--seed", type=_count("--seed", 0), default=None,
                     help="seed of the deal schedule (default 0; with --engine programs a random "
                          "seed, printed: a program that knew the schedule could deal the others' hands)")
     ar.add_argument("--rules", default="default", help="rules preset (default, contest)")

@@ -192,7 +192,9 @@ def schedule_seed(seed: Optional[int], external: bool) -> int:
     (0, 7)
     """
     if seed is not None:
-        return int(seed)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise GuandanError(f"seed must be a non-negative int, got {seed!r}")
+        return seed
     return random.SystemRandom().getrandbits(62) if external else 0
 
 
