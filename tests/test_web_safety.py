@@ -578,3 +578,77 @@ def test_every_pages_bytes_share_one_budget_and_pong_floods_are_cut(monkeypatch)
         finally:
             await app.stop()
     run(main())
+
+
+def test_the_pages_heavy_work_takes_its_turn_and_its_share_of_the_time(monkeypatch):
+    """Heavy jobs (replays opened, jumps, the listing) run one at a time, in
+    the order asked, and after the lent burst at most ``WORK_SHARE`` of the
+    time: they hold the interpreter lock the event loop needs."""
+    monkeypatch.setattr(web_server, "WORK_SHARE", 0.25)
+    monkeypatch.setattr(web_server, "WORK_BURST", 0.05)
+
+    def burn(tag, log):
+        log.append(("start", tag))
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.05:
+            pass
+        log.append(("end", tag))
+        return tag
+
+    def fail():
+        raise web_server.WebMessageError("bad record")
+
+    async def main():
+        app = await started()
+        try:
+            log = []
+            t0 = time.monotonic()
+            got = await asyncio.gather(*[app._off_loop(burn, k, log) for k in range(6)])
+            wall = time.monotonic() - t0
+            assert got == list(range(6))
+            assert log == [(e, k) for k in range(6) for e in ("start", "end")]   # one at a time, in turn
+            # 0.3 CPU seconds at a quarter of the time, 0.05 lent: at least 1 s
+            assert wall >= (6 * 0.05 - 0.05) / 0.25 - 0.05, wall
+            with pytest.raises(web_server.WebMessageError, match="bad record"):
+                await app._off_loop(fail)
+        finally:
+            await app.stop()
+    run(main(), timeout=60)
+
+
+def test_a_long_replay_jump_is_made_in_steps_and_lands_where_one_jump_does(monkeypatch):
+    monkeypatch.setattr(web_server, "JUMP_STEPS", 50)
+    rec = played_record(4)
+    direct = Replay(rec, "r", show_seed=True)        # a page is shown its own upload's seed
+    direct.goto(len(direct) - 3)
+    want = direct.view()
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port), max_size=None) as ws:
+                up = await ask(ws, {"type": "replay_open", "record": rec}, "replay")
+                name = up["state"]["name"]
+                jobs = []
+                real = web_server._goto_view
+                monkeypatch.setattr(web_server, "_goto_view",
+                                    lambda *a: jobs.append(a[1:]) or real(*a))
+                got = await ask(ws, {"type": "replay_goto", "step": len(rec["actions"]) - 3}, "replay")
+                assert len(jobs) == -(-(len(rec["actions"]) - 3) // 50)
+                assert got["state"] == json.loads(json.dumps(dict(want, name=name)))
+                back = await ask(ws, {"type": "replay_goto", "step": 0}, "replay")
+                assert back["state"]["step"] == 0
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_bucket_charges_work_measured_afterwards():
+    from guandan.server.connections import Bucket
+    b = Bucket(0.5, 1.0)
+    assert b.wait_time(now=0.0) == 0.0
+    b.charge(2.0, now=0.0)                      # 1 lent, 1 owed
+    assert b.wait_time(now=0.0) == pytest.approx(2.0)
+    assert b.wait_time(now=1.5) == pytest.approx(0.5)
+    assert b.wait_time(now=2.0) == 0.0
+    assert not b.take(1.0, now=2.0) and b.take(0.5, now=3.0)

@@ -46,16 +46,29 @@ class Bucket:
         self.tokens = float(burst)
         self.last: Optional[float] = None
 
-    def take(self, n: float = 1.0, now: Optional[float] = None) -> bool:
+    def _refill(self, now: Optional[float]) -> None:
         if now is None:
             now = asyncio.get_running_loop().time()
         if self.last is not None:
             self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
+
+    def take(self, n: float = 1.0, now: Optional[float] = None) -> bool:
+        self._refill(now)
         if self.tokens >= n:
             self.tokens -= n
             return True
         return False
+
+    def charge(self, n: float, now: Optional[float] = None) -> None:
+        """Use ``n`` tokens measured afterwards (the bucket may go below 0)."""
+        self._refill(now)
+        self.tokens -= n
+
+    def wait_time(self, now: Optional[float] = None) -> float:
+        """Seconds until the bucket is no longer below 0 (0.0: it is not)."""
+        self._refill(now)
+        return max(0.0, -self.tokens / self.rate)
 
 
 _BOUNDED: List[Any] = []
