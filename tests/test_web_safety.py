@@ -652,3 +652,77 @@ def test_bucket_charges_work_measured_afterwards():
     assert b.wait_time(now=1.5) == pytest.approx(0.5)
     assert b.wait_time(now=2.0) == 0.0
     assert not b.take(1.0, now=2.0) and b.take(0.5, now=3.0)
+
+
+def _burn(seconds):
+    t0 = time.thread_time()
+    while time.thread_time() - t0 < seconds:
+        pass
+    return seconds
+
+
+def test_queued_work_is_dropped_when_the_server_stops_or_its_page_leaves(monkeypatch):
+    """Jobs waiting for their turn or for the share give up when the server
+    stops (stop() does not wait for them at 5% of the time) and when their
+    page has closed; the one running ends."""
+    monkeypatch.setattr(web_server, "WORK_SHARE", 0.01)
+    monkeypatch.setattr(web_server, "WORK_BURST", 0.01)
+
+    async def main():
+        app = await started()
+        ran = []
+
+        def job(k):
+            ran.append(k)
+            return _burn(0.05)
+        jobs = [asyncio.ensure_future(app._off_loop(job, k)) for k in range(8)]
+        await asyncio.sleep(0.3)                 # the first ran; the rest wait for the share (5 s each)
+        t0 = time.monotonic()
+        await app.stop()
+        assert time.monotonic() - t0 < 3.0
+        done = await asyncio.gather(*jobs, return_exceptions=True)
+        assert ran == [0] and done[0] == 0.05
+        assert all(isinstance(d, web_server._Dropped) for d in done[1:])
+
+        app = await started()
+        try:
+            class Gone:                          # a page whose socket closed
+                gone = False
+                ws = type("WS", (), {"state": type("S", (), {"name": "CLOSED"})()})()
+            page = web_server._Client.here
+            with pytest.raises(web_server._Dropped):
+                await app._off_loop(job, 9, page=type("P", (), {"here": page, **vars(Gone)})())
+            assert 9 not in ran
+        finally:
+            await app.stop()
+    run(main(), timeout=60)
+
+
+def test_hello_is_answered_while_the_pages_work_waits(tmp_path, monkeypatch):
+    """A new page's ``hello`` (and the listing it brings) does not wait
+    behind the pages' heavy work: the listing is refreshed in the
+    background and sent when it changes."""
+    monkeypatch.setattr(web_server, "WORK_SHARE", 0.01)
+    monkeypatch.setattr(web_server, "WORK_BURST", 0.01)
+    monkeypatch.setattr(web_server, "_LIST_TTL", 0.0)
+    (tmp_path / "a.json").write_text(json.dumps(played_record(3)))
+
+    async def main():
+        app = await started(records=str(tmp_path))
+        try:
+            busy = [asyncio.ensure_future(app._off_loop(_burn, 0.05)) for _ in range(4)]
+            await asyncio.sleep(0.2)
+            async with connect(url(app.bound_port), max_size=None) as ws:
+                t0 = time.monotonic()
+                w = await ask(ws, {"type": "hello"}, "welcome")
+                assert time.monotonic() - t0 < 1.0
+                assert w["records"] == ["a.json"]
+                (tmp_path / "b.json").write_text(json.dumps(played_record(3)))
+                await ws.send(json.dumps({"type": "list"}))
+                got = await wait(ws, "lists", until=lambda m: "b.json" in m["records"], timeout=5)
+                assert got["records"] == ["a.json", "b.json"]
+            for b in busy:
+                b.cancel()
+        finally:
+            await app.stop()
+    run(main(), timeout=60)

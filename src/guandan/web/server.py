@@ -120,6 +120,11 @@ class _Client:
         self.queued += len(text)
         self.queue.put_nowait(text)
 
+    def here(self) -> bool:
+        """Whether the page is still connected (its socket open, not dropped)."""
+        state = getattr(self.ws, "state", None)
+        return not self.gone and getattr(state, "name", "OPEN") == "OPEN"
+
     def drop(self) -> None:
         if not self.gone:
             self.gone = True
@@ -195,7 +200,8 @@ class WebApp:
         # a page's heavy work (records read and replayed, jumps, the folder's
         # listing): one job at a time, in turn, within WORK_SHARE
         self._work = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guandan-web-work")
-        self._work_turn = asyncio.Lock()
+        self._work_turn: Optional[asyncio.Lock] = None      # made in start(), in the serving loop
+        self._closing: Optional[asyncio.Event] = None
         self._work_time = Bucket(WORK_SHARE, WORK_BURST)
         self._listing: List[str] = []
         self._listed_at = -1e9
@@ -210,6 +216,8 @@ class WebApp:
             raise GuandanError("the web table needs websockets >= 13: pip install '.[server]' in the "
                                "guandan folder") from None
         self._loop = asyncio.get_running_loop()
+        self._work_turn = asyncio.Lock()
+        self._closing = asyncio.Event()
         self._token = self.spectators.listen(self._loop, self._changed)
         # incoming: a frame of at most MAX_FRAME, two waiting (then the socket
         # is not read: TCP holds the rest); no compression (its buffers are
@@ -218,8 +226,7 @@ class WebApp:
                                       max_queue=2, compression=None,
                                       process_request=self._process_request,
                                       create_connection=bounded_connection())
-        if self.records_dir is not None:
-            await self._refresh_listing()
+        await self._first_listing()
         self.bound_port = next(iter(self._server.sockets)).getsockname()[1]
         for i, bt in enumerate(self.bot_tables):
             t = self.spectators.add(f"bots {i + 1}: {', '.join(bt.bots)}", functools.partial(_game_of, bt),
@@ -228,6 +235,8 @@ class WebApp:
             self._tasks.append(asyncio.ensure_future(self._run_bot_table(t.id, bt)))
 
     async def stop(self) -> None:
+        if self._closing is not None:
+            self._closing.set()             # queued heavy work gives up (_off_loop)
         for t in self._tasks:
             t.cancel()
         for c in self.clients:
@@ -365,6 +374,8 @@ class WebApp:
         with ``{"type": "error"}`` (the entry point the fuzz test drives)."""
         try:
             await self._dispatch(c, parse_message(raw))
+        except _Dropped:
+            pass                            # the page left, or the server stops
         except GuandanError as e:
             c.send({"type": "error", "kind": type(e).__name__, "message": str(e)[:500]})
         except Exception as e:              # a bug must not close the server
@@ -395,7 +406,7 @@ class WebApp:
     async def _dispatch(self, c: _Client, msg: Dict[str, Any]) -> None:
         kind = msg["type"]
         if kind in ("hello", "list"):
-            await self._refresh_listing()
+            self._relist_soon()
             c.send(self._welcome(c) if kind == "hello" else self._lists(c))
         elif kind == "watch":
             t = self.spectators.get(msg["table"])
@@ -417,22 +428,29 @@ class WebApp:
             if r is None:
                 raise WebMessageError("open a record first (replay_open)")
             view = None
-            while view is None and c.replay is r and not c.gone:
-                view = await self._off_loop(_goto_view, r, msg["step"], JUMP_STEPS)
+            while view is None and c.replay is r and c.here():
+                view = await self._off_loop(_goto_view, r, msg["step"], JUMP_STEPS, page=c)
             if view is not None and c.replay is r:
                 c.send({"type": "replay", "state": view})
 
-    async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def _off_loop(self, fn: Callable[..., Any], *args: Any, page: Optional["_Client"] = None) -> Any:
         """A page's heavy work, in the worker thread: the loop (and the
         contest tables in it) goes on meanwhile. One job at a time, in the
         order asked (``asyncio.Lock`` is first come, first served), each
         starting once the work of the last seconds is within
-        :data:`WORK_SHARE`."""
+        :data:`WORK_SHARE`; dropped (:class:`_Dropped`) if ``page`` left
+        or the server stops before it starts."""
         loop = asyncio.get_running_loop()
+        assert self._work_turn is not None and self._closing is not None, "start() first"
         async with self._work_turn:
             wait = self._work_time.wait_time(loop.time())
-            if wait > 0:
-                await asyncio.sleep(wait)
+            if wait > 0 and not self._closing.is_set():
+                try:
+                    await asyncio.wait_for(self._closing.wait(), wait)
+                except asyncio.TimeoutError:
+                    pass
+            if self._closing.is_set() or (page is not None and not page.here()):
+                raise _Dropped()
             cpu, ok, value = await loop.run_in_executor(self._work, _timed, fn, args)
             self._work_time.charge(cpu, loop.time())
         if not ok:
@@ -661,42 +679,62 @@ class WebApp:
     # -- replay ---------------------------------------------------------------------
     def _record_names(self) -> List[str]:
         """The records every page is offered: the bot tables' last games and
-        the records folder's files (its listing, cached: :meth:`_refresh_listing`)."""
+        the records folder's files (its listing, cached: :meth:`_relist_soon`)."""
         names: List[str] = list(reversed(self._kept))          # the latest first
         for tid, bt in self._bot_table_ids.items():
             names += [f"{tid}-game{bt.games - len(bt.records) + k + 1}" for k in range(len(bt.records))]
         return names + self._listing
 
-    async def _refresh_listing(self) -> None:
-        """List the records folder again if the listing is older than
-        :data:`_LIST_TTL` seconds: one walk at a time, in a worker thread, of
-        at most :data:`_MAX_SCANNED` entries, however many pages ask."""
-        if self.records_dir is None or time.monotonic() - self._listed_at < _LIST_TTL:
-            return
-        if self._listing_task is None:
-            self._listing_task = asyncio.ensure_future(self._off_loop(_scan_records, self.records_dir))
-        task = self._listing_task
-        try:
-            names = await asyncio.shield(task)
-        finally:
-            if self._listing_task is task and task.done():
-                self._listing_task = None
-        if task.exception() is None:
-            self._listing, self._listed_at = names, time.monotonic()
+    async def _first_listing(self) -> None:
+        """(start) The records folder's listing, before the first page."""
+        if self.records_dir is not None:
+            loop = asyncio.get_running_loop()
+            self._listing = await loop.run_in_executor(self._work, _scan_records, self.records_dir)
+            self._listed_at = time.monotonic()
 
-    def _load_named(self, c: _Client, name: str) -> Any:
-        """A record offered to ``c`` by name (its uploads, the bot tables',
-        the records folder's); a file is read in the worker thread."""
+    def _relist_soon(self) -> None:
+        """List the records folder again, in the background, if the listing
+        is older than :data:`_LIST_TTL` seconds: one walk at a time, in the
+        worker thread, of at most :data:`_MAX_SCANNED` entries, however many
+        pages ask (outside the pages' share, so a page's ``hello`` never
+        waits behind their work); pages are answered from the listing they
+        have and sent the new one when it differs."""
+        if (self.records_dir is None or self._listing_task is not None or self._loop is None
+                or (self._closing is not None and self._closing.is_set())
+                or time.monotonic() - self._listed_at < _LIST_TTL):
+            return
+        try:
+            fut = self._loop.run_in_executor(self._work, _scan_records, self.records_dir)
+        except RuntimeError:                # the worker is shut down: the server stops
+            return
+        self._listing_task = fut
+        fut.add_done_callback(self._listed)
+
+    def _listed(self, fut: "asyncio.Future[List[str]]") -> None:
+        self._listing_task = None
+        self._listed_at = time.monotonic()
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        names = fut.result()
+        if names != self._listing:
+            self._listing = names
+            self._broadcast_lists()
+
+    def _find_named(self, c: _Client, name: str) -> Tuple[Any, Optional[str]]:
+        """A record offered to ``c`` by name: ``(record, None)`` for one in
+        memory (its uploads, the bot tables', the kept contest games: looked
+        up here, in the loop, which changes them), ``(None, path)`` for a
+        file of the records folder (read in the worker thread)."""
         if name in c.uploads:
-            return c.uploads[name]
+            return c.uploads[name], None
         if name in self._kept:
-            return self._kept[name]
+            return self._kept[name], None
         m = re.match(r"^(t\d+)-game(\d+)$", name)
         if m and m.group(1) in self._bot_table_ids:
             bt = self._bot_table_ids[m.group(1)]
             k = int(m.group(2)) - (bt.games - len(bt.records)) - 1
             if 0 <= k < len(bt.records):
-                return bt.records[k]
+                return bt.records[k], None
         d = self.records_dir
         if d is None or not _NAME.match(name) or ".." in name.split("/"):
             raise WebMessageError(f"no record {name[:100]!r}")
@@ -706,13 +744,13 @@ class WebApp:
         if os.path.getsize(path) > _MAX_RECORD_FILE:
             raise WebMessageError(f"{name[:100]} is larger than {_MAX_RECORD_FILE >> 20} MiB: "
                                   "too long for the web table (guandan replay FILE reads it)")
-        return read_record_file(path)
+        return None, path
 
     async def _replay_open(self, c: _Client, msg: Dict[str, Any]) -> None:
         if msg["record"] is not None:
             # a page's own record: kept for that page only (the fields a replay
             # reads, nothing else it sent), its seed shown to it
-            replay = await self._off_loop(_open_upload, msg["record"])
+            replay = await self._off_loop(_open_upload, msg["record"], page=c)
             name, rec = replay.name, replay.record
             c.uploads.pop(name, None)
             c.uploads[name] = rec
@@ -721,10 +759,10 @@ class WebApp:
         else:
             name = msg["name"]
             if name in c.uploads:
-                replay = await self._off_loop(_open_replay, None, c.uploads[name], name, True)
+                replay = await self._off_loop(_open_replay, None, c.uploads[name], name, True, page=c)
             else:
-                replay = await self._off_loop(_open_replay, lambda: self._load_named(c, name),
-                                              None, name, False)
+                rec, path = self._find_named(c, name)      # in the loop: the tables' records change there
+                replay = await self._off_loop(_open_replay, path, rec, name, False, page=c)
         c.replay = replay
         c.send({"type": "replay", "state": replay.view()})
 
@@ -744,9 +782,13 @@ def _open_upload(rec: Any) -> Replay:
 _RECORD_FIELDS = ("format", "rules", "seed", "start", "round_start", "deals", "actions")
 
 
-def _open_replay(load: Optional[Callable[[], Any]], rec: Any, name: str, own: bool) -> Replay:
-    """(worker thread) A :class:`Replay` of ``rec`` or of what ``load()`` reads."""
-    return Replay(load() if load is not None else rec, name, show_seed=own)
+def _open_replay(path: Optional[str], rec: Any, name: str, own: bool) -> Replay:
+    """(worker thread) A :class:`Replay` of ``rec`` or of the record file ``path``."""
+    return Replay(read_record_file(path) if path is not None else rec, name, show_seed=own)
+
+
+class _Dropped(Exception):
+    """A page's heavy job not started: the page left, or the server stops."""
 
 
 def _timed(fn: Callable[..., Any], args: Tuple[Any, ...]) -> Tuple[float, bool, Any]:
