@@ -726,3 +726,39 @@ def test_hello_is_answered_while_the_pages_work_waits(tmp_path, monkeypatch):
         finally:
             await app.stop()
     run(main(), timeout=60)
+
+
+def test_connections_still_in_their_handshake_are_bounded(monkeypatch):
+    """Peers that connect and never finish a handshake hold at most
+    ``MAX_SOCKETS`` sockets of the process: past that, new connections are
+    cut as they are accepted; once those peers leave, pages connect again."""
+    from guandan.server import connections
+    monkeypatch.setattr(connections, "MAX_SOCKETS", 3)
+
+    async def main():
+        app = await started()
+        try:
+            cls = connections.bounded_connection()
+            base = cls.open_count
+            loop = asyncio.get_running_loop()
+            held = []
+            for _ in range(3):
+                r, w = await asyncio.open_connection("127.0.0.1", app.bound_port)
+                held.append(w)
+            for _ in range(100):
+                if cls.open_count == base + 3:
+                    break
+                await asyncio.sleep(0.01)
+            assert cls.open_count == base + 3
+            with pytest.raises(Exception):
+                await connect(url(app.bound_port), open_timeout=5)
+            for w in held:
+                w.close()
+            t0 = loop.time()
+            while cls.open_count > base and loop.time() - t0 < 5:
+                await asyncio.sleep(0.02)
+            async with connect(url(app.bound_port)) as ws:
+                await ask(ws, {"type": "hello"}, "welcome")
+        finally:
+            await app.stop()
+    run(main(), timeout=60)

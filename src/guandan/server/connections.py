@@ -35,6 +35,11 @@ FLOOD_BYTES = 1024
 #: unseen by the servers): CONTROL_RATE a second, bursts of CONTROL_BURST;
 #: more cut the connection
 CONTROL_RATE, CONTROL_BURST = 50.0, 500
+#: TCP connections the servers of one process hold at once, handshakes in
+#: progress included (a handshake may take 10 s, websockets' open_timeout):
+#: more are cut as they are accepted, so peers that connect and never finish
+#: a handshake cannot use up the process's file descriptors
+MAX_SOCKETS = 1024
 
 
 class Bucket:
@@ -91,6 +96,23 @@ def bounded_connection() -> Any:
 
         class BoundedConnection(ServerConnection):
             control: Optional[Bucket] = None
+            open_count = 0                  # connections of this process not yet lost
+            _warned = 0.0
+
+            def connection_made(self, transport: Any) -> None:
+                super().connection_made(transport)
+                cls = type(self)
+                cls.open_count += 1
+                if cls.open_count > MAX_SOCKETS:
+                    now = self.loop.time()
+                    if now - cls._warned >= 1.0:
+                        cls._warned = now
+                        log.warning("more than %d connections at once: new ones are cut", MAX_SOCKETS)
+                    transport.abort()
+
+            def connection_lost(self, exc: Optional[Exception]) -> None:
+                type(self).open_count -= 1
+                super().connection_lost(exc)
 
             def process_event(self, event: Any) -> None:
                 if isinstance(event, Frame) and event.opcode in (Opcode.PING, Opcode.PONG):
