@@ -89,10 +89,10 @@ class SearchConfig:
             policy's choice, moves that go out, the pass, then round robin
             over the move types (bombs one type), suit variants dropped,
             each type's moves in the order ``cands`` gives.
-        cands: 0 (default) takes each type's lowest, highest, second
-            lowest, ... move; 1 its moves by the expert's gain (the value
-            of the hand left by the move against the hand's, as the expert
-            splits hands: ``guandan.policies.split_features``), best first.
+        cands: 1 (default) takes each type's moves by the expert's gain
+            (the value of the hand left by the move against the hand's, as
+            the expert splits hands: ``guandan.policies.split_features``),
+            best first; 0 its lowest, highest, second lowest, ... move.
         rollout: the native policy of the rollouts and of the first
             candidate (default ``"expert"``).
         solve: evaluate exactly by :func:`solve` when the four hands hold at
@@ -173,7 +173,7 @@ class SearchConfig:
     pdepth: int = 0
     dice: int = 0
     keep: float = 1.0
-    cands: int = 0
+    cands: int = 1
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.rollouts, self.ms, self.cpu_ms)) > 1:

@@ -1050,4 +1050,5 @@ def test_cands_1_takes_each_types_moves_by_the_experts_gain():
     assert checked >= 30 and differ >= 3
     with pytest.raises(GuandanError, match="cands"):
         search.SearchConfig(cands=2)
-    assert search.SearchConfig.from_spec("search:cands=1").cands == 1
+    assert search.SearchConfig.from_spec("search:cands=0").cands == 0
+    assert search.SearchConfig().cands == 1 == search.SearchConfig.from_spec("search").cands   # the default
