@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -687,12 +688,10 @@ def test_queued_work_is_dropped_when_the_server_stops_or_its_page_leaves(monkeyp
 
         app = await started()
         try:
-            class Gone:                          # a page whose socket closed
-                gone = False
-                ws = type("WS", (), {"state": type("S", (), {"name": "CLOSED"})()})()
-            page = web_server._Client.here
+            closed = web_server._Client(SimpleNamespace(state=SimpleNamespace(name="CLOSED")))
+            assert not closed.here()             # its socket closed, not yet noticed as gone
             with pytest.raises(web_server._Dropped):
-                await app._off_loop(job, 9, page=type("P", (), {"here": page, **vars(Gone)})())
+                await app._off_loop(job, 9, page=closed)
             assert 9 not in ran
         finally:
             await app.stop()
