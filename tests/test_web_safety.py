@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from types import SimpleNamespace
 
@@ -654,6 +655,40 @@ def test_bucket_charges_work_measured_afterwards():
     assert b.wait_time(now=1.5) == pytest.approx(0.5)
     assert b.wait_time(now=2.0) == 0.0
     assert not b.take(1.0, now=2.0) and b.take(0.5, now=3.0)
+
+
+def test_a_file_added_during_a_walk_of_the_folder_is_listed(tmp_path, monkeypatch):
+    """A page that asks for the lists while a walk of the records folder
+    is under way gets one more walk after it: the walk under way may have
+    passed the file the page is looking for."""
+    monkeypatch.setattr(web_server, "_LIST_TTL", 0.0)
+    (tmp_path / "a.json").write_text(json.dumps(played_record(3)))
+    scan = web_server._scan_records
+    walking = threading.Event()
+
+    def slow_scan(d):
+        names = scan(d)
+        if walking.is_set():
+            time.sleep(0.5)               # the folder changes after this walk read it
+        return names
+
+    monkeypatch.setattr(web_server, "_scan_records", slow_scan)
+
+    async def main():
+        app = await started(records=str(tmp_path))
+        try:
+            async with connect(url(app.bound_port), max_size=None) as ws:
+                walking.set()
+                w = await ask(ws, {"type": "hello"}, "welcome")     # starts a walk
+                assert w["records"] == ["a.json"]
+                await asyncio.sleep(0.1)
+                (tmp_path / "b.json").write_text(json.dumps(played_record(3)))
+                await ws.send(json.dumps({"type": "list"}))       # during that walk
+                got = await wait(ws, "lists", until=lambda m: "b.json" in m["records"], timeout=5)
+                assert got["records"] == ["a.json", "b.json"]
+        finally:
+            await app.stop()
+    run(main(), timeout=60)
 
 
 def _burn(seconds):

@@ -206,6 +206,7 @@ class WebApp:
         self._listing: List[str] = []
         self._listed_at = -1e9
         self._listing_task: Optional[asyncio.Future] = None
+        self._relist_after = False            # a page asked while a walk was under way
         self._loop: Optional[asyncio.AbstractEventLoop] = None
 
     # -- lifecycle ------------------------------------------------------------------
@@ -698,8 +699,13 @@ class WebApp:
         worker thread, of at most :data:`_MAX_SCANNED` entries, however many
         pages ask (outside the pages' share, so a page's ``hello`` never
         waits behind their work); pages are answered from the listing they
-        have and sent the new one when it differs."""
-        if (self.records_dir is None or self._listing_task is not None or self._loop is None
+        have and sent the new one when it differs. A page that asks while
+        a walk is under way gets one more walk, :data:`_LIST_TTL` seconds
+        after it (that walk may have passed the file the page looks for)."""
+        if self._listing_task is not None:
+            self._relist_after = True
+            return
+        if (self.records_dir is None or self._loop is None
                 or (self._closing is not None and self._closing.is_set())
                 or time.monotonic() - self._listed_at < _LIST_TTL):
             return
@@ -708,6 +714,7 @@ class WebApp:
         except RuntimeError:                # the worker is shut down: the server stops
             return
         self._listing_task = fut
+        self._relist_after = False
         fut.add_done_callback(self._listed)
 
     def _listed(self, fut: "asyncio.Future[List[str]]") -> None:
@@ -719,6 +726,8 @@ class WebApp:
         if names != self._listing:
             self._listing = names
             self._broadcast_lists()
+        if self._relist_after and self._loop is not None:   # the walk asked for during this one
+            self._loop.call_later(_LIST_TTL, self._relist_soon)
 
     def _find_named(self, c: _Client, name: str) -> Tuple[Any, Optional[str]]:
         """A record offered to ``c`` by name: ``(record, None)`` for one in
