@@ -32,7 +32,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "src" / "guandan"
 
 LAYERS = {
-    "_checks": 1, "_files": 1, "errors": 1, "rules": 1, "seeds": 1, "registry": 1,
+    "_aio": 1, "_checks": 1, "_files": 1, "errors": 1, "rules": 1, "seeds": 1, "registry": 1,
     "moves": 2, "positions": 2, "state": 2, "records": 2, "words": 2,
     "game": 3,
     "policies": 4,

@@ -272,3 +272,42 @@ def test_a_slow_named_bot_does_not_stall_the_loop():
         assert m == g.legal_moves()[0] and ticks >= 10
     finally:
         unregister("slow-first")
+
+
+def test_a_time_limited_wait_never_hides_a_cancellation():
+    """The servers' time limits (``guandan._aio.within``): a task
+    cancelled in the same turn of the loop as what it waits for finishes is
+    cancelled, not handed the result (Python before 3.12's
+    ``asyncio.wait_for`` returns the result: an arena's table writer went
+    on waiting for its queue after its cancellation, and the arena took
+    10 s to stop); the time limit and the result as ``wait_for`` gives
+    them."""
+    import asyncio
+
+    from guandan._aio import within
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        inner = loop.create_future()
+        reached = []
+
+        async def waiter():
+            got = await within(inner, 10)
+            reached.append(got)
+            await asyncio.sleep(3600)
+
+        t = asyncio.ensure_future(waiter())
+        await asyncio.sleep(0)
+        inner.set_result(1)
+        t.cancel()
+        done, _ = await asyncio.wait({t}, timeout=2)
+        assert t in done and t.cancelled() and reached == []
+
+        async def slow():
+            await asyncio.sleep(10)
+        with pytest.raises(asyncio.TimeoutError):
+            await within(slow(), 0.01)
+        assert await within(asyncio.sleep(0, "x"), 1) == "x"
+        assert await within(asyncio.sleep(0, "y"), None) == "y"
+
+    asyncio.run(asyncio.wait_for(main(), 30))

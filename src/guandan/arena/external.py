@@ -43,6 +43,7 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .._aio import within
 from .participants import Participant
 from .runner import (PR_SET_PDEATHSIG, SPAWN_LOCK, Limits, _prctl, _rules_for, half_result,
                      pair_result)
@@ -275,7 +276,7 @@ class ExternalTables:
 async def _abort(table: Any, task: asyncio.Future, seat: int, why: str) -> Dict[str, Any]:
     table.abort(seat, why)
     try:
-        await asyncio.wait_for(asyncio.shield(task), 10)
+        await within(asyncio.shield(task), 10)
     except (asyncio.TimeoutError, Exception):
         task.cancel()
     return {"seat": seat, "reason": why}

@@ -12,6 +12,8 @@ from http import HTTPStatus
 from typing import Any, Callable, Iterable, List, Optional, Protocol
 from urllib.parse import urlsplit
 
+from .._aio import within
+
 __all__ = ["origin_allowed", "norm_origin", "Conn", "Refusals", "check_origin", "close_reason",
            "LOG_IGNORED", "CLOSE", "Bucket", "bounded_connection", "WRITE_BUFFER_LIMIT",
            "FLOOD_RATE", "FLOOD_BURST"]
@@ -299,9 +301,9 @@ class Conn:
             frame = await self.queue.get()
             try:
                 if frame is CLOSE:
-                    await asyncio.wait_for(ws.close(), send_timeout)
+                    await within(ws.close(), send_timeout)
                     return
-                await asyncio.wait_for(ws.send(frame), send_timeout)
+                await within(ws.send(frame), send_timeout)
             except asyncio.TimeoutError:
                 drop(self, f"a message could not be sent within {send_timeout:g}s "
                      "(the client is not reading): treated as disconnected")
@@ -321,6 +323,6 @@ class Conn:
     async def close(self, code: int, reason: str) -> None:
         """A close frame, bounded in time; cut when it cannot be sent."""
         try:
-            await asyncio.wait_for(self.ws.close(code, reason), 2.0)
+            await within(self.ws.close(code, reason), 2.0)
         except Exception:
             self.abort()

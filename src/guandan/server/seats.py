@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Protocol, Union
 
+from .._aio import within
 from ..errors import GuandanError
 from ..game import Game
 from ..moves import Move, MoveList
@@ -229,7 +230,7 @@ class Seat:
         left = until - asyncio.get_running_loop().time()
         if left > 0 and not self.late.is_set():
             try:
-                await asyncio.wait_for(self.late.wait(), left)
+                await within(self.late.wait(), left)
             except asyncio.TimeoutError:
                 log.info("seat %d: no late answer within the %.3gs grace period; asking "
                          "the next question", self.index, self._table().late_grace)
@@ -248,7 +249,7 @@ class Seat:
         await self.send(msg)
         t0 = loop.time()
         try:
-            idx = await (asyncio.wait_for(asyncio.shield(fut), limit) if limit else fut)
+            idx = await (within(asyncio.shield(fut), limit) if limit else fut)
         except asyncio.TimeoutError:
             if fut.done() and not fut.cancelled():
                 idx = fut.result()          # answered (or left) as the timer fired
@@ -306,7 +307,7 @@ class Seat:
         threading.Thread(target=work, daemon=True, name=f"guandan-seat-{self.index}").start()
         limit = self._limit()
         try:
-            kind, val = await asyncio.wait_for(asyncio.shield(fut), limit)
+            kind, val = await within(asyncio.shield(fut), limit)
         except asyncio.TimeoutError:
             self.think += time.monotonic() - t0
             host.abort(self.index, f"timeout: no answer within {limit:.3g}s")

@@ -19,6 +19,7 @@ import secrets
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, List, Optional
 
+from .._aio import within
 from .._files import atomic_write
 from ..errors import GuandanError
 from ..game import Game
@@ -561,7 +562,7 @@ class Table:
             for c in list(self._pending):          # connections still waiting: closed
                 if c.open:
                     try:
-                        await asyncio.wait_for(c.ws.close(1013, "table closed"), 2)
+                        await within(c.ws.close(1013, "table closed"), 2)
                     except Exception:
                         pass
             self._pending = []

@@ -25,6 +25,7 @@ from http import HTTPStatus
 from importlib import resources
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .._aio import within
 from ..errors import GuandanError
 from ..feed import Spectators
 from ..records import read_record_file
@@ -334,7 +335,7 @@ class WebApp:
                         # the close frame, then the socket cut: its frames
                         # fill the queue, so the page's answer is not read
                         try:
-                            await asyncio.wait_for(ws.close(1008, "too many messages"), 0.5)
+                            await within(ws.close(1008, "too many messages"), 0.5)
                         except Exception:
                             pass
                         transport = getattr(ws, "transport", None)
@@ -393,7 +394,7 @@ class WebApp:
                 break
             c.queued -= len(text)
             try:
-                await asyncio.wait_for(c.ws.send(text), SEND_TIMEOUT)
+                await within(c.ws.send(text), SEND_TIMEOUT)
             except Exception:
                 break
         c.gone = True
@@ -447,7 +448,7 @@ class WebApp:
             wait = self._work_time.wait_time(loop.time())
             if wait > 0 and not self._closing.is_set():
                 try:
-                    await asyncio.wait_for(self._closing.wait(), wait)
+                    await within(self._closing.wait(), wait)
                 except asyncio.TimeoutError:
                     pass
             if self._closing.is_set() or (page is not None and not page.here()):
