@@ -102,6 +102,23 @@ def summary_lines() -> List[str]:
     return lines
 
 
+class FuzzReport:
+    """The report plugin: inputs tried per kind, in pytest's terminal summary
+    (with pytest-xdist, the workers' counts added up: conftest.py)."""
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not TRIED:
+            return
+        terminalreporter.section(f"fuzz inputs (GUANDAN_FUZZ_EXAMPLES={EXAMPLES})")
+        for line in summary_lines():
+            terminalreporter.write_line(line)
+        path = os.environ.get("GUANDAN_FUZZ_REPORT")
+        if path:
+            with open(path, "w") as f:
+                json.dump({"examples": EXAMPLES, "tried": dict(TRIED), "accepted": dict(ACCEPTED)}, f,
+                          indent=1, sort_keys=True)
+
+
 # ---------------------------------------------------------------------------
 # hostile values
 # ---------------------------------------------------------------------------

@@ -141,3 +141,13 @@ def chi2_pvalue(x, k):
         return 1.0
     z = ((x / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
     return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def child_output(f):
+    """All that a child process has written so far to the file ``f`` (its
+    stdout and stderr). The child's descriptors are duplicates of ``f``'s
+    and share its offset: read with ``pread``, which leaves the offset
+    alone (a ``seek(0)`` here could land between the child's writes, which
+    then overwrite the start of its own output)."""
+    fd = f.fileno()
+    return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")

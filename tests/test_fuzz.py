@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import pickle
 import random
 import subprocess
@@ -83,7 +82,7 @@ from fuzz_helpers import (
     scalar_junk,
     seat_values,
     short,
-    summary_lines,
+    FuzzReport,
     triples,
     tribute_tag,
     valid_words,
@@ -95,25 +94,11 @@ from helpers import FACES, RANKS
 # the report: inputs tried per kind, in pytest's terminal summary
 # ---------------------------------------------------------------------------
 
-class _FuzzReport:
-    def pytest_terminal_summary(self, terminalreporter):
-        if not TRIED:
-            return
-        terminalreporter.section(f"fuzz inputs (GUANDAN_FUZZ_EXAMPLES={EXAMPLES})")
-        for line in summary_lines():
-            terminalreporter.write_line(line)
-        path = os.environ.get("GUANDAN_FUZZ_REPORT")
-        if path:
-            with open(path, "w") as f:
-                json.dump({"examples": EXAMPLES, "tried": dict(TRIED), "accepted": dict(ACCEPTED)}, f,
-                          indent=1, sort_keys=True)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _fuzz_report(request):
     pm = request.config.pluginmanager
     if not pm.has_plugin("guandan-fuzz-report"):
-        pm.register(_FuzzReport(), "guandan-fuzz-report")
+        pm.register(FuzzReport(), "guandan-fuzz-report")
     yield
 
 

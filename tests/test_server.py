@@ -55,6 +55,8 @@ import guandan
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from helpers import child_output
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # --------------------------------------------------------------------------
@@ -1144,8 +1146,7 @@ class Server:
                                      stdout=self.errf, stderr=self.errf, env=env)
 
     def stderr(self):
-        self.errf.seek(0)
-        return self.errf.read().decode("utf-8", "replace")
+        return child_output(self.errf)
 
     def wait_ready(self, timeout=SERVER_START_TIMEOUT):
         want = f"serving on ws://127.0.0.1:{self.port}"      # the start-up line (stdout)

@@ -29,6 +29,7 @@ from guandan import Game  # noqa: E402
 from guandan.web import WebApp  # noqa: E402
 from guandan.web import server as web_server  # noqa: E402
 from guandan.web.session import PlaySession, Replay  # noqa: E402
+from helpers import child_output  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -324,8 +325,7 @@ class _Proc:
             time.sleep(0.05)
 
     def output(self):
-        self.err.seek(0)
-        return self.err.read().decode("utf-8", "replace")
+        return child_output(self.err)
 
     def close(self):
         if self.proc.poll() is None:
