@@ -274,7 +274,8 @@ def test_a_slow_named_bot_does_not_stall_the_loop():
         unregister("slow-first")
 
 
-def test_a_time_limited_wait_never_hides_a_cancellation():
+@pytest.mark.parametrize("has_timeout", [True, False], ids=["asyncio.timeout", "asyncio.wait"])
+def test_a_time_limited_wait_never_hides_a_cancellation(monkeypatch, has_timeout):
     """The servers' time limits (``guandan._aio.within``): a task
     cancelled in the same turn of the loop as what it waits for finishes is
     cancelled, not handed the result (Python before 3.12's
@@ -284,7 +285,12 @@ def test_a_time_limited_wait_never_hides_a_cancellation():
     them."""
     import asyncio
 
+    from guandan import _aio
     from guandan._aio import within
+
+    if has_timeout and not _aio.HAS_TIMEOUT:
+        pytest.skip("asyncio.timeout is Python 3.11 and later")
+    monkeypatch.setattr(_aio, "HAS_TIMEOUT", has_timeout)
 
     async def main():
         loop = asyncio.get_running_loop()

@@ -33,6 +33,9 @@ __all__ = ["within"]
 
 T = TypeVar("T")
 
+#: ``asyncio.timeout`` (Python 3.11 and later); the other path is tested too
+HAS_TIMEOUT = sys.version_info >= (3, 11)
+
 
 async def within(aw: Awaitable[T], timeout: Optional[float]) -> T:
     """Await ``aw`` for at most ``timeout`` seconds (None: no limit);
@@ -40,8 +43,8 @@ async def within(aw: Awaitable[T], timeout: Optional[float]) -> T:
     A cancellation of the caller is never turned into a result."""
     if timeout is None:
         return await aw
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):      # counts the cancellations it makes
+    if HAS_TIMEOUT:
+        async with asyncio.timeout(timeout):      # type: ignore[attr-defined]  # counts its cancellations
             return await aw
     fut: "asyncio.Future[Any]" = asyncio.ensure_future(aw)
     try:
