@@ -1,15 +1,13 @@
 import os
 import sys
 
+import pytest
+
 # tests import the slow reference enumerator and helpers as plain modules
 sys.path.insert(0, os.path.dirname(__file__))
 
-
-
-# -- pytest-xdist (CI's debug and sanitizer stages run with ``-n 2``): the
+# -- pytest-xdist (CI's debug and sanitizer stages run with ``-n auto``): the
 # workers' fuzz counts, added up for the controller's report (fuzz_helpers)
-
-import pytest  # noqa: E402
 
 
 def pytest_sessionfinish(session):

@@ -721,14 +721,14 @@ class WebApp:
     def _listed(self, fut: "asyncio.Future[List[str]]") -> None:
         self._listing_task = None
         self._listed_at = time.monotonic()
+        if self._relist_after and self._loop is not None:   # the walk asked for during this one
+            self._loop.call_later(_LIST_TTL, self._relist_soon)
         if fut.cancelled() or fut.exception() is not None:
             return
         names = fut.result()
         if names != self._listing:
             self._listing = names
             self._broadcast_lists()
-        if self._relist_after and self._loop is not None:   # the walk asked for during this one
-            self._loop.call_later(_LIST_TTL, self._relist_soon)
 
     def _find_named(self, c: _Client, name: str) -> Tuple[Any, Optional[str]]:
         """A record offered to ``c`` by name: ``(record, None)`` for one in
