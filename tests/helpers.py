@@ -19,6 +19,14 @@ LEVELS = list(RANKS)
 ANCHOR_PATH = os.path.join(os.path.dirname(__file__), "data", "anchor_hands_1000.jsonl")
 
 
+def default_sigint():
+    """``preexec_fn`` of a child stopped with SIGINT in a test: the child
+    takes Ctrl-C as a terminal's process does even when this run was started
+    in the background of a shell, where SIGINT is ignored and the child
+    inherits that (Python then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def anchor_hands():
     """The 1,000 anchor hands every benchmark shares (tests/data)."""
     with open(ANCHOR_PATH) as f:

@@ -18,6 +18,7 @@ import pytest
 
 import guandan
 from guandan.cli import build_parser
+from helpers import default_sigint
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(guandan.__file__)))
@@ -36,20 +37,14 @@ def cli(*args, cwd=None, env=None, timeout=120):
                           timeout=timeout, cwd=cwd or REPO, env=_env(env), stdin=subprocess.DEVNULL)
 
 
-def _default_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Proc:
     """``python -m guandan ARGS`` in a subprocess, its stdout and stderr
     collected as they come (a prompt without a newline included)."""
 
     def __init__(self, *args, cwd=None, stdin=subprocess.DEVNULL, env=None):
-        # the child takes Ctrl-C as a terminal's process does, even when this
-        # run was started in the background of a shell (SIGINT ignored, inherited)
         self.proc = subprocess.Popen([sys.executable, "-u", "-m", "guandan", *args], cwd=cwd or REPO,
                                      env=_env(env), stdin=stdin, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+                                     stderr=subprocess.PIPE, preexec_fn=default_sigint)
         self.out, self.err = [], []
         self._threads = [threading.Thread(target=self._read, args=(f, buf), daemon=True)
                          for f, buf in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]

@@ -7,6 +7,7 @@ import sys
 
 
 from guandan.registry import split_specs
+from helpers import default_sigint
 from guandan.server import parse_bots
 
 SPEC = "search:rollouts=4,solve=0"
@@ -43,7 +44,7 @@ def test_play():
 def test_web():
     p = subprocess.Popen([sys.executable, "-m", "guandan", "web", "--port", "0", "--bots", f"{SPEC},greedy",
                           "--watch", f"expert,{SPEC},expert,greedy"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         line = p.stdout.readline()
         assert "http://" in line, p.stderr.read() if p.poll() is not None else line

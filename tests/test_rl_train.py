@@ -21,6 +21,7 @@ from guandan.rl import NetPolicy, load_checkpoint, save_checkpoint
 from guandan.rl.actor import BLAS_THREAD_VARS, MAX_IMITATION_MOVES, ROW_DIM, ActorTask, actor_context, play_chunk
 from guandan.rl.model import init_layers, parse_hidden
 from guandan.vec import ENCODING_DIMS, OBS_DIM
+from helpers import default_sigint
 
 jax = pytest.importorskip("jax", reason="training needs JAX (pip install '.[rl]')")
 
@@ -227,9 +228,8 @@ def test_cli_ctrl_c_leaves_a_resumable_state(tmp_path):
     cmd = [sys.executable, "-m", "guandan", "train", out, "--hidden", "32x2", "--games", "8", "--actors", "1",
            "--imitation", "1", "--minutes", "30", "--eval-minutes", "0", "--eval-deals", "2",
            "--eval-against", "greedy"]
-    # SIGINT as a terminal gives it, even when this run was started in a shell's background
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         preexec_fn=default_sigint)
     log = os.path.join(out, "log.jsonl")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (os.path.exists(log) and len(read_log(log)) >= 2):
