@@ -646,6 +646,52 @@ def test_a_long_replay_jump_is_made_in_steps_and_lands_where_one_jump_does(monke
     run(main())
 
 
+def test_a_long_record_is_opened_in_steps_and_other_pages_go_first(monkeypatch):
+    """Opening a record is several jobs of JUMP_STEPS actions: a page opening
+    a long one does not hold the pages' work queue for the whole record (a
+    record of 50,000 actions, the longest, takes about a second)."""
+    monkeypatch.setattr(web_server, "JUMP_STEPS", 50)
+    long_rec, short_rec = played_record(4), played_record(5)
+    short_rec["actions"] = short_rec["actions"][:30]
+    short_rec["deals"] = None
+    want = Replay(long_rec, "r", show_seed=True).view()
+    jobs = []
+
+    class Slow(web_server.ReplayBuilder):
+        def advance(self, most):
+            jobs.append((self.name, most))
+            time.sleep(0.005)                    # each job lasts a while: the other page asks meanwhile
+            return super().advance(most)
+
+    monkeypatch.setattr(web_server, "ReplayBuilder", Slow)
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port), max_size=None) as a, \
+                    connect(url(app.bound_port), max_size=None) as b:
+                done = []
+
+                async def open_(ws, rec, tag):
+                    m = await ask(ws, {"type": "replay_open", "record": rec}, "replay")
+                    done.append(tag)
+                    return m
+                ta = asyncio.ensure_future(open_(a, long_rec, "long"))
+                while len(jobs) < 2:                 # the long record's opening under way
+                    await asyncio.sleep(0.001)
+                got_b = await open_(b, short_rec, "short")
+                got_a = await ta
+                assert done == ["short", "long"]
+                n = len(long_rec["actions"])
+                long_jobs = [j for j in jobs if j[0] == got_a["state"]["name"]]
+                assert len(long_jobs) == -(-(n + 1) // 50) and all(m == 50 for _, m in long_jobs)
+                assert got_a["state"] == json.loads(json.dumps(dict(want, name=got_a["state"]["name"])))
+                assert got_b["state"]["steps"] == 30
+        finally:
+            await app.stop()
+    run(main())
+
+
 def test_bucket_charges_work_measured_afterwards():
     from guandan.server.connections import Bucket
     b = Bucket(0.5, 1.0)

@@ -18,7 +18,7 @@ import random as _random
 import threading
 from enum import IntEnum
 from functools import wraps
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import numpy as np
 
@@ -769,6 +769,27 @@ class Game:
         Records are exchanged between people: everything in one is validated
         (any malformed or impossible record raises a :class:`GuandanError`
         naming the problem), so loading an untrusted record is safe."""
+        g = None
+        for _, g in cls.replay_steps(record):
+            pass
+        assert g is not None
+        return g
+
+    @classmethod
+    def replay_steps(cls, record: Union[Dict[str, Any], str]) -> Iterator[Tuple[int, "Game"]]:
+        """:meth:`replay` an action at a time, for a caller that spreads a
+        long record over several turns (the web table opens replays so):
+        yields ``(i, game)`` with the game before action ``i`` of the record,
+        then ``(len(actions), game)`` once every action is played and the
+        deals are checked; the same game object throughout. Raises what
+        :meth:`replay` raises, when it reaches the fault (the record's form
+        before the first step).
+
+        >>> g = Game(seed=3)
+        >>> g.play(g.legal_moves()[0])
+        >>> [i for i, _ in Game.replay_steps(g.record())]
+        [0, 1]
+        """
         rec = validate_record(record)
         if rec["start"]:
             g = cls.from_position(rec["start"], rules=rec["rules"], seed=rec["seed"])
@@ -779,6 +800,7 @@ class Game:
         else:
             g = cls(rules=rec["rules"], seed=rec["seed"])
         for i, (seat, triple) in enumerate(rec["actions"]):
+            yield i, g
             if g.is_over:
                 raise GuandanError(f"action {i}: the game is already over")
             if g.to_act != seat:
@@ -789,7 +811,7 @@ class Game:
                 raise type(e)(f"action {i}: {e}") from None
         if rec["deals"] is not None and [list(d) for d in g._deals] != rec["deals"]:
             raise GuandanError("the replayed deals differ from the record's")
-        return g
+        yield len(rec["actions"]), g
 
     def __repr__(self) -> str:
         levels = f"{self.team_levels[0]}/{self.team_levels[1]}"

@@ -34,7 +34,7 @@ from ..server import origin_allowed
 from ..server.connections import Bucket, bounded_connection
 from .page import INDEX_HTML
 from .messages import MAX_FRAME, WebMessageError, parse_message
-from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, check_bot, hint, refusal_words
+from .session import DEFAULT_BOTS, BotTable, PlaySession, Replay, ReplayBuilder, check_bot, hint, refusal_words
 from .views import move_view, table_view
 
 __all__ = ["WebApp", "serve_web", "run_with_tables"]
@@ -75,7 +75,8 @@ MAX_CLIENTS = 64
 #: the event loop needs, so without the share eight pages jumping a replay
 #: back and forth took a contest table from 341 to 26 decisions a second
 WORK_SHARE, WORK_BURST = 0.05, 1.0
-#: replay steps one job takes at most (about 10 µs each): a long jump is
+#: replay steps one job takes at most (about 10 µs each in a jump, 25 µs
+#: opening a record): a long jump, and the opening of a long record, are
 #: several jobs, each waiting its turn
 JUMP_STEPS = 2000
 
@@ -760,7 +761,7 @@ class WebApp:
         if msg["record"] is not None:
             # a page's own record: kept for that page only (the fields a replay
             # reads, nothing else it sent), its seed shown to it
-            replay = await self._off_loop(_open_upload, msg["record"], page=c)
+            replay = await self._replayed(c, _open_upload, msg["record"])
             name, rec = replay.name, replay.record
             c.uploads.pop(name, None)
             c.uploads[name] = rec
@@ -769,32 +770,42 @@ class WebApp:
         else:
             name = msg["name"]
             if name in c.uploads:
-                replay = await self._off_loop(_open_replay, None, c.uploads[name], name, True, page=c)
+                replay = await self._replayed(c, _open_replay, None, c.uploads[name], name, True)
             else:
                 rec, path = self._find_named(c, name)      # in the loop: the tables' records change there
-                replay = await self._off_loop(_open_replay, path, rec, name, False, page=c)
+                replay = await self._replayed(c, _open_replay, path, rec, name, False)
         c.replay = replay
         c.send({"type": "replay", "state": replay.view()})
 
+    async def _replayed(self, c: _Client, opener: Callable[..., ReplayBuilder], *args: Any) -> Replay:
+        """A record opened for page ``c`` in jobs of the pages' heavy work:
+        read and checked in one, then replayed :data:`JUMP_STEPS` actions a
+        job (other pages' jobs take their turns in between)."""
+        b = await self._off_loop(opener, *args, page=c)
+        while True:
+            r = await self._off_loop(b.advance, JUMP_STEPS, page=c)
+            if r is not None:
+                return r
 
-def _open_upload(rec: Any) -> Replay:
-    """(worker thread) A :class:`Replay` of a record a page sent, keeping only
-    the fields a replay reads (the rest of what the page sent is not held),
-    named by their hash."""
+
+def _open_upload(rec: Any) -> ReplayBuilder:
+    """(worker thread) A :class:`ReplayBuilder` of a record a page sent,
+    keeping only the fields a replay reads (the rest of what the page sent
+    is not held), named by their hash."""
     if isinstance(rec, dict):
         rec = {k: rec[k] for k in _RECORD_FIELDS if k in rec}
     text = json.dumps(rec, sort_keys=True, separators=(",", ":"))
     name = "upload-" + hashlib.sha256(text.encode()).hexdigest()[:12]
-    return Replay(rec, name, show_seed=True)
+    return ReplayBuilder(rec, name, show_seed=True)
 
 
 #: the fields of a record a replay reads (Game.record's, but the result)
 _RECORD_FIELDS = ("format", "rules", "seed", "start", "round_start", "deals", "actions")
 
 
-def _open_replay(path: Optional[str], rec: Any, name: str, own: bool) -> Replay:
-    """(worker thread) A :class:`Replay` of ``rec`` or of the record file ``path``."""
-    return Replay(read_record_file(path) if path is not None else rec, name, show_seed=own)
+def _open_replay(path: Optional[str], rec: Any, name: str, own: bool) -> ReplayBuilder:
+    """(worker thread) A :class:`ReplayBuilder` of ``rec`` or of the record file ``path``."""
+    return ReplayBuilder(read_record_file(path) if path is not None else rec, name, show_seed=own)
 
 
 class _Dropped(Exception):

@@ -23,7 +23,7 @@ from ..records import validate_record
 from ..rules import Rules
 from .views import cards_view, move_view, table_view
 
-__all__ = ["PlaySession", "Replay", "BotTable", "check_bot", "hint", "refusal_words", "DEFAULT_BOTS",
+__all__ = ["PlaySession", "Replay", "ReplayBuilder", "BotTable", "check_bot", "hint", "refusal_words", "DEFAULT_BOTS",
            "MAX_REPLAY_ACTIONS"]
 
 #: the longest record the web table steps through (a 100-round game has
@@ -284,37 +284,31 @@ class Replay:
     positions where each round the record plays and each trick starts. ``show_seed``: the views carry the record's
     seed (a record the viewer brought themselves); else ``seed`` is None, as
     a seed can tell the deals of games still being played (a table server
-    deals game ``k + 1`` from game ``k``'s seed plus one)."""
+    deals game ``k + 1`` from game ``k``'s seed plus one). Built at once
+    here, or a number of actions at a time by :class:`ReplayBuilder`."""
 
     def __init__(self, record: Any, name: str = "", *, show_seed: bool = False) -> None:
-        rec = record
-        validate_record(rec)
-        if len(rec["actions"]) > MAX_REPLAY_ACTIONS:
-            raise GuandanError(f"the record has {len(rec['actions']):,} actions: the web table "
-                               f"replays at most {MAX_REPLAY_ACTIONS:,} (guandan replay FILE reads any)")
-        full = Game.replay(rec)                              # every action checked
-        self.name = name
-        self.show_seed = show_seed
-        self.record = rec
-        self.actions = [a for _, a in full.moves_played]
-        start = dict(rec, actions=[], deals=None)
-        g = Game.replay(start)
-        # a round is listed where its first action is (a record ending at a
-        # round's end has no action of the next round: that one is not listed)
-        self.rounds: List[int] = [0]
-        self.tricks: List[int] = []
-        r = g.round_index
-        for i in range(len(self.actions) + 1):
-            if g.round_index != r:
-                r = g.round_index
-                if i < len(self.actions):
-                    self.rounds.append(i)
-            if g.phase is Phase.PLAY and g.top is None and not g.trick:
-                self.tricks.append(i)
-            if i < len(self.actions):
-                g.play(self.actions[i])
-        self.result = {"over": full.is_over, "winner": full.winner, "rounds": len(self.rounds)}
-        self.game = Game.replay(start)                      # at position 0
+        b = ReplayBuilder(record, name, show_seed=show_seed)
+        b.advance(len(b) + 1)
+        self._take(b)
+
+    @classmethod
+    def _built(cls, b: "ReplayBuilder") -> "Replay":
+        r = cls.__new__(cls)
+        r._take(b)
+        return r
+
+    def _take(self, b: "ReplayBuilder") -> None:
+        assert b.done is not None, "the record is not replayed to its end yet"
+        g = b.done
+        self.name = b.name
+        self.show_seed = b.show_seed
+        self.record = b.record
+        self.actions = [a for _, a in g.moves_played]
+        self.rounds = b.rounds
+        self.tricks = b.tricks
+        self.result = {"over": g.is_over, "winner": g.winner, "rounds": len(b.rounds)}
+        self.game = Game.replay(dict(b.record, actions=[], deals=None))      # at position 0
         self.pos = 0
 
     def __len__(self) -> int:
@@ -335,6 +329,52 @@ class Replay:
         v.update(step=self.pos, steps=len(self.actions), rounds=self.rounds, tricks=self.tricks,
                  name=self.name, result=self.result)
         return v
+
+
+class ReplayBuilder:
+    """A :class:`Replay` made a number of actions at a time (:meth:`advance`),
+    so that opening a long record is several short jobs: the record's form
+    is checked here, every action as it is replayed (``Game.replay_steps``),
+    the positions where rounds and tricks start noted on the way."""
+
+    def __init__(self, record: Any, name: str = "", *, show_seed: bool = False) -> None:
+        rec = record
+        validate_record(rec)
+        if len(rec["actions"]) > MAX_REPLAY_ACTIONS:
+            raise GuandanError(f"the record has {len(rec['actions']):,} actions: the web table "
+                               f"replays at most {MAX_REPLAY_ACTIONS:,} (guandan replay FILE reads any)")
+        self.name = name
+        self.show_seed = show_seed
+        self.record = rec
+        self.rounds: List[int] = [0]
+        self.tricks: List[int] = []
+        self.done: Optional[Game] = None        # the game at the record's end, once there
+        self._n = len(rec["actions"])
+        self._steps = Game.replay_steps(rec)
+        self._round = -1
+
+    def __len__(self) -> int:
+        return self._n
+
+    def advance(self, most: int) -> Optional[Replay]:
+        """Replay at most ``most`` more actions (at least one step); the
+        :class:`Replay` once the record's end is reached, else None."""
+        for _ in range(max(1, most)):
+            i, g = next(self._steps)
+            # a round is listed where its first action is (a record ending at a
+            # round's end has no action of the next round: that one is not listed)
+            if self._round < 0:
+                self._round = g.round_index
+            elif g.round_index != self._round:
+                self._round = g.round_index
+                if i < self._n:
+                    self.rounds.append(i)
+            if g.phase is Phase.PLAY and g.top is None and not g.trick:
+                self.tricks.append(i)
+            if i == self._n:
+                self.done = g
+                return Replay._built(self)
+        return None
 
 
 class BotTable:
