@@ -54,6 +54,8 @@ def test_web():
             p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             p.kill()
+            p.wait()
+    assert p.returncode == 130             # stopped by the SIGINT (Ctrl-C), not killed
     assert "error" not in p.stderr.read()
 
 

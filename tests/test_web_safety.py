@@ -655,15 +655,8 @@ def test_a_long_record_is_opened_in_steps_and_other_pages_go_first(monkeypatch):
     short_rec["actions"] = short_rec["actions"][:30]
     short_rec["deals"] = None
     want = Replay(long_rec, "r", show_seed=True).view()
-    jobs = []
-
-    class Slow(web_server.ReplayBuilder):
-        def advance(self, most):
-            jobs.append((self.name, most))
-            time.sleep(0.005)                    # each job lasts a while: the other page asks meanwhile
-            return super().advance(most)
-
-    monkeypatch.setattr(web_server, "ReplayBuilder", Slow)
+    B = counted_builder(monkeypatch)
+    jobs = B.jobs
 
     async def main():
         app = await started()
@@ -687,6 +680,107 @@ def test_a_long_record_is_opened_in_steps_and_other_pages_go_first(monkeypatch):
                 assert len(long_jobs) == -(-(n + 1) // 50) and all(m == 50 for _, m in long_jobs)
                 assert got_a["state"] == json.loads(json.dumps(dict(want, name=got_a["state"]["name"])))
                 assert got_b["state"]["steps"] == 30
+        finally:
+            await app.stop()
+    run(main())
+
+
+class _CountedBuilder(web_server.ReplayBuilder):
+    """A ReplayBuilder whose jobs last a while (another page asks meanwhile)
+    and which counts its jobs and the builders alive."""
+    jobs: list = []
+    live = 0
+    most_live = 0
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        cls = type(self)
+        cls.live += 1
+        cls.most_live = max(cls.most_live, cls.live)
+
+    def advance(self, most):
+        type(self).jobs.append((self.name, most))
+        time.sleep(0.005)
+        try:
+            r = super().advance(most)
+        except Exception:
+            type(self).live -= 1
+            raise
+        if r is not None:
+            type(self).live -= 1
+        return r
+
+
+def counted_builder(monkeypatch):
+    cls = type("Counted", (_CountedBuilder,), {"jobs": [], "live": 0, "most_live": 0})
+    monkeypatch.setattr(web_server, "ReplayBuilder", cls)
+    return cls
+
+
+def test_a_record_failing_late_gives_the_same_error_and_a_page_leaving_mid_open_stops_it(monkeypatch):
+    monkeypatch.setattr(web_server, "JUMP_STEPS", 50)
+    rec = played_record(4)
+    bad = json.loads(json.dumps(rec))
+    bad["actions"][300][0] = (bad["actions"][300][0] + 1) % 4       # the wrong seat acts
+    with pytest.raises(guandan.GuandanError) as direct:
+        Replay(bad)
+    B = counted_builder(monkeypatch)
+
+    async def main():
+        app = await started()
+        try:
+            async with connect(url(app.bound_port), max_size=None) as ws:
+                m = await ask(ws, {"type": "replay_open", "record": bad}, "error", "replay")
+                assert m["type"] == "error" and m["message"] == str(direct.value)
+                assert len(B.jobs) == 300 // 50 + 1               # failed in its seventh slice
+                m = await ask(ws, {"type": "replay_open", "record": rec}, "error", "replay")
+                assert m["type"] == "replay" and m["state"]["steps"] == len(rec["actions"])
+            # a page that leaves while its record opens: at most the job under way runs
+            B.jobs.clear()
+            ws = await connect(url(app.bound_port), max_size=None)
+            await ws.send(json.dumps({"type": "replay_open", "record": rec}))
+            while len(B.jobs) < 3:
+                await asyncio.sleep(0.001)
+            await ws.close()
+            n = len(B.jobs)
+            await asyncio.sleep(0.5)
+            assert len(B.jobs) <= n + 1 and len(app.clients) == 0
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_at_most_max_opening_records_are_opened_at_once(monkeypatch):
+    monkeypatch.setattr(web_server, "JUMP_STEPS", 200)
+    monkeypatch.setattr(web_server, "MAX_OPENING", 2)
+    B = counted_builder(monkeypatch)
+    recs = [played_record(s) for s in (4, 5, 6, 7)]
+
+    async def main():
+        app = await started()
+        try:
+            pages = [await connect(url(app.bound_port), max_size=None) for _ in recs]
+            got = await asyncio.gather(*[ask(ws, {"type": "replay_open", "record": r}, "replay")
+                                         for ws, r in zip(pages, recs)])
+            assert [m["state"]["steps"] for m in got] == [len(r["actions"]) for r in recs]
+            assert B.most_live == 2 and B.live == 0
+            for ws in pages:
+                await ws.close()
+        finally:
+            await app.stop()
+    run(main())
+
+
+def test_a_folder_records_errors_name_it_as_the_page_does(tmp_path):
+    """A page is never told where the server's records folder is."""
+    (tmp_path / "broken.json").write_text("{not json")
+
+    async def main():
+        app = await started(records=str(tmp_path))
+        try:
+            async with connect(url(app.bound_port)) as ws:
+                m = await ask(ws, {"type": "replay_open", "name": "broken.json"}, "error")
+                assert "broken.json is not JSON" in m["message"] and str(tmp_path) not in m["message"]
         finally:
             await app.stop()
     run(main())

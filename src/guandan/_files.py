@@ -24,7 +24,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, Optional
 
 from .errors import GuandanError
 
@@ -68,27 +68,30 @@ def atomic_write(path: str, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO
         raise
 
 
-def read_bounded(path: Any, limit: int, what: str, error: type = OSError) -> bytes:
+def read_bounded(path: Any, limit: int, what: str, error: type = OSError, *,
+                 shown: Optional[str] = None) -> bytes:
     """The whole content of the file ``path``, at most ``limit`` bytes; a
     missing or unreadable file, a folder or a larger file raises ``error``
     (a GuandanError subclass at the callers) with a one-line message naming
-    ``what`` and the path."""
+    ``what`` and the path (``shown`` instead, when given: a server names
+    the file as its client knows it, not where it lies)."""
     path = os.fspath(path)
+    name = path if shown is None else shown
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{what} {path!r} is not a file")
+            raise error(f"{what} {name!r} is not a file")
         size = st.st_size
         if size > limit:
-            raise error(f"{what} {path!r} is {size:,} bytes, more than {limit:,}")
+            raise error(f"{what} {name!r} is {size:,} bytes, more than {limit:,}")
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except OSError as e:
         if isinstance(e, error):
             raise
-        raise error(f"cannot read {what} {path!r}: {e.strerror or e}") from None
+        raise error(f"cannot read {what} {name!r}: {e.strerror or e}") from None
     if len(data) > limit:
-        raise error(f"{what} {path!r} is more than {limit:,} bytes")
+        raise error(f"{what} {name!r} is more than {limit:,} bytes")
     return data
 
 

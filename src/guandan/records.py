@@ -8,7 +8,7 @@ action, so an untrusted record can be loaded safely.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ._checks import check_int
 from ._files import read_bounded
@@ -25,14 +25,15 @@ MAX_RECORD_ACTIONS = 1_000_000
 MAX_RECORD_BYTES = 64 * 2**20
 
 
-def read_record_file(path: str) -> Any:
+def read_record_file(path: str, *, shown: Optional[str] = None) -> Any:
     """A record file's JSON (at most :data:`MAX_RECORD_BYTES`), or a
-    GuandanError saying why not (not validated: see :func:`validate_record`)."""
-    text = read_bounded(path, MAX_RECORD_BYTES, "record", GuandanError)
+    GuandanError saying why not (not validated: see :func:`validate_record`);
+    the messages name the file ``shown``, when given, instead of its path."""
+    text = read_bounded(path, MAX_RECORD_BYTES, "record", GuandanError, shown=shown)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as e:
-        raise GuandanError(f"{path} is not JSON: {str(e)[:100]}") from None
+        raise GuandanError(f"{path if shown is None else shown} is not JSON: {str(e)[:100]}") from None
 
 
 def validate_record(record: Any) -> Dict[str, Any]:

@@ -75,6 +75,9 @@ MAX_CLIENTS = 64
 #: the event loop needs, so without the share eight pages jumping a replay
 #: back and forth took a contest table from 341 to 26 decisions a second
 WORK_SHARE, WORK_BURST = 0.05, 1.0
+#: records being opened at once (each a half-built replay in memory, up to
+#: MAX_REPLAY_ACTIONS actions); more wait their turn
+MAX_OPENING = 4
 #: replay steps one job takes at most (about 10 µs each in a jump, 25 µs
 #: opening a record): a long jump, and the opening of a long record, are
 #: several jobs, each waiting its turn
@@ -203,6 +206,7 @@ class WebApp:
         # listing): one job at a time, in turn, within WORK_SHARE
         self._work = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guandan-web-work")
         self._work_turn: Optional[asyncio.Lock] = None      # made in start(), in the serving loop
+        self._opening: Optional[asyncio.Semaphore] = None
         self._closing: Optional[asyncio.Event] = None
         self._work_time = Bucket(WORK_SHARE, WORK_BURST)
         self._listing: List[str] = []
@@ -220,6 +224,7 @@ class WebApp:
                                "guandan folder") from None
         self._loop = asyncio.get_running_loop()
         self._work_turn = asyncio.Lock()
+        self._opening = asyncio.Semaphore(MAX_OPENING)
         self._closing = asyncio.Event()
         self._token = self.spectators.listen(self._loop, self._changed)
         # incoming: a frame of at most MAX_FRAME, two waiting (then the socket
@@ -780,12 +785,15 @@ class WebApp:
     async def _replayed(self, c: _Client, opener: Callable[..., ReplayBuilder], *args: Any) -> Replay:
         """A record opened for page ``c`` in jobs of the pages' heavy work:
         read and checked in one, then replayed :data:`JUMP_STEPS` actions a
-        job (other pages' jobs take their turns in between)."""
-        b = await self._off_loop(opener, *args, page=c)
-        while True:
-            r = await self._off_loop(b.advance, JUMP_STEPS, page=c)
-            if r is not None:
-                return r
+        job (other pages' jobs take their turns in between); at most
+        :data:`MAX_OPENING` records at once."""
+        assert self._opening is not None, "start() first"
+        async with self._opening:
+            b = await self._off_loop(opener, *args, page=c)
+            while True:
+                r = await self._off_loop(b.advance, JUMP_STEPS, page=c)
+                if r is not None:
+                    return r
 
 
 def _open_upload(rec: Any) -> ReplayBuilder:
@@ -805,7 +813,7 @@ _RECORD_FIELDS = ("format", "rules", "seed", "start", "round_start", "deals", "a
 
 def _open_replay(path: Optional[str], rec: Any, name: str, own: bool) -> ReplayBuilder:
     """(worker thread) A :class:`ReplayBuilder` of ``rec`` or of the record file ``path``."""
-    return ReplayBuilder(read_record_file(path) if path is not None else rec, name, show_seed=own)
+    return ReplayBuilder(read_record_file(path, shown=name) if path is not None else rec, name, show_seed=own)
 
 
 class _Dropped(Exception):

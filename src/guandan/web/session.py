@@ -287,29 +287,36 @@ class Replay:
     deals game ``k + 1`` from game ``k``'s seed plus one). Built at once
     here, or a number of actions at a time by :class:`ReplayBuilder`."""
 
+    name: str
+    show_seed: bool
+    record: Any
+    actions: List[Move]
+    rounds: List[int]
+    tricks: List[int]
+    result: Dict[str, Any]
+    game: Game
+    pos: int
+
     def __init__(self, record: Any, name: str = "", *, show_seed: bool = False) -> None:
-        b = ReplayBuilder(record, name, show_seed=show_seed)
-        b.advance(len(b) + 1)
-        self._take(b)
+        r = ReplayBuilder(record, name, show_seed=show_seed).advance(MAX_REPLAY_ACTIONS + 1)
+        assert r is not None
+        self.__dict__.update(vars(r))
 
     @classmethod
     def _built(cls, b: "ReplayBuilder") -> "Replay":
-        r = cls.__new__(cls)
-        r._take(b)
-        return r
-
-    def _take(self, b: "ReplayBuilder") -> None:
         assert b.done is not None, "the record is not replayed to its end yet"
         g = b.done
-        self.name = b.name
-        self.show_seed = b.show_seed
-        self.record = b.record
-        self.actions = [a for _, a in g.moves_played]
-        self.rounds = b.rounds
-        self.tricks = b.tricks
-        self.result = {"over": g.is_over, "winner": g.winner, "rounds": len(b.rounds)}
-        self.game = Game.replay(dict(b.record, actions=[], deals=None))      # at position 0
-        self.pos = 0
+        r = cls.__new__(cls)
+        r.name = b.name
+        r.show_seed = b.show_seed
+        r.record = b.record
+        r.actions = [a for _, a in g.moves_played]
+        r.rounds = b.rounds
+        r.tricks = b.tricks
+        r.result = {"over": g.is_over, "winner": g.winner, "rounds": len(b.rounds)}
+        r.game = Game.replay(dict(b.record, actions=[], deals=None))      # at position 0
+        r.pos = 0
+        return r
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -351,6 +358,9 @@ class ReplayBuilder:
         self.done: Optional[Game] = None        # the game at the record's end, once there
         self._n = len(rec["actions"])
         self._steps = Game.replay_steps(rec)
+        # the first step now: the record is read from the replay's own
+        # checked copy from here on (what this job checked is what is replayed)
+        self._next: Optional[Tuple[int, Game]] = next(self._steps)
         self._round = -1
 
     def __len__(self) -> int:
@@ -359,8 +369,11 @@ class ReplayBuilder:
     def advance(self, most: int) -> Optional[Replay]:
         """Replay at most ``most`` more actions (at least one step); the
         :class:`Replay` once the record's end is reached, else None."""
+        if self._next is None:
+            raise GuandanError("this replay is built already, or failed")
         for _ in range(max(1, most)):
-            i, g = next(self._steps)
+            i, g = self._next
+            self._next = None
             # a round is listed where its first action is (a record ending at a
             # round's end has no action of the next round: that one is not listed)
             if self._round < 0:
@@ -374,6 +387,7 @@ class ReplayBuilder:
             if i == self._n:
                 self.done = g
                 return Replay._built(self)
+            self._next = next(self._steps)
         return None
 
 
