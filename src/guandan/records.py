@@ -29,11 +29,12 @@ def read_record_file(path: str, *, shown: Optional[str] = None) -> Any:
     """A record file's JSON (at most :data:`MAX_RECORD_BYTES`), or a
     GuandanError saying why not (not validated: see :func:`validate_record`);
     the messages name the file ``shown``, when given, instead of its path."""
-    text = read_bounded(path, MAX_RECORD_BYTES, "record", GuandanError, shown=shown)
+    name = path if shown is None else shown
+    text = read_bounded(path, MAX_RECORD_BYTES, "record", GuandanError, shown=name)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as e:
-        raise GuandanError(f"{path if shown is None else shown} is not JSON: {str(e)[:100]}") from None
+        raise GuandanError(f"{name} is not JSON: {str(e)[:100]}") from None
 
 
 def validate_record(record: Any) -> Dict[str, Any]:

@@ -19,7 +19,7 @@ from ..words import LANGS, message, reason, refusal_of
 from ..play import explain_greedy, greedy_reason, undo_own
 from ..policies import explain as expert_explain
 from ..policies import GreedyPolicy, check_policy, parse_policy
-from ..records import validate_record
+from ..records import RECORD_FORMAT
 from ..rules import Rules
 from .views import cards_view, move_view, table_view
 
@@ -303,9 +303,8 @@ class Replay:
         self.__dict__.update(vars(r))
 
     @classmethod
-    def _built(cls, b: "ReplayBuilder") -> "Replay":
-        assert b.done is not None, "the record is not replayed to its end yet"
-        g = b.done
+    def _built(cls, b: "ReplayBuilder", g: Game) -> "Replay":
+        """The replay of ``b``'s record, ``g`` its game at the record's end."""
         r = cls.__new__(cls)
         r.name = b.name
         r.show_seed = b.show_seed
@@ -345,22 +344,23 @@ class ReplayBuilder:
     the positions where rounds and tricks start noted on the way."""
 
     def __init__(self, record: Any, name: str = "", *, show_seed: bool = False) -> None:
-        rec = record
-        validate_record(rec)
-        if len(rec["actions"]) > MAX_REPLAY_ACTIONS:
-            raise GuandanError(f"the record has {len(rec['actions']):,} actions: the web table "
+        if not isinstance(record, dict):
+            raise GuandanError(f"not a {RECORD_FORMAT} record")
+        self._steps = Game.replay_steps(record)
+        # the first step now: the record's form is checked (validate_record,
+        # in replay_steps) in this job, and the replay reads its own checked
+        # copy from here on
+        self._next: Optional[Tuple[int, Game]] = next(self._steps)
+        n = len(record["actions"])
+        if n > MAX_REPLAY_ACTIONS:
+            raise GuandanError(f"the record has {n:,} actions: the web table "
                                f"replays at most {MAX_REPLAY_ACTIONS:,} (guandan replay FILE reads any)")
         self.name = name
         self.show_seed = show_seed
-        self.record = rec
+        self.record = record
         self.rounds: List[int] = [0]
         self.tricks: List[int] = []
-        self.done: Optional[Game] = None        # the game at the record's end, once there
-        self._n = len(rec["actions"])
-        self._steps = Game.replay_steps(rec)
-        # the first step now: the record is read from the replay's own
-        # checked copy from here on (what this job checked is what is replayed)
-        self._next: Optional[Tuple[int, Game]] = next(self._steps)
+        self._n = n
         self._round = -1
 
     def __len__(self) -> int:
@@ -385,8 +385,7 @@ class ReplayBuilder:
             if g.phase is Phase.PLAY and g.top is None and not g.trick:
                 self.tricks.append(i)
             if i == self._n:
-                self.done = g
-                return Replay._built(self)
+                return Replay._built(self, g)
             self._next = next(self._steps)
         return None
 
