@@ -354,6 +354,21 @@ def set_follow_memo(bint on):
     FOLLOW_MEMO = on
 
 
+cdef bint SHORTCUTS = True
+
+
+def set_shortcuts(bint on):
+    """Turn on (the default) or off, for tests, the work the expert skips
+    because it cannot change a choice: a following bomb's value when the
+    play is decided without it or when the rest's groups are too many for
+    the bomb to go out, a set of straight flushes whose rest an earlier set
+    left. The same choices either way. Cached splits are searched again
+    (not thread-safe)."""
+    global SHORTCUTS, P_GEN
+    SHORTCUTS = on
+    P_GEN += 1
+
+
 cdef inline int pop16(uint32_t x) noexcept nogil:
     return gd_popcount64(x & 0xFFFF)
 
@@ -1148,18 +1163,52 @@ cdef inline void sf_windows(const HC* h, uint64_t* win) noexcept nogil:
         win[1] = 0
 
 
-cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
+cdef enum:
+    SF_SEEN = 16          # sf_root: the sets of straight flushes whose rests are remembered
+
+
+ctypedef struct SFSeen:
+    int n
+    uint64_t key[SF_SEEN][2]    # the rest's counts (HC's first 16 bytes: c, w, sb, hr) ...
+    int8_t nsf[SF_SEEN]         # ... and how many straight flushes the set holds
+
+
+cdef inline bint sf_seen(SFSeen* seen, const HC* h, int nsf) noexcept nogil:
+    """Whether an earlier set of as many straight flushes left the same
+    counts (then recorded, while there is room)."""
+    cdef uint64_t k0, k1
+    cdef int i
+    memcpy(&k0, h.c, 8)
+    memcpy(&k1, h.c + 8, 8)
+    for i in range(seen.n):
+        if seen.key[i][0] == k0 and seen.key[i][1] == k1 and seen.nsf[i] == nsf:
+            return True
+    if seen.n < SF_SEEN:
+        seen.key[seen.n][0] = k0
+        seen.key[seen.n][1] = k1
+        seen.nsf[seen.n] = <int8_t>nsf
+        seen.n += 1
+    return False
+
+
+cdef void sf_root(X* x, int j0, Acc acc, int nsf, SFSeen* seen) noexcept nogil:
     """Choose at most two straight flushes (kept as bombs; at most one wild
     each; natural ones first), then the sequences; every set of straight
-    flushes gets the whole node budget, and at most P.sfsets sets are tried."""
+    flushes gets the whole node budget, and at most P.sfsets sets are tried.
+    A set whose rest has the same counts as an earlier set's (the same
+    windows of other suits) is counted as tried but not searched again:
+    the search reads only the counts, and with the same budget and score
+    so far it would find the same leaves, none better than the best so
+    far (a leaf replaces the best only when strictly better)."""
     cdef int j, s, q, pass_
     cdef HC save
     cdef Acc a
     cdef uint64_t win[2]
     cdef uint64_t m
     x.sfsets += 1
-    x.nodes = 0
-    dfs(x, 0, 0, acc)
+    if not (SHORTCUTS and sf_seen(seen, &x.h, nsf)):
+        x.nodes = 0
+        dfs(x, 0, 0, acc)
     if nsf >= 2 or x.npath >= MAXPATH:
         return
     sf_windows(&x.h, win)
@@ -1179,7 +1228,7 @@ cdef void sf_root(X* x, int j0, Acc acc, int nsf) noexcept nogil:
             a.nbomb += 1
             x.path[x.npath] = <int8_t>(48 + s * 16 + q)
             x.npath += 1
-            sf_root(x, j, a, nsf + 1)
+            sf_root(x, j, a, nsf + 1, seen)
             x.npath -= 1
             memcpy(&x.h, &save, sizeof(HC))
 
@@ -1301,6 +1350,7 @@ cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept no
 cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
     """best_split() of the hand whose counts are ``h``."""
     cdef Acc acc
+    cdef SFSeen seen
     x.tb = tb
     x.replayed = 0
     x.dok = 0
@@ -1317,7 +1367,8 @@ cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
     acc.nctrl = 0
     acc.nbomb = 0
     if has_sf(&x.h):
-        sf_root(x, 0, acc, 0)
+        seen.n = 0
+        sf_root(x, 0, acc, 0, &seen)
     else:
         dfs(x, 0, 0, acc)
     return x.best
@@ -1474,6 +1525,51 @@ def _word_wide_mismatches(int trials, uint64_t seed):
         d = count_deficit(&h, sig, nw)
         bad += d != want
     return bad
+
+
+def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Hand played=None):
+    """For tests: the hand's split (its tables with the cards ``played``
+    out of the game: none by default) and, for
+    each move of the list the floor applies to (no straight flush of the
+    split loses a card to it, the leaf holds its cards), rest_h_floor
+    against the groups of quick_split's split of the rest; returns (moves
+    checked, floors above those groups, quick evaluations that failed)."""
+    cdef Tab tb
+    cdef X x
+    cdef X xr
+    cdef LB lb0
+    cdef Py_ssize_t i
+    cdef uint64_t mo, mt, sfall = 0, csig
+    cdef int fl, j, checked = 0, bad = 0, failed = 0
+    cdef bint sfs
+    if level < 0 or level > 12:
+        raise GuandanError(f"level index must be 0..12, got {level}")
+    build_tab(&tb, hand.one, hand.two, played.one if played is not None else 0,
+              played.two if played is not None else 0, level)
+    best_split_cached(&tb, hand.one, hand.two, &x)
+    sfs = x.bnpath > 0 and x.bpath[0] >= 48
+    if sfs:
+        replay(&x, hand.one, hand.two)
+        for j in range(x.bnpath):
+            sfall |= x.sfface[j]
+    lb0 = x.blb
+    for i in range(moves.buf.n):
+        if mtype(&moves.buf, i) == T_PASS or mtype(&moves.buf, i) > T_JOKER_BOMB:
+            continue
+        mo = moves.buf.data[2 * i]
+        mt = moves.buf.data[2 * i + 1]
+        if sfs and (mo & sfall):
+            continue
+        csig = cards_sig(mo, mt, level)
+        fl = rest_h_floor(&x, csig)
+        if fl < 0:
+            continue
+        checked += 1
+        if not quick_split(&x, &lb0, not sfs, hand.one, hand.two, csig, mo, mt, &xr):
+            failed += 1
+        elif fl > xr.bacc.H:
+            bad += 1
+    return checked, bad, failed
 
 
 cdef inline void dissolve(const X* x0, int i, HC* h, LB* b) noexcept nogil:
@@ -1635,6 +1731,48 @@ cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexce
     """A rank (or the wilds, ks 13 with c the number left alone) goes from c0 to c1 cards."""
     if c0 != c1:
         lb_change(tb, b, ks, c0, c1)
+
+
+cdef inline int rest_h_floor(const X* x0, uint64_t sig) noexcept nogil:
+    """A floor on the groups (Acc.H) of quick_core's split of the hand minus
+    the cards of ``sig`` when no entry of the split's path is dissolved
+    (the leaf holds the cards, and they are none of a straight flush's):
+    the path's sequences (H counts no straight flush and no bomb), and the
+    leaf's groups of 1 to 3 cards less the pairs triples carry (at most
+    min(pairs, triples)), where each wild left can remove a group (it
+    makes a triple a bomb) and add a carry (it makes a single a pair or a
+    pair a triple), or stand alone. -1 when an entry would be dissolved
+    (no floor)."""
+    cdef uint32_t cm[5], bit
+    cdef uint32_t m
+    cdef int r, c, k, sb, hr, w = x0.bh.w - <int>((sig >> 56) & 3)
+    cdef int n[4]
+    if count_deficit(&x0.bh, sig, <int>((sig >> 56) & 3)):
+        return -1
+    gd_count_masks(x0.bh.c, cm)
+    m = need_ranks(sig)
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        bit = (<uint32_t>1) << r
+        c = x0.bh.c[r] - <int>((sig >> (4 * r)) & 15)
+        for k in range(1, 4):
+            cm[k] &= ~bit
+        if 1 <= c <= 3:
+            cm[c] |= bit
+    n[1] = pop16(cm[1])
+    n[2] = pop16(cm[2])
+    n[3] = pop16(cm[3])
+    sb = x0.bh.sb - <int>((sig >> 52) & 3)
+    hr = x0.bh.hr - <int>((sig >> 54) & 3)
+    if not (sb == 2 and hr == 2):
+        n[sb] += sb > 0
+        n[hr] += hr > 0
+    # groups less carries, each wild taking off at most two (a group and a carry)
+    k = n[1] + (n[2] if n[2] > n[3] else n[3]) - 2 * w
+    c = n[1] + n[2] + n[3] - w                 # ... and never below half the groups
+    c = (c + 1) // 2 if c > 0 else 0
+    return x0.bpacc.H + (k if k > c else c)
 
 
 cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t sig,
@@ -2269,9 +2407,18 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         t = mtype(moves, i)
         if t == T_PASS or t > T_JOKER_BOMB:
             continue
+        bomb = is_bomb_type(t)
+        if bomb and SHORTCUTS and (partner_top or (bi >= 0 and (top_n <= stop or bg > S.follow_min))
+                                   or (bout >= 0 and top_n > stop and top_n > bomb_opp)):
+            # the decision no longer depends on a bomb's value: the play bi
+            # is taken whatever they are worth, or (against an opponent
+            # neither stopped nor bombed at any cost) only the first bomb
+            # that goes out could be played, and it is found (bi, bg and
+            # bout only grow, so this holds for the rest of the list, which
+            # holds the bombs last)
+            continue
         mo = moves.data[2 * i]
         mt = moves.data[2 * i + 1]
-        bomb = is_bomb_type(t)
         csig = cards_sig(mo, mt, tb.L)
         if nseen < SEEN // 2:
             # one evaluation per distinct (type, cards by rank) - suits aside,
@@ -2294,6 +2441,12 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             if nne >= S.max_eval and not leaf_group(&x, csig):
                 continue
             nne += 1
+        if (bomb and SHORTCUTS and top_n > stop and top_n > bomb_opp and tb.bombs_out != 0
+                and (lb0ok or (mo & sfall) == 0) and rest_h_floor(&x, csig) > S.bomb_out_max):
+            # only a bomb that goes out could be played here, and this one
+            # leaves more groups than that allows (no split of the rest can
+            # have fewer than the floor; the bomb's gain is not needed)
+            continue
         qe = NULL
         if qm != NULL:
             qk2 = 0

@@ -279,3 +279,27 @@ def test_expert_games_are_golden(policies, seed, digest):
         h.update(k.encode())
         h.update(np.ascontiguousarray(r.rows[k]).astype("<i8").tobytes())
     assert h.hexdigest()[:16] == digest
+
+
+def test_rest_group_floor_never_exceeds_the_rest_split():
+    # following, a bomb that cannot leave few enough groups to go out is
+    # not evaluated when only such a bomb could be played: its floor on the
+    # rest's groups must never exceed the groups of the split the
+    # evaluation would find (random hands of 8..27 cards, random levels,
+    # random cards already played; every play of each hand)
+    rng = random.Random(20261206)
+    deck = list(range(54)) * 2
+    checked = 0
+    for _ in range(3000):
+        cards = rng.sample(deck, rng.choice([8, 12, 16, 20, 24, 27]) + 20)
+        counts, played = [0] * 54, [0] * 54
+        for i, c in enumerate(cards):
+            (played if i < 20 else counts)[c] += 1
+        hand = Hand.from_counts(counts)
+        level = rng.randrange(13)
+        n, above, failed = _expert._rest_floor_check(
+            hand, level, _core.generate_moves(hand, level),
+            Hand.from_counts(played) if rng.random() < 0.7 else None)
+        assert (above, failed) == (0, 0)
+        checked += n
+    assert checked > 100_000

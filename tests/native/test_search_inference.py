@@ -419,3 +419,39 @@ def test_expert_set_params_all_or_nothing():
     finally:
         reset_params()
     assert picks() == before
+
+
+def test_expert_shortcuts_change_no_choice():
+    """The work the expert skips because it cannot change a choice (bombs'
+    values a follow does not need, sets of straight flushes leaving the
+    same rest) changes no choice: on random positions answering plays
+    that bombs may beat (hands of 4 to 27 cards, most of them small enough
+    for a bomb to go out with; random levels), the
+    expert and each of its styles pick the same move with and without."""
+    import random
+    from guandan import Game
+    from guandan._engine import NATIVE_POLICY_CODES
+    from guandan._expert import STYLE_CODES, set_shortcuts
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    rng = random.Random(2)
+    seen = 0
+    try:
+        while seen < 600:
+            d = deck[:]
+            rng.shuffle(d)
+            k = rng.randint(4, 12) if rng.random() < 0.7 else rng.randint(13, 27)
+            hands = [d[i * k:(i + 1) * k] for i in range(4)]
+            g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
+            g.play(rng.choice([m for m in g.legal_moves() if not m.is_pass]))
+            if g.phase != "play" or g.top is None or not any(m.is_bomb for m in g.legal_moves()):
+                continue
+            seen += 1
+            core = g.native_state()
+            for code in codes:
+                set_shortcuts(True)
+                fast = core.pick(code)
+                set_shortcuts(False)
+                assert core.pick(code) == fast, (code, hands, str(g.top))
+    finally:
+        set_shortcuts(True)
