@@ -764,7 +764,7 @@ cdef inline void lb_move(const Tab* tb, LB* b, const int8_t* c, int r, int add) 
     lb_change(tb, b, tb.ks[r], c[r], c[r] + add)
 
 
-cdef inline void try_lb(X* x, const Tab* tb, const LB* b, Acc* acc, int opt, int* best,
+cdef inline void try_lb(const Tab* tb, const LB* b, const Acc* acc, int opt, int* best,
                         Acc* bacc, int* bopt) noexcept nogil:
     cdef Acc a = acc[0]
     cdef int s = acc.score + lb_finish(tb, b, &a)
@@ -783,24 +783,25 @@ cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
     return L if m & lb else -1
 
 
-cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
-    """Evaluate the rest of the hand (the counts x.h, ``base`` their LB with
-    every wild left alone) with its wild cards assigned where they gain
-    most: left alone (level cards), or completing the weakest single (a
-    pair), pair (a triple), triple (a bomb), or the largest bomb; returns
-    the leaf's best score."""
-    cdef const Tab* tb = x.tb
-    cdef int w = x.h.w, i, j, r
+cdef inline int leaf_eval(const Tab* tb, const HC* h, const Acc* acc, const LB* base, Acc* bacc_out,
+                          int* bopt_out) noexcept nogil:
+    """The best score of the rest of the hand (the counts ``h``, ``base``
+    their LB with every wild left alone) after ``acc``, with its wild cards
+    assigned where they gain most: left alone (level cards), or completing
+    the weakest single (a pair), pair (a triple), triple (a bomb), or the
+    largest bomb; the best option's sums in ``bacc_out``, its code in
+    ``bopt_out`` (the first of equal scores)."""
+    cdef int w = h.w, i, j, r
     cdef int best = -(1 << 30), bopt = 0
     cdef Acc bacc
-    cdef int8_t* c = x.h.c
+    cdef const int8_t* c = h.c
     cdef int t[4]
     cdef int nt = 0
     cdef int t1 = -1, t2 = -1, t3 = -1, t4 = -1
     cdef uint32_t cm[5]
     cdef uint32_t m, lb
     cdef LB b0, b
-    try_lb(x, tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
+    try_lb(tb, base, acc, opt_enc(-1, -1, w), &best, &bacc, &bopt)
     if w:
         # the first rank in ascending strength (tb.ord: the level rank last)
         # holding 1, 2, 3 cards, and the first of the most cards (4 or more)
@@ -837,18 +838,31 @@ cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
         for i in range(nt):
             b = b0
             lb_move(tb, &b, c, t[i], 1)
-            try_lb(x, tb, &b, acc, opt_enc(t[i], -1, w - 1), &best, &bacc, &bopt)
+            try_lb(tb, &b, acc, opt_enc(t[i], -1, w - 1), &best, &bacc, &bopt)
         if w == 2:
             lb_add(tb, &b0, 13, 1, -1)          # no wild left alone
             for i in range(nt):
                 b = b0
                 lb_move(tb, &b, c, t[i], 2)
-                try_lb(x, tb, &b, acc, opt_enc(t[i], t[i], 0), &best, &bacc, &bopt)
+                try_lb(tb, &b, acc, opt_enc(t[i], t[i], 0), &best, &bacc, &bopt)
                 for j in range(i + 1, nt):
                     b = b0
                     lb_move(tb, &b, c, t[i], 1)
                     lb_move(tb, &b, c, t[j], 1)
-                    try_lb(x, tb, &b, acc, opt_enc(t[i], t[j], 0), &best, &bacc, &bopt)
+                    try_lb(tb, &b, acc, opt_enc(t[i], t[j], 0), &best, &bacc, &bopt)
+    bacc_out[0] = bacc
+    bopt_out[0] = bopt
+    return best
+
+
+cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
+    """Evaluate the rest of the hand (the counts x.h, ``base`` their LB with
+    every wild left alone) with its wild cards assigned where they gain
+    most (leaf_eval); the split's best so far when it scores more; returns
+    the leaf's best score."""
+    cdef int bopt
+    cdef Acc bacc
+    cdef int best = leaf_eval(x.tb, &x.h, acc, base, &bacc, &bopt)
     if best > x.best:
         x.best = best
         x.bacc = bacc
@@ -1596,7 +1610,9 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
                      X* x) noexcept nogil:
     """quick_rest / quick_value: x0's leaf (its LB ``lb``) minus the cards of
     the signature ``sig`` (the move's words ``mo``: the straight flushes of
-    the split whose cards it plays are dissolved), by deltas on the LB."""
+    the split whose cards it plays are dissolved), by deltas on the LB. Sets
+    x.best and x.bacc (the value of the rest's split and its sums) and
+    x.h (the rest's leaf) only: x is not a split to search from."""
     cdef const Tab* tb = x0.tb
     cdef LB b
     cdef Acc acc
@@ -1667,18 +1683,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
         x.h.sb -= n
         x.h.hr -= c
         lb_jokers(tb, &b, x.h.sb, x.h.hr, 1)
-    x.tb = tb
-    x.best = -(1 << 30)
-    x.npath = 0
-    x.replayed = 0
-    x.dok = 0
-    x.blb_ok = 0
-    for i in range(x0.bnpath):
-        if not ((drop >> i) & 1):
-            x.path[x.npath] = x0.bpath[i]
-            x.npath += 1
-    x.nodes = 0
-    leaf_from(x, &acc, &b)
+    x.best = leaf_eval(tb, &x.h, &acc, &b, &x.bacc, &i)
     return True
 
 
@@ -1688,8 +1693,9 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
     ``x0``, without a new search: the move's cards come from the split's leaf
     (singles, pairs, triples, bombs, free wilds); a sequence or straight flush
     that must give cards up is dissolved into the leaf; then the leaf is
-    evaluated again. A lower bound of the best split of the rest (x gets a
-    valid split of it). False when no such split is found. The leaf's LB is
+    evaluated again. A lower bound of the best split of the rest (x.best,
+    its sums x.bacc: all a caller reads of x). False when no such split is
+    found. The leaf's LB is
     kept by deltas from the LB of x0's leaf (built once per split, x0.blb):
     the same sums as building it anew."""
     cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, x0.tb.L)
