@@ -345,41 +345,66 @@ def test_expert_play_function_on_random_small_leads():
     assert asked == 1500 * len(codes) and went_out > 1000
 
 
+def _same_picks_either_way(switch, seed, count, hand_size, lead_ok, follow_ok):
+    """On ``count`` random positions where someone has just led (four hands
+    of ``hand_size(rng)`` cards, a random level and seat; the lead drawn
+    from the plays ``lead_ok`` takes, the follow kept when ``follow_ok``
+    takes its legal moves), the expert and each of its styles but wobbly
+    pick the same move with ``switch(True)`` and ``switch(False)``."""
+    import random
+    from guandan import Game
+    from guandan._engine import NATIVE_POLICY_CODES
+    from guandan._expert import STYLE_CODES
+    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
+    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
+    rng = random.Random(seed)
+    seen = 0
+    try:
+        while seen < count:
+            d = deck[:]
+            rng.shuffle(d)
+            k = hand_size(rng)
+            hands = [d[i * k:(i + 1) * k] for i in range(4)]
+            g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
+            leads = [m for m in g.legal_moves() if lead_ok(m)]
+            if not leads:
+                continue
+            g.play(rng.choice(leads))
+            if g.phase != "play" or g.top is None or not follow_ok(list(g.legal_moves())):
+                continue
+            seen += 1
+            core = g.native_state()
+            for code in codes:
+                switch(True)
+                on = core.pick(code)
+                switch(False)
+                assert core.pick(code) == on, (code, hands, str(g.top))
+    finally:
+        switch(True)
+
+
 def test_expert_follow_memo_changes_nothing():
     """Following from a whole list longer than the dedup's reach (hands of
     14 to 27 cards answering plays of five cards or more), the expert and
     each of its styles pick the same move with the rest-value memo and
     without it."""
-    import random
-    from guandan import Game
-    from guandan._engine import NATIVE_POLICY_CODES
-    from guandan._expert import STYLE_CODES, set_follow_memo
-    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
-    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
-    rng = random.Random(1)
-    big = 0
-    try:
-        while big < 60:
-            d = deck[:]
-            rng.shuffle(d)
-            k = rng.randint(14, 27)
-            hands = [d[i * k:(i + 1) * k] for i in range(4)]
-            g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
-            moves = [m for m in g.legal_moves() if len(m.cards) >= 5]
-            if not moves:
-                continue
-            g.play(rng.choice(moves))
-            if g.phase != "play" or g.top is None or len(list(g.legal_moves())) <= 128:
-                continue
-            big += 1
-            core = g.native_state()
-            for code in codes:
-                set_follow_memo(True)
-                with_memo = core.pick(code)
-                set_follow_memo(False)
-                assert core.pick(code) == with_memo, (code, hands, str(g.top))
-    finally:
-        set_follow_memo(True)
+    from guandan._expert import set_follow_memo
+    _same_picks_either_way(set_follow_memo, 1, 60, lambda rng: rng.randint(14, 27),
+                           lambda m: len(m.cards) >= 5, lambda moves: len(moves) > 128)
+
+
+def test_expert_shortcuts_change_no_choice():
+    """The work the expert skips because it cannot change a choice (bombs'
+    values a follow does not need, sets of straight flushes leaving the
+    same rest) changes no choice: on random positions answering plays
+    that bombs may beat (hands of 4 to 27 cards, most of them small enough
+    for a bomb to go out with; random levels), the expert and each of its
+    styles pick the same move with and without."""
+    from guandan._expert import set_shortcuts
+    _same_picks_either_way(
+        set_shortcuts, 2, 600,
+        lambda rng: rng.randint(4, 12) if rng.random() < 0.7 else rng.randint(13, 27),
+        lambda m: not m.is_pass, lambda moves: any(m.is_bomb for m in moves))
 
 
 def test_expert_set_params_all_or_nothing():
@@ -419,39 +444,3 @@ def test_expert_set_params_all_or_nothing():
     finally:
         reset_params()
     assert picks() == before
-
-
-def test_expert_shortcuts_change_no_choice():
-    """The work the expert skips because it cannot change a choice (bombs'
-    values a follow does not need, sets of straight flushes leaving the
-    same rest) changes no choice: on random positions answering plays
-    that bombs may beat (hands of 4 to 27 cards, most of them small enough
-    for a bomb to go out with; random levels), the
-    expert and each of its styles pick the same move with and without."""
-    import random
-    from guandan import Game
-    from guandan._engine import NATIVE_POLICY_CODES
-    from guandan._expert import STYLE_CODES, set_shortcuts
-    codes = [NATIVE_POLICY_CODES["expert"]] + [c for name, c in STYLE_CODES.items() if name != "wobbly"]
-    deck = [s + r for r in "23456789TJQKA" for s in "SHCD"] * 2 + ["SB", "SB", "HR", "HR"]
-    rng = random.Random(2)
-    seen = 0
-    try:
-        while seen < 600:
-            d = deck[:]
-            rng.shuffle(d)
-            k = rng.randint(4, 12) if rng.random() < 0.7 else rng.randint(13, 27)
-            hands = [d[i * k:(i + 1) * k] for i in range(4)]
-            g = Game.from_position(hands, level=rng.choice("23456789TJQKA"), to_act=rng.randrange(4))
-            g.play(rng.choice([m for m in g.legal_moves() if not m.is_pass]))
-            if g.phase != "play" or g.top is None or not any(m.is_bomb for m in g.legal_moves()):
-                continue
-            seen += 1
-            core = g.native_state()
-            for code in codes:
-                set_shortcuts(True)
-                fast = core.pick(code)
-                set_shortcuts(False)
-                assert core.pick(code) == fast, (code, hands, str(g.top))
-    finally:
-        set_shortcuts(True)
