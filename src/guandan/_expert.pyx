@@ -1320,12 +1320,12 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     x.blb_ok = 1
 
 
-cdef inline bint cached_split_has_sf(uint64_t one, uint64_t two, int L) noexcept nogil:
-    """The split of the hand is in this thread's cache and forms straight
-    flushes (False when it is not cached: nothing is searched)."""
-    cdef const CacheEntry* e = cache_slot(one, two, L)
-    return (e.one == one and e.two == two and e.level == L and e.tkey == P_GEN
-            and e.npath > 0 and e.path[0] >= 48)
+cdef inline bint split_has_sf(uint64_t one, uint64_t two, int L) noexcept nogil:
+    """The split of the hand forms straight flushes (searched, and cached,
+    when it is not cached yet)."""
+    cdef X x
+    cdef const CacheEntry* e = split_entry(one, two, L, &x)
+    return e.npath > 0 and e.path[0] >= 48
 
 
 cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
@@ -1334,23 +1334,30 @@ cdef int best_split_cached(const Tab* tb, uint64_t one, uint64_t two, X* x) noex
     same every time the hand is seen (cached per thread); the split is then
     scored, its leaf evaluated, with the current tables. A pure function of
     the hand and the tables: a decision never depends on what was cached."""
-    cdef CacheEntry* e = cache_slot(one, two, tb.L)
+    rescore(tb, split_entry(one, two, tb.L, x), x)
+    return x.best
+
+
+cdef CacheEntry* split_entry(uint64_t one, uint64_t two, int L, X* x) noexcept nogil:
+    """The cache entry of the hand's split at level L, searched (with the
+    tables of the hand alone, ``x`` the search's scratch) when it is not
+    cached."""
+    cdef CacheEntry* e = cache_slot(one, two, L)
     cdef Tab st
     cdef HC h
-    if not (e.one == one and e.two == two and e.level == tb.L and e.tkey == P_GEN
+    if not (e.one == one and e.two == two and e.level == L and e.tkey == P_GEN
             and e.npath >= 0):
-        build_tab(&st, one, two, 0, 0, tb.L)
-        hand_counts(one, two, tb.L, &h)
+        build_tab(&st, one, two, 0, 0, L)
+        hand_counts(one, two, L, &h)
         best_split_counts(&st, &h, x)
         e.one = one
         e.two = two
         e.tkey = P_GEN
-        e.level = <int8_t>tb.L
+        e.level = <int8_t>L
         e.npath = <int8_t>x.bnpath
         memcpy(e.path, x.bpath, x.bnpath)
         entry_counts(e, &h)
-    rescore(tb, e, x)
-    return x.best
+    return e
 
 
 cdef int best_split(const Tab* tb, uint64_t one, uint64_t two, X* x) noexcept nogil:
@@ -2239,9 +2246,10 @@ cdef int expert_follow_words(const Style* S, const State* st, Gen* g, MoveBuf* s
         lo[0] = 0
         hi[0] = 0
         return 1
-    # the hand's split already cached with straight flushes: follow() would
-    # ask for the whole list (-2), so it is generated at once
-    pattern = not cached_split_has_sf(st.one[seat], st.two[seat], st.rlevel)
+    # the hand's split (cached for follow(), which needs it) with straight
+    # flushes: follow() would ask for the whole list (-2), so it is
+    # generated at once
+    pattern = not split_has_sf(st.one[seat], st.two[seat], st.rlevel)
     scratch.n = 0
     if generate_with(g, st.one[seat], st.two[seat], st.rlevel, st.top_lo, st.top_hi,
                      st.rules.gen_flags | (F_PATTERN if pattern else 0) | F_SETUP_CACHE,
