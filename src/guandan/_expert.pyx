@@ -1550,10 +1550,9 @@ def _word_wide_mismatches(int trials, uint64_t seed):
 
 def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Hand played=None):
     """For tests: the hand's split (its tables with the cards ``played``
-    out of the game: none by default) and, for
-    each move of the list the floor applies to (no straight flush of the
-    split loses a card to it, the leaf holds its cards), rest_h_floor
-    against the groups of quick_split's split of the rest; returns (moves
+    out of the game: none by default) and, for each move of the list,
+    rest_h_floor against the groups of quick_split's split of the rest
+    (when the floor finds that split); returns (moves
     checked, floors above those groups, quick evaluations that failed)."""
     cdef Tab tb
     cdef X x
@@ -1579,10 +1578,8 @@ def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Ha
             continue
         mo = moves.buf.data[2 * i]
         mt = moves.buf.data[2 * i + 1]
-        if sfs and (mo & sfall):
-            continue
         csig = cards_sig(mo, mt, level)
-        fl = rest_h_floor(&x, csig)
+        fl = rest_h_floor(&x, hand.one, hand.two, csig, mo)
         if fl < 0:
             continue
         checked += 1
@@ -1746,29 +1743,62 @@ cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexce
         lb_change(tb, b, ks, c0, c1)
 
 
-cdef inline int rest_h_floor(const X* x0, uint64_t sig) noexcept nogil:
-    """A floor on the groups (Acc.H) of quick_core's split of the hand minus
-    the cards of ``sig`` when no entry of the split's path is dissolved
-    (the leaf holds the cards, and they are none of a straight flush's):
-    the path's sequences (H counts no straight flush and no bomb), and the
-    leaf's groups of 1 to 3 cards less the pairs triples carry (at most
+cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo) noexcept nogil:
+    """A floor on the groups (Acc.H) of quick_core's split of the hand
+    (one, two) minus the cards of ``sig`` (the move's words ``mo``): the
+    entries of x0's path quick_core dissolves (the same ones, found the
+    same way, on the counts alone) given back to the leaf; then the kept
+    sequences (H counts no straight flush and no bomb), and the leaf's
+    groups of 1 to 3 cards less the pairs triples carry (at most
     min(pairs, triples)), where each wild left can remove a group (it
     makes a triple a bomb) and add a carry (it makes a single a pair or a
-    pair a triple), or stand alone. -1 when an entry would be dissolved
-    (no floor)."""
+    pair a triple), or stand alone. -1 when quick_core finds no split."""
     cdef uint32_t cm[5], bit
-    cdef uint32_t m
-    cdef int r, c, k, sb, hr, w = x0.bh.w - <int>((sig >> 56) & 3)
+    cdef uint32_t m, needm
+    cdef int r, c, k, i, e, sb, hr, w, H = x0.bpacc.H, nw = <int>((sig >> 56) & 3)
     cdef int n[4]
-    if count_deficit(&x0.bh, sig, <int>((sig >> 56) & 3)):
-        return -1
-    gd_count_masks(x0.bh.c, cm)
+    cdef HC h                               # the leaf's counts (c, w, sb, hr read)
+    cdef int deficit = count_deficit(&x0.bh, sig, nw)
+    memcpy(&h, &x0.bh, sizeof(HC))
+    if deficit or (x0.bnpath and x0.bpath[0] >= 48):
+        if not x0.replayed:
+            replay(x0, one, two)
+        needm = need_ranks(sig)
+        for i in range(x0.bnpath - 1, -1, -1):
+            e = x0.bpath[i]
+            k = 0
+            if e >= 48 and (x0.sfface[i] & mo):
+                k = 1
+            elif deficit:
+                m = needm & x0.takenm[i]
+                while m:
+                    r = gd_ctz64(m)
+                    m &= m - 1
+                    if <int>((sig >> (4 * r)) & 15) > h.c[r]:
+                        k = 1
+                        break
+                if nw > h.w and x0.taken[i][13]:
+                    k = 1
+            if not k:
+                continue
+            m = x0.takenm[i]
+            while m:
+                r = gd_ctz64(m)
+                m &= m - 1
+                h.c[r] += x0.taken[i][r]
+            h.w += x0.taken[i][13]
+            H -= e < 48
+            deficit = count_deficit(&h, sig, nw)
+        if deficit:
+            return -1
+    w = h.w - nw
+    gd_count_masks(h.c, cm)
     m = need_ranks(sig)
     while m:
         r = gd_ctz64(m)
         m &= m - 1
         bit = (<uint32_t>1) << r
-        c = x0.bh.c[r] - <int>((sig >> (4 * r)) & 15)
+        c = h.c[r] - <int>((sig >> (4 * r)) & 15)
         for k in range(1, 4):
             cm[k] &= ~bit
         if 1 <= c <= 3:
@@ -1776,8 +1806,10 @@ cdef inline int rest_h_floor(const X* x0, uint64_t sig) noexcept nogil:
     n[1] = pop16(cm[1])
     n[2] = pop16(cm[2])
     n[3] = pop16(cm[3])
-    sb = x0.bh.sb - <int>((sig >> 52) & 3)
-    hr = x0.bh.hr - <int>((sig >> 54) & 3)
+    sb = h.sb - <int>((sig >> 52) & 3)
+    hr = h.hr - <int>((sig >> 54) & 3)
+    if sb < 0 or hr < 0:
+        return -1
     if not (sb == 2 and hr == 2):
         n[sb] += sb > 0
         n[hr] += hr > 0
@@ -1785,7 +1817,7 @@ cdef inline int rest_h_floor(const X* x0, uint64_t sig) noexcept nogil:
     k = n[1] + (n[2] if n[2] > n[3] else n[3]) - 2 * w
     c = n[1] + n[2] + n[3] - w                 # ... and never below half the groups
     c = (c + 1) // 2 if c > 0 else 0
-    return x0.bpacc.H + (k if k > c else c)
+    return H + (k if k > c else c)
 
 
 cdef bint quick_value(X* x0, const LB* lb0, uint64_t one, uint64_t two, uint64_t sig,
@@ -2456,7 +2488,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
                 continue
             nne += 1
         if (bomb and SHORTCUTS and top_n > stop and top_n > bomb_opp and tb.bombs_out != 0
-                and (lb0ok or (mo & sfall) == 0) and rest_h_floor(&x, csig) > S.bomb_out_max):
+                and rest_h_floor(&x, v.one, v.two, csig, mo) > S.bomb_out_max):
             # only a bomb that goes out could be played here, and this one
             # leaves more groups than that allows (no split of the rest can
             # have fewer than the floor; the bomb's gain is not needed)
