@@ -2370,7 +2370,10 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
     search is then needed)."""
     if lb0ok:
         return quick_value(x, lb0, one, two, csig, xr)
-    return quick_rest(x, one, two, mo, mt, xr)
+    if not x.blb_ok:
+        lb_build(x.tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &x.blb)
+        x.blb_ok = 1
+    return quick_core(x, &x.blb, one, two, csig, mo, xr)     # quick_rest, its signature known
 
 
 cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule,
