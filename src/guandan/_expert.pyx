@@ -855,7 +855,7 @@ cdef inline int leaf_eval(const Tab* tb, const HC* h, const Acc* acc, const LB* 
     return best
 
 
-cdef int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
+cdef inline int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     """Evaluate the rest of the hand (the counts x.h, ``base`` their LB with
     every wild left alone) with its wild cards assigned where they gain
     most (leaf_eval); the split's best so far when it scores more; returns
@@ -1702,7 +1702,12 @@ cdef bint quick_rest(X* x0, uint64_t one, uint64_t two, uint64_t mo, uint64_t mt
     found. The leaf's LB is
     kept by deltas from the LB of x0's leaf (built once per split, x0.blb):
     the same sums as building it anew."""
-    cdef uint64_t sig = cards_sig(mo & FACE_MASK, mt & FACE_MASK, x0.tb.L)
+    return quick_rest_sig(x0, one, two, cards_sig(mo & FACE_MASK, mt & FACE_MASK, x0.tb.L), mo, x)
+
+
+cdef inline bint quick_rest_sig(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
+                                X* x) noexcept nogil:
+    """quick_rest of a move whose card signature ``sig`` is known."""
     if not x0.blb_ok:
         lb_build(x0.tb, x0.bh.c, x0.bh.sb, x0.bh.hr, x0.bh.w, &x0.blb)
         x0.blb_ok = 1
@@ -2040,7 +2045,7 @@ cdef Py_ssize_t find_group_move(const View* v, X* x, MoveBuf* moves, const Group
             continue
         if not sfs or g.t == T_STRAIGHT_FLUSH:
             return i
-        if quick_rest(x, v.one, v.two, moves.data[2 * i], moves.data[2 * i + 1], &xr) and xr.best > bs:
+        if quick_rest_sig(x, v.one, v.two, g.sig, moves.data[2 * i], &xr) and xr.best > bs:
             bs = xr.best
             best = i
     return best
@@ -2370,10 +2375,7 @@ cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint
     search is then needed)."""
     if lb0ok:
         return quick_value(x, lb0, one, two, csig, xr)
-    if not x.blb_ok:
-        lb_build(x.tb, x.bh.c, x.bh.sb, x.bh.hr, x.bh.w, &x.blb)
-        x.blb_ok = 1
-    return quick_core(x, &x.blb, one, two, csig, mo, xr)     # quick_rest, its signature known
+    return quick_rest_sig(x, one, two, csig, mo, xr)
 
 
 cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* moves, int* rule,
