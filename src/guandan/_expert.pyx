@@ -1610,6 +1610,28 @@ cdef inline void dissolve(const X* x0, int i, HC* h, LB* b) noexcept nogil:
         h.w = <int8_t>(w + t)
 
 
+cdef inline bint must_dissolve(const X* x0, int i, const HC* h, uint64_t sig, uint64_t mo, uint32_t needm,
+                               int nw, int deficit) noexcept nogil:
+    """Whether quick_core gives entry i of x0's path (replayed) back to the
+    leaf ``h`` for a move of the signature ``sig`` (words ``mo``, ranks
+    ``needm``, ``nw`` wilds): a straight flush whose very cards the move
+    plays, or, while the leaf lacks cards (``deficit``), an entry holding
+    some the leaf lacks."""
+    cdef uint32_t m
+    cdef int r
+    if x0.bpath[i] >= 48 and (x0.sfface[i] & mo):
+        return True
+    if not deficit:
+        return False
+    m = needm & x0.takenm[i]
+    while m:
+        r = gd_ctz64(m)
+        m &= m - 1
+        if <int>((sig >> (4 * r)) & 15) > h.c[r]:
+            return True
+    return nw > h.w and x0.taken[i][13] != 0
+
+
 cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo,
                      X* x) noexcept nogil:
     """quick_rest / quick_value: x0's leaf (its LB ``lb``) minus the cards of
@@ -1633,22 +1655,9 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
         # dissolve, last first, the entries holding cards the leaf lacks
         # (and straight flushes whose very cards the move plays)
         for i in range(x0.bnpath - 1, -1, -1):
-            e = x0.bpath[i]
-            k = 0
-            if e >= 48 and (x0.sfface[i] & mo):
-                k = 1
-            elif deficit:
-                m = needm & x0.takenm[i]
-                while m:
-                    r = gd_ctz64(m)
-                    m &= m - 1
-                    if <int>((sig >> (4 * r)) & 15) > x.h.c[r]:
-                        k = 1
-                        break
-                if nw > x.h.w and x0.taken[i][13]:
-                    k = 1
-            if not k:
+            if not must_dissolve(x0, i, &x.h, sig, mo, needm, nw, deficit):
                 continue
+            e = x0.bpath[i]
             if drop == 0:
                 # the first entry dissolved starts from the leaf as it is:
                 # the same counts and sums for every move (kept per split)
@@ -1770,22 +1779,9 @@ cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t 
             replay(x0, one, two)
         needm = need_ranks(sig)
         for i in range(x0.bnpath - 1, -1, -1):
-            e = x0.bpath[i]
-            k = 0
-            if e >= 48 and (x0.sfface[i] & mo):
-                k = 1
-            elif deficit:
-                m = needm & x0.takenm[i]
-                while m:
-                    r = gd_ctz64(m)
-                    m &= m - 1
-                    if <int>((sig >> (4 * r)) & 15) > h.c[r]:
-                        k = 1
-                        break
-                if nw > h.w and x0.taken[i][13]:
-                    k = 1
-            if not k:
+            if not must_dissolve(x0, i, &h, sig, mo, needm, nw, deficit):
                 continue
+            e = x0.bpath[i]
             m = x0.takenm[i]
             while m:
                 r = gd_ctz64(m)
