@@ -1643,7 +1643,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     cdef LB b
     cdef Acc acc
     cdef uint32_t drop = 0          # the path entries dissolved (bit i)
-    cdef int r, n, c, w, i, k, e, deficit, nw = <int>((sig >> 56) & 3)
+    cdef int r, n, c, w, i, e, deficit, nw = <int>((sig >> 56) & 3)
     cdef uint32_t needm = need_ranks(sig), m
     memcpy(&x.h, &x0.bh, sizeof(HC))
     memcpy(&b, lb, sizeof(LB))
