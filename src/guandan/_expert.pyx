@@ -649,6 +649,7 @@ ctypedef struct X:
     LB blb
     int8_t taken[MAXPATH][14]    # cards each best-path entry takes per rank (13: wilds)
     uint64_t sfface[MAXPATH]     # faces of each straight flush of the best path
+    uint64_t sfall               # ... and of them all
     uint16_t takenm[MAXPATH]     # the ranks (bit r) each best-path entry takes natural cards of
     uint32_t dok                 # bit i: dh[i] / dlb[i] hold the leaf with entry i dissolved into it
     HC dh[MAXPATH]               # (quick_core's first dissolve, the same for every move: kept
@@ -1443,7 +1444,9 @@ cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
                 h.w -= k - tk
                 x0.taken[i][r] += tk
                 x0.taken[i][13] += k - tk
+    x0.sfall = 0
     for i in range(x0.bnpath):
+        x0.sfall |= x0.sfface[i]
         k = 0
         for r in range(13):
             if x0.taken[i][r]:
@@ -1649,11 +1652,12 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
     deficit = count_deficit(&x0.bh, sig, nw)     # x.h as copied (not read back from the copy)
-    if deficit or (x0.bnpath and x0.bpath[0] >= 48):
-        if not x0.replayed:
-            replay(x0, one, two)
+    if (deficit or (x0.bnpath and x0.bpath[0] >= 48)) and not x0.replayed:
+        replay(x0, one, two)
+    if deficit or (x0.bnpath and x0.bpath[0] >= 48 and (mo & x0.sfall)):
         # dissolve, last first, the entries holding cards the leaf lacks
-        # (and straight flushes whose very cards the move plays)
+        # (and straight flushes whose very cards the move plays; none
+        # when the move plays no card of theirs and the leaf lacks none)
         for i in range(x0.bnpath - 1, -1, -1):
             if not must_dissolve(x0, i, &x.h, sig, mo, needm, nw, deficit):
                 continue
@@ -1774,9 +1778,9 @@ cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t 
     cdef HC h                               # the leaf's counts (c, w, sb, hr read)
     cdef int deficit = count_deficit(&x0.bh, sig, nw)
     memcpy(&h, &x0.bh, sizeof(HC))
-    if deficit or (x0.bnpath and x0.bpath[0] >= 48):
-        if not x0.replayed:
-            replay(x0, one, two)
+    if (deficit or (x0.bnpath and x0.bpath[0] >= 48)) and not x0.replayed:
+        replay(x0, one, two)
+    if deficit or (x0.bnpath and x0.bpath[0] >= 48 and (mo & x0.sfall)):
         needm = need_ranks(sig)
         for i in range(x0.bnpath - 1, -1, -1):
             if not must_dissolve(x0, i, &h, sig, mo, needm, nw, deficit):
