@@ -1562,8 +1562,8 @@ def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Ha
     cdef X xr
     cdef LB lb0
     cdef Py_ssize_t i
-    cdef uint64_t mo, mt, sfall = 0, csig
-    cdef int fl, j, checked = 0, bad = 0, failed = 0
+    cdef uint64_t mo, mt, csig
+    cdef int fl, checked = 0, bad = 0, failed = 0
     cdef bint sfs
     if level < 0 or level > 12:
         raise GuandanError(f"level index must be 0..12, got {level}")
@@ -1571,10 +1571,6 @@ def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Ha
               played.two if played is not None else 0, level)
     best_split_cached(&tb, hand.one, hand.two, &x)
     sfs = x.bnpath > 0 and x.bpath[0] >= 48
-    if sfs:
-        replay(&x, hand.one, hand.two)
-        for j in range(x.bnpath):
-            sfall |= x.sfface[j]
     lb0 = x.blb
     for i in range(moves.buf.n):
         if mtype(&moves.buf, i) == T_PASS or mtype(&moves.buf, i) > T_JOKER_BOMB:
@@ -1586,7 +1582,7 @@ def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Ha
         if fl < 0:
             continue
         checked += 1
-        if not quick_split(&x, &lb0, not sfs, hand.one, hand.two, csig, mo, mt, &xr):
+        if not quick_split(&x, &lb0, not sfs, hand.one, hand.two, csig, mo, &xr):
             failed += 1
         elif fl > xr.bacc.H:
             bad += 1
@@ -2366,9 +2362,9 @@ cdef enum:
 
 
 cdef inline bint quick_split(X* x, const LB* lb0, bint lb0ok, uint64_t one, uint64_t two, uint64_t csig,
-                             uint64_t mo, uint64_t mt, X* xr) noexcept nogil:
+                             uint64_t mo, X* xr) noexcept nogil:
     """The split of the hand (one, two) minus a move's cards (``csig``, the
-    words ``mo``/``mt``) from the hand's split ``x`` without a new search:
+    words ``mo``) from the hand's split ``x`` without a new search:
     by deltas on its leaf (``lb0``, when ``lb0ok``: no straight flush in
     the split, where quick_rest would do the very same work and fail the
     same way), else from its groups; False when no split is found (a full
@@ -2440,8 +2436,8 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
     sfall = 0
     if sfs:
         replay(&x, v.one, v.two)
+        sfall = x.sfall
         for j in range(x.bnpath):
-            sfall |= x.sfface[j]
             nsfe += x.bpath[j] >= 48      # the straight flushes lead the path
     if lb0ok:
         lb0 = x.blb              # the LB of x.bh (rescore)
@@ -2495,8 +2491,9 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         if (bomb and SHORTCUTS and top_n > stop and top_n > bomb_opp and tb.bombs_out != 0
                 and rest_h_floor(&x, v.one, v.two, csig, mo) > S.bomb_out_max):
             # only a bomb that goes out could be played here, and this one
-            # leaves more groups than that allows (no split of the rest can
-            # have fewer than the floor; the bomb's gain is not needed)
+            # leaves more groups than that allows (the split of the rest its
+            # evaluation would find has no fewer than the floor, and the
+            # evaluation finds one: no full search; its gain is not needed)
             continue
         qe = NULL
         if qm != NULL:
@@ -2518,7 +2515,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
             xr.bacc.nctrl = qe.acc[2]
             xr.bacc.nbomb = qe.acc[3]
         else:
-            ok = quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr)
+            ok = quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, &xr)
             if qm != NULL and qn < QMEMO // 2:
                 qe = &qm[qj]
                 qe.stamp = qstamp
@@ -2614,8 +2611,7 @@ cdef Py_ssize_t back_pick(const Style* S, const View* v, const Tab* tb, MoveBuf*
     best_split_cached(tb, v.one, v.two, &x)
     if x.bnpath > 0 and x.bpath[0] >= 48:
         replay(&x, v.one, v.two)
-        for j in range(x.bnpath):
-            sfall |= x.sfface[j]
+        sfall = x.sfall
     for i in range(moves.n):
         lo = moves.data[2 * i] & FACE_MASK
         # one evaluation per rank: the rest's value and the score depend on
@@ -2876,8 +2872,7 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
     lb0ok = not sfs
     if sfs:
         replay(&x, v.one, v.two)
-        for j in range(x.bnpath):
-            sfall |= x.sfface[j]
+        sfall = x.sfall
     if lb0ok:
         lb0 = x.blb              # the LB of x.bh (rescore)
     memset(used, 0, sizeof(used))
@@ -2919,7 +2914,7 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
                 used[j] = 1
                 seen[j] = sig
                 where[j] = <int32_t>k
-            if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, mt, &xr):
+            if not quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, &xr):
                 minus(v.one, v.two, mo, mt, &ro, &rt)
                 best_split_cached(&tb, ro, rt, &xr)
             vr = xr.best
