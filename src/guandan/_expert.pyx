@@ -271,7 +271,7 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    uint64_t dk[3][16]      # leaf: packed sums (LB.k) of n (1..3) cards of strength ks as one group ([n - 1][ks])
+    uint64_t dk[4][16]      # leaf: packed sums (LB.k) of n (1..3) cards of strength ks as one group ([n][ks]; row 0: none)
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -506,9 +506,10 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
     m1 |= (<uint32_t>(tb.out[13] >= 1) << 14) | (<uint32_t>(tb.out[14] >= 1) << 15)
     m2 |= (<uint32_t>(tb.out[13] >= 2) << 14) | (<uint32_t>(tb.out[14] >= 2) << 15)
     # stronger ranks still out (triples: ranks only), by strength, and their powers
-    tab_powers(m1, tb.h1, tb.dk[0], DKT[0])
-    tab_powers(m2, tb.h2, tb.dk[1], DKT[1])
-    tab_powers(m3, tb.h3, tb.dk[2], DKT[2])
+    memset(tb.dk[0], 0, sizeof(tb.dk[0]))
+    tab_powers(m1, tb.h1, tb.dk[1], DKT[0])
+    tab_powers(m2, tb.h2, tb.dk[2], DKT[1])
+    tab_powers(m3, tb.h3, tb.dk[3], DKT[2])
     # sequences: stronger windows that the cards still out could fill
     # (o1/o2/o3: natural positions with at least 1/2/3 cards out; bit q: window at q fits)
     seq_counts(o1 & (o1 >> 1) & (o1 >> 2) & (o1 >> 3) & (o1 >> 4) & 0x3FF, 10, tb.hs)
@@ -661,12 +662,12 @@ cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
 
 
 cdef inline uint64_t lk_of(const Tab* tb, int n, int ks) noexcept nogil:
-    """The packed leaf sums (LK_*) of a group of n cards of strength ks (0: none)."""
-    if n <= 0:
-        return 0
+    """The packed leaf sums (LK_*) of a group of n (0..10) cards of strength
+    ks (0: none), without a branch: n is as often 0 as not (a group taken
+    whole or made), which no predictor guesses."""
     if n >= 4:
         return BKT[n if n <= 10 else 10]
-    return tb.dk[n - 1][ks]
+    return tb.dk[n][ks]
 
 
 cdef inline void lb_change(const Tab* tb, LB* b, int ks, int c0, int c1) noexcept nogil:
@@ -708,7 +709,7 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             r = gd_ctz64(m)
             m &= m - 1
             ks = tb.ks[r]
-            k += tb.dk[n - 1][ks]
+            k += tb.dk[n][ks]
             if n == 2:
                 pm |= (<uint32_t>1) << ks
     m = cm[4]
@@ -742,7 +743,7 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
     cdef uint32_t m = b.pm
     while k < lim:
         ks = gd_ctz64(m)
-        g = tb.dk[1][ks]
+        g = tb.dk[2][ks]
         d = lk_sc(g)                # pw2 - K
         if d >= 0:
             break
@@ -786,6 +787,20 @@ cdef inline int first_in_ord(uint32_t m, uint32_t lb, int L) noexcept nogil:
 
 cdef inline int leaf_eval(const Tab* tb, const HC* h, const Acc* acc, const LB* base, Acc* bacc_out,
                           int* bopt_out) noexcept nogil:
+    """leaf_eval_wild, inline for a leaf without wild cards (most leaves):
+    its one option, every card as it is."""
+    cdef Acc a
+    if h.w:
+        return leaf_eval_wild(tb, h, acc, base, bacc_out, bopt_out)
+    a = acc[0]
+    a.score = acc.score + lb_finish(tb, base, &a)
+    bacc_out[0] = a
+    bopt_out[0] = opt_enc(-1, -1, 0)
+    return a.score
+
+
+cdef int leaf_eval_wild(const Tab* tb, const HC* h, const Acc* acc, const LB* base, Acc* bacc_out,
+                        int* bopt_out) noexcept nogil:
     """The best score of the rest of the hand (the counts ``h``, ``base``
     their LB with every wild left alone) after ``acc``, with its wild cards
     assigned where they gain most: left alone (level cards), or completing
@@ -861,14 +876,20 @@ cdef inline int leaf_from(X* x, Acc* acc, const LB* base) noexcept nogil:
     every wild left alone) with its wild cards assigned where they gain
     most (leaf_eval); the split's best so far when it scores more; returns
     the leaf's best score."""
+    return leaf_from_h(x, &x.h, acc, base)
+
+
+cdef inline int leaf_from_h(X* x, const HC* h, Acc* acc, const LB* base) noexcept nogil:
+    """leaf_from of the counts ``h`` (a node's: the search keeps them apart
+    from x.h)."""
     cdef int bopt
     cdef Acc bacc
-    cdef int best = leaf_eval(x.tb, &x.h, acc, base, &bacc, &bopt)
+    cdef int best = leaf_eval(x.tb, h, acc, base, &bacc, &bopt)
     if best > x.best:
         x.best = best
         x.bacc = bacc
         x.bopt = bopt
-        x.bh = x.h
+        x.bh = h[0]
         x.bpacc = acc[0]
         x.bnpath = x.npath
         memcpy(x.bpath, x.path, MAXPATH)      # fixed size: inlined (bnpath bounds what is read)
@@ -1019,8 +1040,19 @@ cdef inline void take_seq(HC* h, int tt, int q) noexcept nogil:
 
 
 cdef inline void take_seq_lb(HC* h, LB* b, const Tab* tb, int tt, int q) noexcept nogil:
-    """take_seq, keeping the leaf's LB (every wild alone) up to date."""
-    cdef int k = tt + 1, ln = 5 if tt == 0 else (3 if tt == 1 else 2), i, r, tk, c, w0 = h.w
+    """take_seq, keeping the leaf's LB (every wild alone) up to date (one
+    call per type: each loop's length known, so it is unrolled)."""
+    if tt == 0:
+        take_win_lb(h, b, tb, q, 1, 5)
+    elif tt == 1:
+        take_win_lb(h, b, tb, q, 2, 3)
+    else:
+        take_win_lb(h, b, tb, q, 3, 2)
+
+
+cdef inline void take_win_lb(HC* h, LB* b, const Tab* tb, int q, int k, int ln) noexcept nogil:
+    """take_seq_lb of the window of ``ln`` ranks from q, ``k`` cards each."""
+    cdef int i, r, tk, c, w0 = h.w
     for i in range(ln):
         r = rk(q + i)
         c = h.c[r]
@@ -1056,28 +1088,29 @@ cdef enum:
 cdef void dfs_lb(X* x, int p, int t, Acc acc, const LB* lb) noexcept nogil:
     x.nodes += 1
     leaf_from(x, &acc, lb)
-    dfs_children(x, p, t, &acc, lb)
+    dfs_children(x, &x.h, p, t, &acc, lb)
 
 
-cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcept nogil:
-    """The node's children (one more window each), evaluated, then searched
-    best first while the node budget lasts."""
+cdef void dfs_children(X* x, const HC* h, int p, int t, const Acc* acc, const LB* lb) noexcept nogil:
+    """The children of the node whose counts are ``h`` (one more window
+    each), evaluated, then searched best first while the node budget
+    lasts."""
     cdef uint16_t pm[5]
     cdef uint32_t odd, cand, pr[3]
-    cdef int q, tt, n = 0, i, j, bi
-    cdef HC save
+    cdef int q, tt, n = 0, i, j, bi, bv, vj
     cdef Child ch[MAXCHILD]
     cdef int8_t idx[MAXCHILD]
+    cdef int val[MAXCHILD]          # val[i]: the value of child idx[i]
     cdef Child* c
     cdef int k
     if x.nodes >= P.nodes or x.npath >= MAXPATH:
         return
-    pos_masks(x.h.c, pm)
+    pos_masks(h.c, pm)
     odd = pm[1] | pm[3]
     if pop16(odd) < P.st_odd and pm[2] == 0 and pm[3] == 0:
         return
     # the promising windows of each type, from (p, t) on in (position, type) order
-    promising_masks(pm, odd, x.h.w, pr)
+    promising_masks(pm, odd, h.w, pr)
     for tt in range(3):
         pr[tt] &= ~((<uint32_t>1 << p) - 1)
         if tt < t:
@@ -1085,7 +1118,6 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
     cand = pr[0] | pr[1] | pr[2]
     if cand == 0:
         return                   # most nodes: no window worth trying
-    memcpy(&save, &x.h, sizeof(HC))
     while cand and n < MAXCHILD:
         q = gd_ctz64(cand)
         cand &= cand - 1
@@ -1094,44 +1126,48 @@ cdef void dfs_children(X* x, int p, int t, const Acc* acc, const LB* lb) noexcep
                 continue
             if n >= MAXCHILD or x.nodes >= P.nodes:
                 break
-            ch[n].tt = <int8_t>tt
-            ch[n].q = <int8_t>q
-            ch[n].b = lb[0]
-            take_seq_lb(&x.h, &ch[n].b, x.tb, tt, q)
-            ch[n].acc = acc[0]
-            ch[n].acc.score += seq_pw(x.tb, tt, q) - P.K
-            ch[n].acc.H += 1
-            ch[n].acc.nctrl += seq_h(x.tb, tt, q) == 0
+            c = &ch[n]
+            c.tt = <int8_t>tt
+            c.q = <int8_t>q
+            c.b = lb[0]
+            c.h = h[0]
+            take_seq_lb(&c.h, &c.b, x.tb, tt, q)
+            c.acc = acc[0]
+            c.acc.score += seq_pw(x.tb, tt, q) - P.K
+            c.acc.H += 1
+            c.acc.nctrl += seq_h(x.tb, tt, q) == 0
             x.path[x.npath] = <int8_t>(tt * 16 + q)
             x.npath += 1
             x.nodes += 1
-            ch[n].value = leaf_from(x, &ch[n].acc, &ch[n].b)
+            c.value = leaf_from_h(x, &c.h, &c.acc, &c.b)
             x.npath -= 1
-            ch[n].h = x.h
-            memcpy(&x.h, &save, sizeof(HC))
+            idx[n] = <int8_t>n
+            val[n] = c.value
             n += 1
     # best first (a selection sort of indices: the order the children
-    # themselves would be sorted in, without moving them)
-    for i in range(n):
-        idx[i] = <int8_t>i
+    # themselves would be sorted in, without moving them; the values
+    # move along in val, and the first of the largest is found without
+    # a branch)
     for i in range(n):
         bi = i
+        bv = val[i]
         for j in range(i + 1, n):
-            if ch[idx[j]].value > ch[idx[bi]].value:
-                bi = j
+            vj = val[j]
+            bi = j if vj > bv else bi
+            bv = vj if vj > bv else bv
         if bi != i:
             k = idx[i]
             idx[i] = idx[bi]
             idx[bi] = <int8_t>k
+            val[bi] = val[i]
+            val[i] = bv
         if x.nodes >= P.nodes:
             break
         c = &ch[idx[i]]
-        x.h = c.h
         x.path[x.npath] = <int8_t>(c.tt * 16 + c.q)
         x.npath += 1
-        dfs_children(x, c.q, c.tt, &c.acc, &c.b)
+        dfs_children(x, &c.h, c.q, c.tt, &c.acc, &c.b)
         x.npath -= 1
-        memcpy(&x.h, &save, sizeof(HC))
 
 
 cdef inline int sf_need(const HC* h, int s, int q) noexcept nogil:
