@@ -1494,12 +1494,7 @@ cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
 cdef inline uint32_t need_ranks(uint64_t sig) noexcept nogil:
     """The ranks (bit r) a card-count signature takes natural cards of."""
     cdef uint64_t t = sig & RANK_MASK
-    cdef uint32_t m = 0
-    t = (t | (t >> 1) | (t >> 2) | (t >> 3)) & <uint64_t>0x1111111111111
-    while t:
-        m |= (<uint32_t>1) << (gd_ctz64(t) >> 2)
-        t &= t - 1
-    return m
+    return gd_nibble_bit0s((t | (t >> 1) | (t >> 2) | (t >> 3)) & <uint64_t>0x1111111111111)
 
 
 cdef inline int count_deficit(const HC* h, uint64_t sig, int nw) noexcept nogil:
