@@ -181,6 +181,8 @@ cdef uint64_t LK_NT = (<uint64_t>1) << 32
 cdef uint64_t DKT[3][16]            # n (1..3) cards as one group, by the stronger plays out: [n - 1][h]
 cdef uint64_t BKT[11]               # a bomb of n cards (4..10)
 cdef uint64_t JBK                   # the joker bomb
+cdef uint64_t SKT[16]               # a sequence (straight, tube, plate), by the stronger ones out
+cdef uint64_t SFK                   # a straight flush kept as a bomb (tb.sfpw)
 
 
 cdef inline uint64_t lk_score(int sc) noexcept nogil:
@@ -197,7 +199,7 @@ cdef Style EXPERT_STYLE              # the expert's own style: its current param
 
 
 cdef void _derive_params() noexcept:
-    global JBK
+    global JBK, SFK
     cdef int h, k
     style_of_params(&EXPERT_STYLE)
     for h in range(16):
@@ -208,10 +210,12 @@ cdef void _derive_params() noexcept:
         for k in range(3):
             DKT[k][h] = (lk_score(<int16_t>(PWT[k][h] - P.K)) + LK_H + (LK_NC if h == 0 else 0)
                          + (LK_NP if k == 1 else 0) + (LK_NT if k == 2 else 0))
+        SKT[h] = lk_score(<int16_t>(PWT[3][h] - P.K)) + LK_H + (LK_NC if h == 0 else 0)
     for k in range(11):
         BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
         BKT[k] = lk_score(BPWT[k]) + LK_NB
     JBK = lk_score(<int16_t>(P.bomb + P.bstep * 9)) + LK_NB     # tb.jbpw
+    SFK = lk_score(<int16_t>(P.bomb + P.bstep * 3 // 2)) + LK_NB
 
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
@@ -317,7 +321,7 @@ cdef extern from *:
     """
     /* per-thread memo of a follow's rest values past the dedup's reach (see
        follow()): 2,048 entries, a stamp per call instead of clearing */
-    typedef struct { unsigned long long k1, k2; unsigned stamp; int ok, best, acc[4], pad; } gd_qmemo_entry;
+    typedef struct { unsigned long long k1, k2; unsigned stamp; int ok, best, pad; unsigned long long acc; } gd_qmemo_entry;
     static GD_TLS gd_qmemo_entry gd_qmemo[2048];
     static GD_TLS unsigned gd_qmemo_stamp;
     static inline gd_qmemo_entry* gd_tls_qmemo(void) { return gd_qmemo; }
@@ -335,7 +339,7 @@ cdef extern from *:
         uint32_t stamp
         int ok
         int best
-        int acc[4]
+        uint64_t acc
     gd_qmemo_entry* gd_tls_qmemo() noexcept nogil
     uint32_t gd_qmemo_next() noexcept nogil
 
@@ -615,10 +619,26 @@ cdef inline void pos_masks(const int8_t* c, uint16_t* pm) noexcept nogil:
 # ---------------------------------------------------------------------------
 
 ctypedef struct Acc:
-    int score
-    int H
-    int nctrl
-    int nbomb
+    # the sums of a split's groups, packed as a leaf's are (LK_*: score,
+    # groups, control groups, bombs; its pair and triple fields are not
+    # read), so that adding a group or a leaf is one addition
+    uint64_t k
+
+
+cdef inline int acc_score(const Acc* a) noexcept nogil:
+    return lk_sc(a.k)
+
+
+cdef inline int acc_H(const Acc* a) noexcept nogil:
+    return <int>(a.k & 255)
+
+
+cdef inline int acc_nctrl(const Acc* a) noexcept nogil:
+    return <int>((a.k >> 8) & 255)
+
+
+cdef inline int acc_nbomb(const Acc* a) noexcept nogil:
+    return <int>((a.k >> 16) & 255)
 
 cdef enum:
     MAXPATH = 12
@@ -732,11 +752,13 @@ cdef void lb_build(const Tab* tb, const int8_t* c, int sb, int hr, int ws, LB* b
             lb_add(tb, b, 15, hr, 1)
 
 
-cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
-    """Score of the leaf: triples carry the weakest pairs while that gains
-    (the pairs in ascending strength: the bits of pm, strength 13 p13 times)."""
+cdef inline uint64_t lb_finish(const Tab* tb, const LB* b) noexcept nogil:
+    """The packed sums of the leaf (an Acc's part): triples carry the
+    weakest pairs while that gains (the pairs in ascending strength: the
+    bits of pm, strength 13 p13 times), each carried pair's group taken
+    off the sums."""
     cdef uint64_t bk = b.k, g
-    cdef int k = 0, sc = lk_sc(bk), H = <int>(bk & 255), nc = <int>((bk >> 8) & 255), ks, d
+    cdef int k = 0, ks
     cdef int npr = <int>((bk >> 24) & 255), nt = <int>((bk >> 32) & 255)
     cdef int lim = npr if npr < nt else nt
     cdef int dup = b.p13 - 1
@@ -744,21 +766,15 @@ cdef inline int lb_finish(const Tab* tb, const LB* b, Acc* a) noexcept nogil:
     while k < lim:
         ks = gd_ctz64(m)
         g = tb.dk[2][ks]
-        d = lk_sc(g)                # pw2 - K
-        if d >= 0:
+        if lk_sc(g) >= 0:           # pw2 - K
             break
-        sc -= d
-        H -= 1
-        nc -= <int>((g >> 8) & 1)
+        bk -= g
         k += 1
         if ks == 13 and dup > 0:
             dup -= 1
         else:
             m &= m - 1
-    a.H += H
-    a.nctrl += nc
-    a.nbomb += <int>((bk >> 16) & 255)
-    return sc
+    return bk
 
 
 cdef inline void lb_move(const Tab* tb, LB* b, const int8_t* c, int r, int add) noexcept nogil:
@@ -768,12 +784,11 @@ cdef inline void lb_move(const Tab* tb, LB* b, const int8_t* c, int r, int add) 
 
 cdef inline void try_lb(const Tab* tb, const LB* b, const Acc* acc, int opt, int* best,
                         Acc* bacc, int* bopt) noexcept nogil:
-    cdef Acc a = acc[0]
-    cdef int s = acc.score + lb_finish(tb, b, &a)
+    cdef uint64_t k = acc.k + lb_finish(tb, b)
+    cdef int s = lk_sc(k)
     if s > best[0]:
         best[0] = s
-        a.score = s
-        bacc[0] = a
+        bacc.k = k
         bopt[0] = opt
 
 
@@ -789,14 +804,11 @@ cdef inline int leaf_eval(const Tab* tb, const HC* h, const Acc* acc, const LB* 
                           int* bopt_out) noexcept nogil:
     """leaf_eval_wild, inline for a leaf without wild cards (most leaves):
     its one option, every card as it is."""
-    cdef Acc a
     if h.w:
         return leaf_eval_wild(tb, h, acc, base, bacc_out, bopt_out)
-    a = acc[0]
-    a.score = acc.score + lb_finish(tb, base, &a)
-    bacc_out[0] = a
+    bacc_out.k = acc.k + lb_finish(tb, base)
     bopt_out[0] = opt_enc(-1, -1, 0)
-    return a.score
+    return lk_sc(bacc_out.k)
 
 
 cdef int leaf_eval_wild(const Tab* tb, const HC* h, const Acc* acc, const LB* base, Acc* bacc_out,
@@ -1132,10 +1144,7 @@ cdef void dfs_children(X* x, const HC* h, int p, int t, const Acc* acc, const LB
             c.b = lb[0]
             c.h = h[0]
             take_seq_lb(&c.h, &c.b, x.tb, tt, q)
-            c.acc = acc[0]
-            c.acc.score += seq_pw(x.tb, tt, q) - P.K
-            c.acc.H += 1
-            c.acc.nctrl += seq_h(x.tb, tt, q) == 0
+            c.acc.k = acc.k + SKT[seq_h(x.tb, tt, q)]
             x.path[x.npath] = <int8_t>(tt * 16 + q)
             x.npath += 1
             x.nodes += 1
@@ -1274,9 +1283,7 @@ cdef void sf_root(X* x, int j0, Acc acc, int nsf, SFSeen* seen) noexcept nogil:
             q = j % 10
             memcpy(&save, &x.h, sizeof(HC))
             take_sf(&x.h, s, q)
-            a = acc
-            a.score += x.tb.sfpw
-            a.nbomb += 1
+            a.k = acc.k + SFK
             x.path[x.npath] = <int8_t>(48 + s * 16 + q)
             x.npath += 1
             sf_root(x, j, a, nsf + 1, seen)
@@ -1343,10 +1350,7 @@ cdef void rescore(const Tab* tb, const CacheEntry* e, X* x) noexcept nogil:
     memcpy(&x.h, &e.h, sizeof(HC))
     x.nodes = 1
     x.best = -(1 << 30)
-    acc.score = 0
-    acc.H = 0
-    acc.nctrl = 0
-    acc.nbomb = 0
+    acc.k = 0
     for i in range(e.npath):
         k = e.path[i]
         x.path[i] = k
@@ -1420,10 +1424,7 @@ cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
     x.npath = 0
     x.bnpath = 0
     x.bopt = 0
-    acc.score = 0
-    acc.H = 0
-    acc.nctrl = 0
-    acc.nbomb = 0
+    acc.k = 0
     if has_sf(&x.h):
         seen.n = 0
         sf_root(x, 0, acc, 0, &seen)
@@ -1434,16 +1435,8 @@ cdef int best_split_counts(const Tab* tb, const HC* h, X* x) noexcept nogil:
 
 cdef inline void entry_acc(const Tab* tb, int e, Acc* a, int sign) noexcept nogil:
     """Add (sign 1) or remove (sign -1) one path entry's part of a score."""
-    cdef int tt, q
-    if e >= 48:
-        a.score += sign * tb.sfpw
-        a.nbomb += sign
-    else:
-        tt = e >> 4
-        q = e & 15
-        a.score += sign * (seq_pw(tb, tt, q) - P.K)
-        a.H += sign
-        a.nctrl += sign * (seq_h(tb, tt, q) == 0)
+    cdef uint64_t g = SFK if e >= 48 else SKT[seq_h(tb, e >> 4, e & 15)]
+    a.k += <uint64_t>(<int64_t>sign) * g
 
 
 cdef void replay(X* x0, uint64_t one, uint64_t two) noexcept nogil:
@@ -1615,7 +1608,7 @@ def _rest_floor_check(Hand hand not None, int level, MoveList moves not None, Ha
         checked += 1
         if not quick_split(&x, &lb0, not sfs, hand.one, hand.two, csig, mo, &xr):
             failed += 1
-        elif fl > xr.bacc.H:
+        elif fl > acc_H(&xr.bacc):
             bad += 1
     return checked, bad, failed
 
@@ -1789,7 +1782,7 @@ cdef inline void lb_recount(const Tab* tb, LB* b, int ks, int c0, int c1) noexce
 
 
 cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t mo) noexcept nogil:
-    """A floor on the groups (Acc.H) of quick_core's split of the hand
+    """A floor on the groups (acc_H) of quick_core's split of the hand
     (one, two) minus the cards of ``sig`` (the move's words ``mo``): the
     entries of x0's path quick_core dissolves (the same ones, found the
     same way, on the counts alone) given back to the leaf; then the kept
@@ -1800,7 +1793,7 @@ cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t 
     pair a triple), or stand alone. -1 when quick_core finds no split."""
     cdef uint32_t cm[5], bit
     cdef uint32_t m, needm
-    cdef int r, c, k, i, e, sb, hr, w, H = x0.bpacc.H, nw = <int>((sig >> 56) & 3)
+    cdef int r, c, k, i, e, sb, hr, w, H = acc_H(&x0.bpacc), nw = <int>((sig >> 56) & 3)
     cdef int n[4]
     cdef HC h                               # the leaf's counts (c, w, sb, hr read)
     cdef int deficit = count_deficit(&x0.bh, sig, nw)
@@ -1895,9 +1888,9 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
     best_split_cached(tb, one, two, xx)
     memcpy(&x, xx, sizeof(X))
     d.score = x.best
-    d.ngroups = x.bacc.H
-    d.nctrl = x.bacc.nctrl
-    d.nbomb = x.bacc.nbomb
+    d.ngroups = acc_H(&x.bacc)
+    d.nctrl = acc_nctrl(&x.bacc)
+    d.nbomb = acc_nbomb(&x.bacc)
     d.ng = 0
     hand_counts(one, two, tb.L, &h)
     for i in range(13):
@@ -2541,10 +2534,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         if qe != NULL:
             ok = qe.ok
             xr.best = qe.best
-            xr.bacc.score = qe.acc[0]
-            xr.bacc.H = qe.acc[1]
-            xr.bacc.nctrl = qe.acc[2]
-            xr.bacc.nbomb = qe.acc[3]
+            xr.bacc.k = qe.acc
         else:
             ok = quick_split(&x, &lb0, lb0ok, v.one, v.two, csig, mo, &xr)
             if qm != NULL and qn < QMEMO // 2:
@@ -2554,10 +2544,7 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
                 qe.k2 = qk2
                 qe.ok = ok
                 qe.best = xr.best
-                qe.acc[0] = xr.bacc.score
-                qe.acc[1] = xr.bacc.H
-                qe.acc[2] = xr.bacc.nctrl
-                qe.acc[3] = xr.bacc.nbomb
+                qe.acc = xr.bacc.k
                 qn += 1
         if not ok:
             if nfull >= MAX_FULL:
@@ -2569,8 +2556,8 @@ cdef Py_ssize_t follow(const Style* S, const View* v, const Tab* tb, MoveBuf* mo
         qa = xr.bacc
         gain = vr - v0
         if bomb:
-            if (qa.H - qa.nctrl <= 1 and bout < 0
-                    and (qa.H <= S.bomb_out_max or tb.bombs_out == 0)):
+            if (acc_H(&qa) - acc_nctrl(&qa) <= 1 and bout < 0
+                    and (acc_H(&qa) <= S.bomb_out_max or tb.bombs_out == 0)):
                 bout = i
             if gain > bbg:
                 bbg = gain
@@ -2958,12 +2945,12 @@ cdef void split_fill(const View* v, const uint64_t* words, Py_ssize_t m, float* 
         row[0] = _i8((vr - v0) // 4)
         row[1] = _i8(v0 // 8)
         row[2] = _i8(vr // 8)
-        row[3] = _i8(a0.H)
-        row[4] = _i8(qa.H)
-        row[5] = _i8(a0.nctrl)
-        row[6] = _i8(qa.nctrl)
-        row[7] = _i8(a0.nbomb)
-        row[8] = _i8(qa.nbomb)
+        row[3] = _i8(acc_H(&a0))
+        row[4] = _i8(acc_H(&qa))
+        row[5] = _i8(acc_nctrl(&a0))
+        row[6] = _i8(acc_nctrl(&qa))
+        row[7] = _i8(acc_nbomb(&a0))
+        row[8] = _i8(acc_nbomb(&qa))
         row[10] = _i8(ph)
         row[12] = <float>(own - size)
         row[13] = 1.0 if size == own else 0.0
