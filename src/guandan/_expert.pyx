@@ -275,7 +275,7 @@ ctypedef struct Tab:
     int16_t sfpw
     int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
-    uint64_t dk[4][16]      # leaf: packed sums (LB.k) of n (1..3) cards of strength ks as one group ([n][ks]; row 0: none)
+    uint64_t dk[4][16]      # leaf: packed sums (LB.k) of n (0..3) cards of strength ks as one group ([n][ks])
 
 
 cdef inline int rk(int q) noexcept nogil:
@@ -321,7 +321,9 @@ cdef extern from *:
     """
     /* per-thread memo of a follow's rest values past the dedup's reach (see
        follow()): 2,048 entries, a stamp per call instead of clearing */
-    typedef struct { unsigned long long k1, k2; unsigned stamp; int ok, best, pad; unsigned long long acc; } gd_qmemo_entry;
+    typedef struct {
+        unsigned long long k1, k2; unsigned stamp; int ok, best, pad; unsigned long long acc;
+    } gd_qmemo_entry;
     static GD_TLS gd_qmemo_entry gd_qmemo[2048];
     static GD_TLS unsigned gd_qmemo_stamp;
     static inline gd_qmemo_entry* gd_tls_qmemo(void) { return gd_qmemo; }
