@@ -164,6 +164,8 @@ _default_params()
 # (0..15) for singles, pairs, triples and sequences, and of bombs by size.
 cdef int16_t PWT[4][16]
 cdef int16_t BPWT[11]
+cdef int16_t SFPW                   # a straight flush kept as a bomb (between 5- and 6-card bombs)
+cdef int16_t JBPW                   # the joker bomb
 
 # A leaf's sums (LB.k) packed in one word, so that adding or removing a
 # group is one addition: the groups (bits 0..7), the control groups
@@ -182,7 +184,7 @@ cdef uint64_t DKT[3][16]            # n (1..3) cards as one group, by the strong
 cdef uint64_t BKT[11]               # a bomb of n cards (4..10)
 cdef uint64_t JBK                   # the joker bomb
 cdef uint64_t SKT[16]               # a sequence (straight, tube, plate), by the stronger ones out
-cdef uint64_t SFK                   # a straight flush kept as a bomb (tb.sfpw)
+cdef uint64_t SFK                   # a straight flush kept as a bomb
 
 
 cdef inline uint64_t lk_score(int sc) noexcept nogil:
@@ -199,7 +201,7 @@ cdef Style EXPERT_STYLE              # the expert's own style: its current param
 
 
 cdef void _derive_params() noexcept:
-    global JBK, SFK
+    global JBK, SFK, SFPW, JBPW
     cdef int h, k
     style_of_params(&EXPERT_STYLE)
     for h in range(16):
@@ -214,8 +216,10 @@ cdef void _derive_params() noexcept:
     for k in range(11):
         BPWT[k] = <int16_t>(P.bomb + P.bstep * (k - 4 + (1 if k >= 6 else 0)))
         BKT[k] = lk_score(BPWT[k]) + LK_NB
-    JBK = lk_score(<int16_t>(P.bomb + P.bstep * 9)) + LK_NB     # tb.jbpw
-    SFK = lk_score(<int16_t>(P.bomb + P.bstep * 3 // 2)) + LK_NB
+    SFPW = <int16_t>(P.bomb + P.bstep * 3 // 2)
+    JBPW = <int16_t>(P.bomb + P.bstep * 9)
+    SFK = lk_score(SFPW) + LK_NB
+    JBK = lk_score(JBPW) + LK_NB
 
 
 _PARAM_NAMES = ("K", "b1", "s1", "c1", "b2", "s2", "c2", "b3", "s3", "c3", "bs", "ss", "cs",
@@ -272,8 +276,6 @@ ctypedef struct Tab:
     int8_t hs[10]           # by key: stronger straights / tubes / plates still makeable
     int8_t ht[12]
     int8_t hp[13]           # (the powers: PWT[0..2][h1..h3[ks]], PWT[3][hs/ht/hp[key]], BPWT[size])
-    int16_t sfpw
-    int16_t jbpw
     int8_t bombs_out        # ranks (and the jokers) from which a bomb could still be out
     uint64_t dk[4][16]      # leaf: packed sums (LB.k) of n (0..3) cards of strength ks as one group ([n][ks])
 
@@ -528,8 +530,6 @@ cdef void build_tab(Tab* tb, uint64_t one, uint64_t two, uint64_t pone, uint64_t
         for r in range(13):
             n += tb.out[r] >= 4
     tb.bombs_out = <int8_t>n
-    tb.sfpw = <int16_t>(P.bomb + P.bstep * 3 // 2)
-    tb.jbpw = <int16_t>(P.bomb + P.bstep * 9)
 
 
 # ---------------------------------------------------------------------------
@@ -627,10 +627,6 @@ ctypedef struct Acc:
     uint64_t k
 
 
-cdef inline int acc_score(const Acc* a) noexcept nogil:
-    return lk_sc(a.k)
-
-
 cdef inline int acc_H(const Acc* a) noexcept nogil:
     return <int>(a.k & 255)
 
@@ -685,8 +681,9 @@ cdef inline int opt_enc(int a, int b, int ws) noexcept nogil:
 
 cdef inline uint64_t lk_of(const Tab* tb, int n, int ks) noexcept nogil:
     """The packed leaf sums (LK_*) of a group of n (0..10) cards of strength
-    ks (0: none), without a branch: n is as often 0 as not (a group taken
-    whole or made), which no predictor guesses."""
+    ks (0: none; row 0 of the tables holds no group, so a count of 0 needs
+    no branch of its own: it is as often 0 as not, a group taken whole or
+    made)."""
     if n >= 4:
         return BKT[n if n <= 10 else 10]
     return tb.dk[n][ks]
@@ -1088,7 +1085,6 @@ cdef void dfs(X* x, int p, int t, Acc acc) noexcept nogil:
 
 
 ctypedef struct Child:
-    int value
     int8_t tt, q
     Acc acc
     HC h
@@ -1150,10 +1146,9 @@ cdef void dfs_children(X* x, const HC* h, int p, int t, const Acc* acc, const LB
             x.path[x.npath] = <int8_t>(tt * 16 + q)
             x.npath += 1
             x.nodes += 1
-            c.value = leaf_from_h(x, &c.h, &c.acc, &c.b)
+            val[n] = leaf_from_h(x, &c.h, &c.acc, &c.b)
             x.npath -= 1
             idx[n] = <int8_t>n
-            val[n] = c.value
             n += 1
     # best first (a selection sort of indices: the order the children
     # themselves would be sorted in, without moving them; the values
@@ -1635,6 +1630,18 @@ cdef inline void dissolve(const X* x0, int i, HC* h, LB* b) noexcept nogil:
         h.w = <int8_t>(w + t)
 
 
+cdef inline bint may_dissolve(X* x0, uint64_t one, uint64_t two, uint64_t mo, int deficit) noexcept nogil:
+    """Whether quick_core looks for entries of x0's path to give back to
+    the leaf for a move (words ``mo``; the leaf lacking ``deficit`` of its
+    cards): the leaf lacks some, or a straight flush of the split holds
+    some of the move's cards. The path is replayed first when it may be
+    needed (once per split)."""
+    cdef bint sf = x0.bnpath > 0 and x0.bpath[0] >= 48
+    if (deficit or sf) and not x0.replayed:
+        replay(x0, one, two)
+    return deficit or (sf and (mo & x0.sfall) != 0)
+
+
 cdef inline bint must_dissolve(const X* x0, int i, const HC* h, uint64_t sig, uint64_t mo, uint32_t needm,
                                int nw, int deficit) noexcept nogil:
     """Whether quick_core gives entry i of x0's path (replayed) back to the
@@ -1674,9 +1681,7 @@ cdef bint quick_core(X* x0, const LB* lb, uint64_t one, uint64_t two, uint64_t s
     memcpy(&b, lb, sizeof(LB))
     acc = x0.bpacc
     deficit = count_deficit(&x0.bh, sig, nw)     # x.h as copied (not read back from the copy)
-    if (deficit or (x0.bnpath and x0.bpath[0] >= 48)) and not x0.replayed:
-        replay(x0, one, two)
-    if deficit or (x0.bnpath and x0.bpath[0] >= 48 and (mo & x0.sfall)):
+    if may_dissolve(x0, one, two, mo, deficit):
         # dissolve, last first, the entries holding cards the leaf lacks
         # (and straight flushes whose very cards the move plays; none
         # when the move plays no card of theirs and the leaf lacks none)
@@ -1800,9 +1805,7 @@ cdef int rest_h_floor(X* x0, uint64_t one, uint64_t two, uint64_t sig, uint64_t 
     cdef HC h                               # the leaf's counts (c, w, sb, hr read)
     cdef int deficit = count_deficit(&x0.bh, sig, nw)
     memcpy(&h, &x0.bh, sizeof(HC))
-    if (deficit or (x0.bnpath and x0.bpath[0] >= 48)) and not x0.replayed:
-        replay(x0, one, two)
-    if deficit or (x0.bnpath and x0.bpath[0] >= 48 and (mo & x0.sfall)):
+    if may_dissolve(x0, one, two, mo, deficit):
         needm = need_ranks(sig)
         for i in range(x0.bnpath - 1, -1, -1):
             if not must_dissolve(x0, i, &h, sig, mo, needm, nw, deficit):
@@ -1909,7 +1912,7 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
                 else:
                     sig += rank_sig(0, 0, 1)
             take_sf(&h, s, q)
-            add_group(d, T_STRAIGHT_FLUSH, q, 5, 0, tb.sfpw, sig)
+            add_group(d, T_STRAIGHT_FLUSH, q, 5, 0, SFPW, sig)
             continue
         tt = e >> 4
         q = e & 15
@@ -1956,7 +1959,7 @@ cdef void decompose(const Tab* tb, uint64_t one, uint64_t two, Decomp* d, X* xp)
         pr[npr] = 13 + 16          # the wild pair (level)
         npr += 1
     if h.sb == 2 and h.hr == 2:
-        add_group(d, T_JOKER_BOMB, 15, 4, 0, tb.jbpw, ((<uint64_t>2) << 52) | ((<uint64_t>2) << 54))
+        add_group(d, T_JOKER_BOMB, 15, 4, 0, JBPW, ((<uint64_t>2) << 52) | ((<uint64_t>2) << 54))
     else:
         if h.sb == 1:
             add_group(d, T_SINGLE, 13, 1, tb.h1[14] == 0, PWT[0][tb.h1[14]], (<uint64_t>1) << 52)
